@@ -1,0 +1,140 @@
+package ifrt
+
+import "math"
+
+// DenseByteStrides returns the row-major byte strides of shape for elements of
+// elemSize bytes.
+func DenseByteStrides(shape Shape, elemSize int) []int64 {
+	s := make([]int64, len(shape))
+	stride := int64(elemSize)
+	for i := len(shape) - 1; i >= 0; i-- {
+		s[i] = stride
+		stride *= max(shape[i], 1)
+	}
+	return s
+}
+
+// StridedRegionSize returns the bytes of the minimal host region that holds an array
+// of dtype d and the given shape laid out with byteStrides (nil: dense row-major):
+// from element 0 to the end of the last element. Strides must be positive multiples
+// of the element size, except on dimensions of extent 0 or 1, where they are unused.
+func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error) {
+	dense, err := shape.ByteSize(d)
+	if err != nil {
+		return 0, err
+	}
+	if byteStrides == nil || dense == 0 {
+		if byteStrides != nil && len(byteStrides) != len(shape) {
+			return 0, Errorf(InvalidArgument, "ifrt: %d byte strides for rank %d", len(byteStrides), len(shape))
+		}
+		return dense, nil
+	}
+	if len(byteStrides) != len(shape) {
+		return 0, Errorf(InvalidArgument, "ifrt: %d byte strides for rank %d", len(byteStrides), len(shape))
+	}
+	elem := int64(d.HostByteSize())
+	if elem == 0 {
+		return 0, Errorf(Unimplemented, "ifrt: byte strides are not supported for %v", d)
+	}
+	end := elem
+	for i, n := range shape {
+		if n <= 1 {
+			continue
+		}
+		st := byteStrides[i]
+		if st <= 0 {
+			return 0, Errorf(Unimplemented, "ifrt: byte stride %d of dimension %d is not positive", st, i)
+		}
+		if st%elem != 0 {
+			return 0, Errorf(InvalidArgument, "ifrt: byte stride %d of dimension %d is not a multiple of the %d-byte element", st, i, elem)
+		}
+		if st > (math.MaxInt64-end)/(n-1) {
+			return 0, Errorf(InvalidArgument, "ifrt: byte strides %v of shape %v overflow", byteStrides, shape)
+		}
+		end += st * (n - 1)
+	}
+	return end, nil
+}
+
+// CopyStridedToDense gathers an array laid out with byteStrides in src into the dense
+// row-major dst. Sizes must already be checked with StridedRegionSize.
+func CopyStridedToDense(dst, src []byte, d DType, shape Shape, byteStrides []int64) {
+	elem := d.HostByteSize()
+	if byteStrides == nil {
+		copy(dst, src)
+		return
+	}
+	copyND(dst, 0, DenseByteStrides(shape, elem), src, 0, byteStrides, shape, int64(elem))
+}
+
+// CopyDenseToStrided scatters the dense row-major src into dst laid out with
+// byteStrides.
+func CopyDenseToStrided(dst, src []byte, d DType, shape Shape, byteStrides []int64) {
+	elem := d.HostByteSize()
+	if byteStrides == nil {
+		copy(dst, src)
+		return
+	}
+	copyND(dst, 0, byteStrides, src, 0, DenseByteStrides(shape, elem), shape, int64(elem))
+}
+
+// ExtractDomain returns a dense copy of the part dom of the dense array full.
+func ExtractDomain(full []byte, elemSize int, shape Shape, dom IndexDomain) []byte {
+	ext := dom.Shape()
+	out := make([]byte, ext.NumElements()*int64(elemSize))
+	if len(out) == 0 {
+		return out
+	}
+	strides := DenseByteStrides(shape, elemSize)
+	off := domainOffset(strides, dom)
+	copyND(out, 0, DenseByteStrides(ext, elemSize), full, off, strides, ext, int64(elemSize))
+	return out
+}
+
+// InsertDomain writes the dense shard into the part dom of the dense array full.
+func InsertDomain(full []byte, elemSize int, shape Shape, dom IndexDomain, shard []byte) {
+	ext := dom.Shape()
+	if ext.NumElements() == 0 {
+		return
+	}
+	strides := DenseByteStrides(shape, elemSize)
+	copyND(full, domainOffset(strides, dom), strides, shard, 0, DenseByteStrides(ext, elemSize), ext, int64(elemSize))
+}
+
+func domainOffset(strides []int64, dom IndexDomain) int64 {
+	var off int64
+	for i, r := range dom {
+		off += r.Start * strides[i]
+	}
+	return off
+}
+
+// copyND copies an extent-shaped block between two strided layouts, moving whole
+// contiguous runs at once.
+func copyND(dst []byte, dstOff int64, dstStrides []int64, src []byte, srcOff int64, srcStrides []int64, extent Shape, elem int64) {
+	if len(extent) == 0 {
+		copy(dst[dstOff:dstOff+elem], src[srcOff:srcOff+elem])
+		return
+	}
+	// Fold trailing dimensions that are contiguous in both layouts into one run.
+	last := len(extent) - 1
+	run := elem
+	for last >= 0 && (extent[last] <= 1 || dstStrides[last] == run && srcStrides[last] == run) {
+		run *= max(extent[last], 1)
+		if extent[last] == 0 {
+			return
+		}
+		last--
+	}
+	copyRuns(dst, dstOff, dstStrides[:last+1], src, srcOff, srcStrides[:last+1], extent[:last+1], run)
+}
+
+func copyRuns(dst []byte, dstOff int64, dstStrides []int64, src []byte, srcOff int64, srcStrides []int64, extent Shape, run int64) {
+	if len(extent) == 0 {
+		copy(dst[dstOff:dstOff+run], src[srcOff:srcOff+run])
+		return
+	}
+	for i := int64(0); i < extent[0]; i++ {
+		copyRuns(dst, dstOff+i*dstStrides[0], dstStrides[1:], src, srcOff+i*srcStrides[0], srcStrides[1:], extent[1:], run)
+	}
+}
