@@ -130,7 +130,9 @@ func (d DType) IsComplex() bool { return d == C64 || d == C128 }
 func (d DType) IsInteger() bool { return d.IsSigned() || d.IsUnsigned() }
 
 // IsSigned reports whether d is a signed integer type.
-func (d DType) IsSigned() bool { return d == S2 || d == S4 || d == S8 || d == S16 || d == S32 || d == S64 }
+func (d DType) IsSigned() bool {
+	return d == S2 || d == S4 || d == S8 || d == S16 || d == S32 || d == S64
+}
 
 // IsUnsigned reports whether d is an unsigned integer type.
 func (d DType) IsUnsigned() bool {
