@@ -138,3 +138,19 @@ func copyRuns(dst []byte, dstOff int64, dstStrides []int64, src []byte, srcOff i
 		copyRuns(dst, dstOff+i*dstStrides[0], dstStrides[1:], src, srcOff+i*srcStrides[0], srcStrides[1:], extent[1:], run)
 	}
 }
+
+// AssembleDense returns the dense row-major contents of an array of the given shape
+// from its shards, shard i holding domains[i]. Replicated domains are written once.
+func AssembleDense(elemSize int, shape Shape, domains []IndexDomain, shards [][]byte) []byte {
+	full := make([]byte, shape.NumElements()*int64(elemSize))
+	seen := make(map[string]bool, len(domains))
+	for i, dom := range domains {
+		key := dom.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		InsertDomain(full, elemSize, shape, dom, shards[i])
+	}
+	return full
+}

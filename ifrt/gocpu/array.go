@@ -1,0 +1,135 @@
+package gocpu
+
+import (
+	"context"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// array holds one dense row-major byte slice per device of its sharding. Shard bytes
+// are never written after the array is made, so arrays may share them.
+type array struct {
+	ifrt.UnimplementedArray
+
+	client *Client
+	spec   ifrt.ArraySpec
+
+	mu      sync.RWMutex
+	shards  [][]byte // nil once deleted
+	deleted bool
+}
+
+// newArray registers an array made of shards with the client.
+func (c *Client) newArray(spec ifrt.ArraySpec, shards [][]byte) *array {
+	a := &array{client: c, spec: spec, shards: shards}
+	c.mu.Lock()
+	c.arrays[a] = struct{}{}
+	c.mu.Unlock()
+	return a
+}
+
+func (a *array) DType() ifrt.DType       { return a.spec.DType }
+func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
+func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
+func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
+func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
+func (a *array) As(any) bool             { return false }
+
+// Ready is always resolved: gocpu computes arrays before returning them.
+func (a *array) Ready() *ifrt.Future {
+	if a.IsDeleted() {
+		return ifrt.ReadyFuture(ifrt.ErrArrayDeleted)
+	}
+	return ifrt.ReadyFuture(nil)
+}
+
+func (a *array) IsDeleted() bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.deleted
+}
+
+func (a *array) Delete() *ifrt.Future {
+	a.free()
+	a.client.mu.Lock()
+	delete(a.client.arrays, a)
+	a.client.mu.Unlock()
+	return ifrt.ReadyFuture(nil)
+}
+
+func (a *array) free() {
+	a.mu.Lock()
+	a.deleted, a.shards = true, nil
+	a.mu.Unlock()
+}
+
+// data returns the shards, or ErrArrayDeleted.
+func (a *array) data() ([][]byte, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.deleted {
+		return nil, ifrt.ErrArrayDeleted
+	}
+	return a.shards, nil
+}
+
+// dense returns the array's whole contents, dense row-major.
+func (a *array) dense() ([]byte, error) {
+	shards, err := a.data()
+	if err != nil {
+		return nil, err
+	}
+	if len(shards) == 1 {
+		return shards[0], nil
+	}
+	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	return ifrt.AssembleDense(a.spec.DType.HostByteSize(), a.spec.Shape, domains, shards), nil
+}
+
+func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
+	if err := a.client.checkOpen(); err != nil {
+		return err
+	}
+	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
+	if err != nil {
+		return err
+	}
+	if int64(len(dst)) != size {
+		return ifrt.Errorf(ifrt.InvalidArgument, "gocpu: host buffer has %d bytes, %v%v needs %d", len(dst), a.spec.DType, a.spec.Shape, size)
+	}
+	full, err := a.dense()
+	if err != nil {
+		return err
+	}
+	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	return nil
+}
+
+// take returns the gocpu arrays behind as, checking they belong to c and are live.
+func (c *Client) take(as []ifrt.Array) ([]*array, error) {
+	out := make([]*array, len(as))
+	for i, x := range as {
+		a, ok := x.(*array)
+		if !ok || a.client != c {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d is not an array of this client", i)
+		}
+		if a.IsDeleted() {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, ifrt.ErrArrayDeleted)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// finish deletes the inputs when the semantics donate them.
+func finish(sem ifrt.CopySemantics, inputs ...*array) {
+	if sem == ifrt.DonateInput {
+		for _, a := range inputs {
+			a.Delete()
+		}
+	}
+}

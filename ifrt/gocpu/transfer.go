@@ -1,0 +1,313 @@
+package gocpu
+
+import (
+	"context"
+	"slices"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// checkSpec validates spec for an array on this client.
+func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.DType == ifrt.STRING {
+		return ifrt.Errorf(ifrt.Unimplemented, "gocpu: string arrays are not supported")
+	}
+	if !spec.Layout.IsRowMajor() {
+		return ifrt.Errorf(ifrt.Unimplemented, "gocpu: only the row-major layout is supported, got %v", spec.Layout.MinorToMajor)
+	}
+	return c.checkSharding(spec.Sharding)
+}
+
+func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	if opts == nil {
+		opts = &ifrt.HostBufferOptions{}
+	}
+	if opts.OnDoneWithHostBuffer != nil {
+		// Every path below copies data before returning.
+		defer opts.OnDoneWithHostBuffer()
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return nil, err
+	}
+	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: host buffer has %d bytes, %v%v with strides %v needs %d",
+			len(data), spec.DType, spec.Shape, opts.ByteStrides, size)
+	}
+	dense := data
+	if opts.ByteStrides != nil {
+		n, _ := spec.Shape.ByteSize(spec.DType)
+		dense = make([]byte, n)
+		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
+	}
+	shards, err := c.split(spec, dense)
+	if err != nil {
+		return nil, err
+	}
+	return c.newArray(spec, shards), nil
+}
+
+// split cuts dense global contents into fresh per-device shards.
+func (c *Client) split(spec ifrt.ArraySpec, dense []byte) ([][]byte, error) {
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	elem := spec.DType.HostByteSize()
+	shards := make([][]byte, len(domains))
+	for i, dom := range domains {
+		shards[i] = ifrt.ExtractDomain(dense, elem, spec.Shape, dom)
+	}
+	return shards, nil
+}
+
+func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(parts)
+	if err != nil {
+		return nil, err
+	}
+	devs := spec.Sharding.Devices()
+	if len(arrays) != len(devs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays to assemble over %d devices", len(arrays), len(devs))
+	}
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	shards := make([][]byte, len(arrays))
+	for i, a := range arrays {
+		ad := a.spec.Sharding.Devices()
+		switch {
+		case len(ad) != 1 || ad[0].ID != devs[i].ID:
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
+		case a.spec.DType != spec.DType:
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
+		case !a.spec.Shape.Equal(domains[i].Shape()):
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
+		}
+		data, err := a.data()
+		if err != nil {
+			return nil, err
+		}
+		shards[i] = data[0]
+	}
+	out := c.newArray(spec, shards)
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	shards, err := a.data()
+	if err != nil {
+		return nil, err
+	}
+	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ifrt.Array, len(shards))
+	for i, d := range a.spec.Sharding.Devices() {
+		spec := ifrt.ArraySpec{
+			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
+			Sharding: ifrt.NewSingleDeviceSharding(d, a.spec.Sharding.MemoryKind()),
+		}
+		out[i] = c.newArray(spec, [][]byte{shards[i]})
+	}
+	finish(sem, a)
+	return out, nil
+}
+
+func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ifrt.Array, len(arrays))
+	specs := make([]ifrt.ArraySpec, len(arrays))
+	for i, a := range arrays {
+		kind := a.spec.Sharding.MemoryKind()
+		if memoryKind != nil {
+			kind = *memoryKind
+		}
+		s, err := a.spec.Sharding.WithDevices(devices, kind)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkSharding(s); err != nil {
+			return nil, err
+		}
+		specs[i] = a.spec
+		specs[i].Sharding = s
+	}
+	for i, a := range arrays {
+		shards, err := a.data()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c.newArray(specs[i], shards)
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if len(xs) != len(specs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays and %d specs", len(xs), len(specs))
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range arrays {
+		if err := c.checkSpec(specs[i]); err != nil {
+			return nil, err
+		}
+		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: cannot reshard %v%v into %v%v",
+				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
+		}
+	}
+	out := make([]ifrt.Array, len(arrays))
+	for i, a := range arrays {
+		full, err := a.dense()
+		if err != nil {
+			return nil, err
+		}
+		shards, err := c.split(specs[i], full)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c.newArray(specs[i], shards)
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(plan.InputSpecs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	}
+	outShards := make([][][]byte, len(plan.OutputSpecs))
+	for i, spec := range plan.OutputSpecs {
+		if err := c.checkSpec(spec); err != nil {
+			return nil, err
+		}
+		outShards[i] = make([][]byte, len(spec.Sharding.Devices()))
+	}
+	for _, m := range plan.Mappings {
+		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(outShards) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
+		}
+		in, err := arrays[m.InArray].data()
+		if err != nil {
+			return nil, err
+		}
+		from, err := expand(m.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := expand(m.To)
+		if err != nil {
+			return nil, err
+		}
+		if len(from) != len(to) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap moves %d shards into %d places", len(from), len(to))
+		}
+		for k := range from {
+			if from[k] >= int64(len(in)) || to[k] >= int64(len(outShards[m.OutArray])) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap shard %d->%d is out of range", from[k], to[k])
+			}
+			outShards[m.OutArray][to[k]] = in[from[k]]
+		}
+	}
+	out := make([]ifrt.Array, len(outShards))
+	for i, shards := range outShards {
+		spec := plan.OutputSpecs[i]
+		domains, err := spec.Sharding.IndexDomains(spec.Shape)
+		if err != nil {
+			return nil, err
+		}
+		elem := int64(spec.DType.HostByteSize())
+		for k, s := range shards {
+			if s == nil || int64(len(s)) != domains[k].Shape().NumElements()*elem {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap leaves shard %d of output %d missing or of the wrong size", k, i)
+			}
+		}
+	}
+	for i, shards := range outShards {
+		out[i] = c.newArray(plan.OutputSpecs[i], shards)
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func expand(ivs []ifrt.Interval) ([]int64, error) {
+	var out []int64
+	for _, iv := range ivs {
+		p, err := iv.Positions()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	if !a.spec.Sharding.IsFullyReplicated() {
+		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "gocpu: %v is not fully replicated", a.spec.Sharding)
+	}
+	shards, err := a.data()
+	if err != nil {
+		return nil, err
+	}
+	spec := a.spec
+	spec.Sharding = ifrt.NewSingleDeviceSharding(a.spec.Sharding.Devices()[0], a.spec.Sharding.MemoryKind())
+	out := c.newArray(spec, slices.Clone(shards[:1]))
+	finish(sem, a)
+	return out, nil
+}

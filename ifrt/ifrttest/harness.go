@@ -1,0 +1,79 @@
+package ifrttest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// Harness tells the suite how to reach a backend.
+type Harness struct {
+	// NewClient returns a client for one test, with at least one addressable device
+	// (8 for full coverage). The suite closes it when the test ends.
+	NewClient func(t *testing.T) ifrt.Client
+	// Programs says the backend compiles StableHLO text programs.
+	Programs bool
+	// SkipMemoryKinds says the backend has only default memories.
+	SkipMemoryKinds bool
+}
+
+// defaultTestTimeout bounds every blocking call of the suite.
+const defaultTestTimeout = 60 * time.Second
+
+type env struct {
+	t      *testing.T
+	ctx    context.Context
+	client ifrt.Client
+	devs   ifrt.DeviceList
+}
+
+func (h Harness) env(t *testing.T, minDevices int) *env {
+	t.Helper()
+	c := h.NewClient(t)
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	devs := c.AddressableDevices()
+	if len(devs) < minDevices {
+		t.Skipf("needs %d addressable devices, the client has %d", minDevices, len(devs))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	t.Cleanup(cancel)
+	return &env{t: t, ctx: ctx, client: c, devs: devs}
+}
+
+// RunConformance runs the whole suite as subtests of t.
+func RunConformance(t *testing.T, h Harness) {
+	if h.NewClient == nil {
+		t.Fatal("ifrttest: Harness.NewClient is nil")
+	}
+	tests := []struct {
+		name string
+		run  func(*testing.T, Harness)
+	}{
+		{"Devices", testDevices},
+		{"RoundTripAllDTypes", testRoundTripAllDTypes},
+		{"StridedCopies", testStridedCopies},
+		{"AssembleDisassemble", testAssembleDisassemble},
+		{"CopyAcrossDevices", testCopyAcrossDevices},
+		{"CopyToMemoryKind", testCopyToMemoryKind},
+		{"Reshard", testReshard},
+		{"ReshardDeviceSets", testReshardDeviceSets},
+		{"Remap", testRemap},
+		{"FullyReplicatedShard", testFullyReplicatedShard},
+		{"UseAfterDelete", testUseAfterDelete},
+		{"Donation", testDonation},
+		{"Futures", testFutures},
+		{"BadInput", testBadInput},
+		{"Concurrent", testConcurrent},
+		{"CompileAndExecute", testCompileAndExecute},
+		{"ExecuteSharded", testExecuteSharded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
+	}
+}

@@ -1,0 +1,149 @@
+package ifrttest
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// addMul computes (a+b)*a on f32[4]; its first argument may be donated.
+const addMul = `module @jit_add_mul attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}, %arg1: tensor<4xf32>) -> (tensor<4xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32>
+    %1 = stablehlo.multiply %0, %arg0 : tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+}
+`
+
+// shardedProgram doubles f32[2n,4] split by rows over n devices and sums its columns.
+func shardedProgram(n int) string {
+	return fmt.Sprintf(`module @jit_sharded attributes {mhlo.num_partitions = %[1]d : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%%arg0: tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"}) -> (tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"}, tensor<4xf32> {mhlo.sharding = "{replicated}"}) {
+    %%0 = stablehlo.add %%arg0, %%arg0 : tensor<%[2]dx4xf32>
+    %%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %%1 = stablehlo.reduce(%%arg0 init: %%cst) applies stablehlo.add across dimensions = [0] : (tensor<%[2]dx4xf32>, tensor<f32>) -> tensor<4xf32>
+    return %%0, %%1 : tensor<%[2]dx4xf32>, tensor<4xf32>
+  }
+}
+`, n, 2*n)
+}
+
+func f32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func f32bytes(v ...float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+func testCompileAndExecute(t *testing.T, h Harness) {
+	if !h.Programs {
+		t.Skip("the backend does not compile StableHLO text")
+	}
+	e := h.env(t, 1)
+	opts := &ifrt.CompileOptions{Devices: e.devs[:1]}
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(addMul)}, opts)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	if got := len(exe.Parameters()); got != 2 {
+		t.Errorf("Parameters() has %d entries, want 2", got)
+	}
+	if outs := exe.Outputs(); len(outs) != 1 || outs[0].DType != ifrt.F32 || !outs[0].Shape.Equal(ifrt.Shape{4}) {
+		t.Errorf("Outputs() = %+v, want one f32[4]", outs)
+	}
+	x := e.put(f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, e.single(0))
+	y := e.put(f32bytes(10, 20, 30, 40), ifrt.F32, ifrt.Shape{4}, e.single(0))
+	res, err := exe.Execute(e.ctx, []ifrt.Array{x, y}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}, FillStatus: true})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if err := res.Status.Await(e.ctx); err != nil {
+		t.Fatalf("execution status: %v", err)
+	}
+	if got, want := f32s(e.get(res.Outputs[0])), []float32{11, 44, 99, 176}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("(x+y)*x = %v, want %v", got, want)
+	}
+	if x.IsDeleted() {
+		t.Errorf("a non-donatable argument was deleted")
+	}
+
+	_, err = exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	wantCode(t, "Execute with too few arguments", err, ifrt.ErrInvalidArgument)
+	wrong := e.put(values(ifrt.S32, 4, 1), ifrt.S32, ifrt.Shape{4}, e.single(0))
+	_, err = exe.Execute(e.ctx, []ifrt.Array{x, wrong}, nil)
+	wantCode(t, "Execute with an s32 argument", err, ifrt.ErrInvalidArgument)
+
+	res, err = exe.Execute(e.ctx, []ifrt.Array{x, y}, nil)
+	if err != nil {
+		t.Fatalf("Execute with donation: %v", err)
+	}
+	if !x.IsDeleted() {
+		t.Errorf("the donated argument is still alive")
+	}
+	_, err = exe.Execute(e.ctx, []ifrt.Array{x, y}, nil)
+	wantCode(t, "Execute with a donated argument", err, ifrt.ErrArrayDeleted)
+
+	if err := exe.Delete().Await(e.ctx); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	_, err = exe.Execute(e.ctx, []ifrt.Array{res.Outputs[0], y}, nil)
+	wantCode(t, "Execute after Delete", err, ifrt.ErrExecutableDeleted)
+
+	_, err = e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte("module { func.func @main( }")}, opts)
+	wantCode(t, "Compile of malformed MLIR", err, ifrt.ErrInvalidArgument)
+}
+
+func testExecuteSharded(t *testing.T, h Harness) {
+	if !h.Programs {
+		t.Skip("the backend does not compile StableHLO text")
+	}
+	e := h.env(t, 2)
+	n := len(e.devs)
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(shardedProgram(n))}, &ifrt.CompileOptions{Devices: e.devs})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	shape := ifrt.Shape{int64(2 * n), 4}
+	in := make([]float32, shape.NumElements())
+	for i := range in {
+		in[i] = float32(i)
+	}
+	x := e.put(f32bytes(in...), ifrt.F32, shape, e.tiled(e.devs, int64(n), 1))
+	res, err := exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if len(res.Outputs) != 2 {
+		t.Fatalf("Execute gave %d outputs, want 2", len(res.Outputs))
+	}
+	if want := e.tiled(e.devs, int64(n), 1); !ifrt.EquivalentShardings(res.Outputs[0].Sharding(), want, shape) {
+		t.Errorf("output 0 has %v, want %v", res.Outputs[0].Sharding(), want)
+	}
+	doubled := f32s(e.get(res.Outputs[0]))
+	sums := make([]float32, 4)
+	for i, v := range in {
+		if doubled[i] != 2*v {
+			t.Fatalf("output 0 element %d = %v, want %v", i, doubled[i], 2*v)
+		}
+		sums[i%4] += v
+	}
+	if got := f32s(e.get(res.Outputs[1])); fmt.Sprint(got) != fmt.Sprint(sums) {
+		t.Errorf("column sums = %v, want %v", got, sums)
+	}
+	if !res.Outputs[1].Sharding().IsFullyReplicated() {
+		t.Errorf("output 1 has %v, want replicated", res.Outputs[1].Sharding())
+	}
+}
