@@ -1,0 +1,73 @@
+package ifrt_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+func TestStridedRoundTrip(t *testing.T) {
+	shape := ifrt.Shape{2, 3, 4}
+	dense := make([]byte, shape.NumElements()*2)
+	for i := range dense {
+		dense[i] = byte(i)
+	}
+	// Fortran order with padding after every innermost column.
+	strides := []int64{2, 6, 20}
+	size, err := ifrt.StridedRegionSize(ifrt.BF16, shape, strides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(2*1 + 6*2 + 20*3 + 2); size != want {
+		t.Fatalf("StridedRegionSize = %d, want %d", size, want)
+	}
+	strided := make([]byte, size)
+	ifrt.CopyDenseToStrided(strided, dense, ifrt.BF16, shape, strides)
+	back := make([]byte, len(dense))
+	ifrt.CopyStridedToDense(back, strided, ifrt.BF16, shape, strides)
+	if !bytes.Equal(back, dense) {
+		t.Errorf("strided round trip changed the contents")
+	}
+	// Element (1,2,3) lives at 1*2 + 2*6 + 3*20 in the strided buffer.
+	flat := (1*3+2)*4 + 3
+	if got := strided[1*2+2*6+3*20]; got != dense[2*flat] {
+		t.Errorf("element (1,2,3) first byte = %d, want %d", got, dense[2*flat])
+	}
+}
+
+func TestStridedRegionSizeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		strides []int64
+		want    error
+	}{
+		{[]int64{-4}, ifrt.ErrUnimplemented},
+		{[]int64{0}, ifrt.ErrUnimplemented},
+		{[]int64{3}, ifrt.ErrInvalidArgument},
+		{[]int64{4, 4}, ifrt.ErrInvalidArgument},
+		{[]int64{1 << 62}, ifrt.ErrInvalidArgument},
+	} {
+		_, err := ifrt.StridedRegionSize(ifrt.F32, ifrt.Shape{5}, tc.strides)
+		if !errorsIs(err, tc.want) {
+			t.Errorf("StridedRegionSize(strides %v) = %v, want %v", tc.strides, err, tc.want)
+		}
+	}
+}
+
+func TestExtractInsertDomain(t *testing.T) {
+	shape := ifrt.Shape{4, 5}
+	full := make([]byte, 20)
+	for i := range full {
+		full[i] = byte(i)
+	}
+	d := ifrt.IndexDomain{{Start: 1, End: 3}, {Start: 2, End: 5}}
+	got := ifrt.ExtractDomain(full, 1, shape, d)
+	if want := []byte{7, 8, 9, 12, 13, 14}; !bytes.Equal(got, want) {
+		t.Errorf("ExtractDomain = %v, want %v", got, want)
+	}
+	dst := make([]byte, 20)
+	ifrt.InsertDomain(dst, 1, shape, d, got)
+	if dst[7] != 7 || dst[14] != 14 || dst[6] != 0 {
+		t.Errorf("InsertDomain wrote %v", dst)
+	}
+}
