@@ -1,0 +1,48 @@
+# The README's commands run through here. `make test` is what CI runs.
+SHELL := /bin/bash
+GO ?= go
+export PATHWAYS_PYTHON ?= $(CURDIR)/.venv/bin/python
+
+.PHONY: all build setup test testrace testnocgo lint fmtcheck vet generate verify bench fuzz
+
+all: build
+
+build:
+	$(GO) build ./...
+
+# Installs what the tests need: the pinned Python interop environment and the PJRT
+# plugin wheels. Idempotent and quick when already done.
+setup:
+	scripts/setup_python.sh
+	@if [ -x scripts/setup_plugins.sh ]; then scripts/setup_plugins.sh; fi
+
+test: setup lint testnocgo
+	$(GO) test -race -timeout 30m ./...
+
+testrace: test
+
+# Everything but pjrt builds without cgo; pjrt compiles to a stub that says so.
+testnocgo:
+	CGO_ENABLED=0 $(GO) build ./...
+
+lint: fmtcheck vet
+
+fmtcheck:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+generate:
+	scripts/genproto.sh
+
+verify:
+	scripts/verify_generate.sh
+	$(GO) mod tidy -diff
+
+bench:
+	scripts/bench.sh
+
+fuzz:
+	scripts/fuzz.sh
