@@ -1,0 +1,344 @@
+package pjrt
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"unsafe"
+)
+
+// Client is a PJRT client (PJRT_Client): the devices of one plugin in this
+// process, and the factory for buffers and executables. It is safe for
+// concurrent use. Close it when done; closing a client closes every buffer,
+// executable and event created through it.
+type Client struct {
+	plugin *Plugin
+	st     *clientState
+
+	platformName    string
+	platformVersion string
+	processIndex    int
+
+	devices     []*Device
+	addressable []*Device
+	memories    []*Memory
+	devByPtr    map[unsafe.Pointer]*Device
+	memByPtr    map[unsafe.Pointer]*Memory
+}
+
+type nvKind int
+
+// Values match PJRT_NamedValue_Type.
+const (
+	nvString nvKind = iota
+	nvInt64
+	nvInt64List
+	nvFloat
+	nvBool
+)
+
+type namedValue struct {
+	name string
+	kind nvKind
+	s    string
+	i    int64
+	list []int64
+	f    float32
+	b    bool
+}
+
+// toNamedValues converts client create options, sorted by name.
+func toNamedValues(opts map[string]any) ([]namedValue, error) {
+	out := make([]namedValue, 0, len(opts))
+	for name, v := range opts {
+		nv := namedValue{name: name}
+		switch v := v.(type) {
+		case string:
+			nv.kind, nv.s = nvString, v
+		case int:
+			nv.kind, nv.i = nvInt64, int64(v)
+		case int32:
+			nv.kind, nv.i = nvInt64, int64(v)
+		case int64:
+			nv.kind, nv.i = nvInt64, v
+		case []int64:
+			nv.kind, nv.list = nvInt64List, v
+		case []int:
+			nv.kind = nvInt64List
+			for _, x := range v {
+				nv.list = append(nv.list, int64(x))
+			}
+		case float32:
+			nv.kind, nv.f = nvFloat, v
+		case float64:
+			nv.kind, nv.f = nvFloat, float32(v)
+		case bool:
+			nv.kind, nv.b = nvBool, v
+		default:
+			return nil, errorf(InvalidArgument, "client option %q: unsupported value type %T (want string, int64, []int64, float32 or bool)", name, v)
+		}
+		out = append(out, nv)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// NewClient creates a client (PJRT_Client_Create). opts become the plugin's
+// named create options: string, int/int64 (int64), []int64/[]int (int64 list),
+// float32/float64 (float, 32-bit) and bool. Which names a plugin accepts is its
+// own business; for example the XLA CPU plugin takes "cpu_device_count".
+//
+// ctx is checked before the call; client creation itself cannot be interrupted.
+func (p *Plugin) NewClient(ctx context.Context, opts map[string]any) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := p.Initialize(); err != nil {
+		return nil, err
+	}
+	nvs, err := toNamedValues(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.api.need(fnClientCreate); err != nil {
+		return nil, err
+	}
+	ptr, err := p.api.createClient(nvs)
+	if err != nil {
+		return nil, fmt.Errorf("pjrt: creating client: %w", err)
+	}
+	live.clients.Add(1)
+	st := &clientState{api: p.api, ptr: ptr}
+	c := &Client{plugin: p, st: st}
+	if err := c.describe(); err != nil {
+		_ = st.close()
+		return nil, err
+	}
+	runtime.AddCleanup(c, func(s *clientState) { _ = s.close() }, st)
+	return c, nil
+}
+
+// describe reads the client's platform, devices and memories once.
+func (c *Client) describe() error {
+	a := c.st.api
+	for _, fn := range []apiFn{fnClientPlatformName, fnClientPlatformVersion, fnClientProcessIndex,
+		fnClientDevices, fnClientAddressableDevices, fnClientAddressableMemories} {
+		if err := a.need(fn); err != nil {
+			return err
+		}
+	}
+	var err error
+	c.platformName, c.platformVersion, c.processIndex, err = a.clientStrings(c.st.ptr)
+	if err != nil {
+		return err
+	}
+	c.devByPtr = make(map[unsafe.Pointer]*Device)
+	c.memByPtr = make(map[unsafe.Pointer]*Memory)
+	devs, err := a.clientList(c.st.ptr, 0)
+	if err != nil {
+		return err
+	}
+	for _, ptr := range devs {
+		info, err := a.deviceInfo(ptr)
+		if err != nil {
+			return err
+		}
+		d := &Device{client: c, ptr: ptr, info: info}
+		c.devices = append(c.devices, d)
+		c.devByPtr[ptr] = d
+	}
+	addr, err := a.clientList(c.st.ptr, 1)
+	if err != nil {
+		return err
+	}
+	for _, ptr := range addr {
+		d := c.devByPtr[ptr]
+		if d == nil { // not in Devices(): describe it anyway
+			info, err := a.deviceInfo(ptr)
+			if err != nil {
+				return err
+			}
+			d = &Device{client: c, ptr: ptr, info: info}
+			c.devByPtr[ptr] = d
+		}
+		c.addressable = append(c.addressable, d)
+	}
+	mems, err := a.clientList(c.st.ptr, 2)
+	if err != nil {
+		return err
+	}
+	for _, ptr := range mems {
+		if _, err := c.memory(ptr); err != nil {
+			return err
+		}
+	}
+	for _, ptr := range mems {
+		c.memories = append(c.memories, c.memByPtr[ptr])
+	}
+	for _, d := range c.addressable {
+		ms, def, err := a.deviceMemories(d.ptr)
+		if err != nil {
+			return err
+		}
+		for _, ptr := range ms {
+			m, err := c.memory(ptr)
+			if err != nil {
+				return err
+			}
+			d.memories = append(d.memories, m)
+		}
+		if def != nil {
+			if d.defaultMemory, err = c.memory(def); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// memory returns the *Memory for ptr, describing it on first sight.
+func (c *Client) memory(ptr unsafe.Pointer) (*Memory, error) {
+	if ptr == nil {
+		return nil, nil
+	}
+	if m := c.memByPtr[ptr]; m != nil {
+		return m, nil
+	}
+	info, err := c.st.api.memoryInfo(ptr)
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{client: c, ptr: ptr, info: info}
+	c.memByPtr[ptr] = m
+	for _, dp := range info.devices {
+		if d := c.devByPtr[dp]; d != nil {
+			m.devices = append(m.devices, d)
+		}
+	}
+	return m, nil
+}
+
+// Plugin returns the plugin the client was created from.
+func (c *Client) Plugin() *Plugin { return c.plugin }
+
+// PlatformName returns the platform name, e.g. "cpu", "cuda", "tpu".
+func (c *Client) PlatformName() string { return c.platformName }
+
+// PlatformVersion returns the plugin's platform version string.
+func (c *Client) PlatformVersion() string { return c.platformVersion }
+
+// ProcessIndex returns this process's index among the client's processes.
+func (c *Client) ProcessIndex() int { return c.processIndex }
+
+// Devices returns all devices, addressable or not, in the plugin's order.
+func (c *Client) Devices() []*Device { return append([]*Device(nil), c.devices...) }
+
+// AddressableDevices returns the devices this process can use.
+func (c *Client) AddressableDevices() []*Device { return append([]*Device(nil), c.addressable...) }
+
+// Memories returns the client's addressable memories.
+func (c *Client) Memories() []*Memory { return append([]*Memory(nil), c.memories...) }
+
+// LookupDevice returns the device with global ID id, or nil.
+func (c *Client) LookupDevice(id int) *Device {
+	for _, d := range c.devices {
+		if d.info.id == id {
+			return d
+		}
+	}
+	return nil
+}
+
+// DefaultDeviceAssignment returns the plugin's default device assignment as
+// [replica][partition] global device IDs.
+func (c *Client) DefaultDeviceAssignment(replicas, partitions int) ([][]int, error) {
+	if replicas <= 0 || partitions <= 0 {
+		return nil, errorf(InvalidArgument, "DefaultDeviceAssignment(%d, %d): counts must be positive", replicas, partitions)
+	}
+	if err := c.st.api.need(fnClientDefaultDeviceAssignment); err != nil {
+		return nil, err
+	}
+	ptr, err := c.st.acquire()
+	if err != nil {
+		return nil, err
+	}
+	ids, err := c.st.api.defaultDeviceAssignment(ptr, replicas, partitions)
+	c.st.release()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int, replicas)
+	for r := range out {
+		out[r] = ids[r*partitions : (r+1)*partitions]
+	}
+	return out, nil
+}
+
+// Close destroys every buffer, executable and event still open on the client,
+// then the client. It is idempotent; the first error is returned.
+func (c *Client) Close() error {
+	return c.st.close()
+}
+
+func (c *Client) String() string {
+	return fmt.Sprintf("pjrt.Client(%s %s, %d devices)", c.platformName, c.platformVersion, len(c.devices))
+}
+
+// Compile compiles program (PJRT_Client_Compile). format is "mlir" (StableHLO
+// text or MLIR bytecode, including portable artifacts), "hlo" or
+// "hlo_with_config". compileOptions is a serialized xla.CompileOptionsProto
+// (see CompileOptions.Marshal); it must not be empty.
+//
+// ctx is checked before the call; compilation itself cannot be interrupted.
+func (c *Client) Compile(ctx context.Context, program []byte, format string, compileOptions []byte) (*Executable, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(program) == 0 {
+		return nil, errorf(InvalidArgument, "Compile: empty program")
+	}
+	if format == "" {
+		return nil, errorf(InvalidArgument, "Compile: empty program format")
+	}
+	if len(compileOptions) == 0 {
+		return nil, errorf(InvalidArgument, "Compile: empty compile options (pass CompileOptions{}.Marshal() for the defaults)")
+	}
+	if err := c.st.api.need(fnClientCompile); err != nil {
+		return nil, err
+	}
+	ptr, err := c.st.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer c.st.release()
+	le, err := c.st.api.compile(ptr, program, format, compileOptions)
+	if err != nil {
+		return nil, err
+	}
+	return c.newExecutable(le)
+}
+
+// DeserializeExecutable loads an executable serialized by Executable.Serialize
+// with the same plugin build (PJRT_Executable_DeserializeAndLoad).
+func (c *Client) DeserializeExecutable(ctx context.Context, serialized []byte) (*Executable, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(serialized) == 0 {
+		return nil, errorf(InvalidArgument, "DeserializeExecutable: empty input")
+	}
+	if err := c.st.api.need(fnExecutableDeserializeAndLoad); err != nil {
+		return nil, err
+	}
+	ptr, err := c.st.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer c.st.release()
+	le, err := c.st.api.deserializeAndLoad(ptr, serialized)
+	if err != nil {
+		return nil, err
+	}
+	return c.newExecutable(le)
+}

@@ -1,0 +1,107 @@
+package pjrt_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/pjrt"
+)
+
+const defaultTestTimeout = 2 * time.Minute
+
+// testPlugin describes a plugin the tests can load.
+type testPlugin struct {
+	name string // short name used in subtest names
+	env  string // variable holding its path
+	link string // fallback under the module root
+}
+
+var (
+	cpuPlugin    = testPlugin{"xla_cpu", "PATHWAYS_PJRT_CPU_PLUGIN", ".plugins/cpu.so"}
+	lammpsPlugin = testPlugin{"lammps_cpu", "PATHWAYS_PJRT_LAMMPS_PLUGIN", ".plugins/lammps_cpu.so"}
+	tpuPlugin    = testPlugin{"libtpu", "PATHWAYS_LIBTPU", ".plugins/libtpu.so"}
+	cpuPlugins   = []testPlugin{cpuPlugin, lammpsPlugin}
+)
+
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
+func (p testPlugin) path(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv(p.env)
+	if path == "" {
+		path = filepath.Join(moduleRoot(t), p.link)
+	}
+	if _, err := os.Stat(path); err != nil {
+		msg := "PJRT plugin " + p.name + " not found at " + path + " (set " + p.env +
+			" or run scripts/setup_plugins.sh)"
+		if os.Getenv("PATHWAYS_REQUIRE_PLUGINS") == "1" {
+			t.Fatal(msg + "; PATHWAYS_REQUIRE_PLUGINS=1")
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+func (p testPlugin) load(t testing.TB) *pjrt.Plugin {
+	t.Helper()
+	path := p.path(t)
+	plugin, err := pjrt.Load(path)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	return plugin
+}
+
+// client creates a client with n CPU devices and closes it at the end of the test.
+func (p testPlugin) client(t testing.TB, n int) *pjrt.Client {
+	t.Helper()
+	plugin := p.load(t)
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := plugin.NewClient(ctx, map[string]any{"cpu_device_count": int64(n)})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Client.Close: %v", err)
+		}
+	})
+	return c
+}
+
+func testContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func mustCompile(t testing.TB, c *pjrt.Client, program string, opts pjrt.CompileOptions) *pjrt.Executable {
+	t.Helper()
+	x, err := c.Compile(testContext(t), []byte(program), "mlir", opts.Marshal())
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	t.Cleanup(func() { _ = x.Close() })
+	return x
+}

@@ -1,0 +1,168 @@
+package pjrt
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// resKind says how a resource's native pointer is destroyed.
+type resKind int
+
+const (
+	resBuffer resKind = iota
+	resExecutable
+	resEvent
+)
+
+// resource owns one native PJRT object (buffer, loaded executable, event). The
+// Go wrapper (Buffer, Executable, Event) points at its resource; the resource
+// never points back, so runtime.AddCleanup on the wrapper can free it.
+//
+// mu is held for reading for the length of every C call that uses ptr, and for
+// writing by close, so an object is never destroyed under a running call.
+type resource struct {
+	mu    sync.RWMutex
+	ptr   unsafe.Pointer // nil once closed
+	extra unsafe.Pointer // resExecutable: the PJRT_Executable* (metadata side)
+	kind  resKind
+	api   *capi
+	owner *clientState // nil for objects not tied to a client
+	// onClose runs after the native object is destroyed (event resources of a
+	// buffer's host-done event, for example).
+	onClose []func()
+}
+
+func newResource(api *capi, owner *clientState, kind resKind, ptr unsafe.Pointer) *resource {
+	r := &resource{ptr: ptr, kind: kind, api: api, owner: owner}
+	switch kind {
+	case resBuffer:
+		live.buffers.Add(1)
+	case resExecutable:
+		live.executables.Add(1)
+	case resEvent:
+		live.events.Add(1)
+	}
+	if owner != nil {
+		owner.adopt(r)
+	}
+	return r
+}
+
+// acquire read-locks r and returns its pointer, or ErrClosed.
+func (r *resource) acquire() (unsafe.Pointer, error) {
+	r.mu.RLock()
+	if r.ptr == nil {
+		r.mu.RUnlock()
+		return nil, ErrClosed
+	}
+	return r.ptr, nil
+}
+
+func (r *resource) release() { r.mu.RUnlock() }
+
+// close destroys the native object once; later calls return nil.
+func (r *resource) close() error {
+	r.mu.Lock()
+	ptr, extra := r.ptr, r.extra
+	r.ptr, r.extra = nil, nil
+	hooks := r.onClose
+	r.onClose = nil
+	r.mu.Unlock()
+	if ptr == nil {
+		return nil
+	}
+	var err error
+	switch r.kind {
+	case resBuffer:
+		err = r.api.destroyBuffer(ptr)
+		live.buffers.Add(-1)
+	case resExecutable:
+		if extra != nil {
+			err = r.api.destroyExecutable(extra)
+		}
+		if e := r.api.destroyLoaded(ptr); err == nil {
+			err = e
+		}
+		live.executables.Add(-1)
+	case resEvent:
+		err = r.api.destroyEvent(ptr)
+		live.events.Add(-1)
+	}
+	if r.owner != nil {
+		r.owner.disown(r)
+	}
+	for _, h := range hooks {
+		h()
+	}
+	return err
+}
+
+// clientState owns the PJRT_Client pointer and the set of live objects created
+// through the client, so closing the client closes them first (destroying a
+// client under live buffers crashes some plugins).
+type clientState struct {
+	api *capi
+	mu  sync.RWMutex // read: calls using ptr; write: close
+	ptr unsafe.Pointer
+
+	childMu  sync.Mutex
+	children map[*resource]struct{}
+}
+
+func (s *clientState) adopt(r *resource) {
+	s.childMu.Lock()
+	if s.children == nil {
+		s.children = make(map[*resource]struct{})
+	}
+	s.children[r] = struct{}{}
+	s.childMu.Unlock()
+}
+
+func (s *clientState) disown(r *resource) {
+	s.childMu.Lock()
+	delete(s.children, r)
+	s.childMu.Unlock()
+}
+
+func (s *clientState) acquire() (unsafe.Pointer, error) {
+	s.mu.RLock()
+	if s.ptr == nil {
+		s.mu.RUnlock()
+		return nil, ErrClosed
+	}
+	return s.ptr, nil
+}
+
+func (s *clientState) release() { s.mu.RUnlock() }
+
+func (s *clientState) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ptr == nil {
+		return nil
+	}
+	var first error
+	// Events first, then buffers, then executables, then the client.
+	for _, kind := range []resKind{resEvent, resBuffer, resExecutable} {
+		s.childMu.Lock()
+		var batch []*resource
+		for r := range s.children {
+			if r.kind == kind {
+				batch = append(batch, r)
+			}
+		}
+		s.childMu.Unlock()
+		for _, r := range batch {
+			if err := r.close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	err := s.api.destroyClient(s.ptr)
+	s.ptr = nil
+	live.clients.Add(-1)
+	if first == nil {
+		first = err
+	}
+	return first
+}
