@@ -1,3 +1,5 @@
+// Pins the code generators that scripts/genproto.sh runs (protoc-gen-go,
+// protoc-gen-go-grpc). A separate module keeps them out of the library's go.mod.
 module github.com/openpathways/pathways/tools
 
 go 1.26.0
