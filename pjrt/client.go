@@ -48,6 +48,25 @@ type namedValue struct {
 	b    bool
 }
 
+// knownOptionKinds are create options whose value type some plugins do not
+// check before using it: the XLA CPU plugin at 0.81 aborts the process
+// (std::bad_variant_access) when "cpu_device_count" is not an int64. They are
+// checked here instead.
+var knownOptionKinds = map[string]nvKind{
+	"cpu_device_count": nvInt64,
+	"process_id":       nvInt64,
+	"asynchronous":     nvBool,
+	"node_id":          nvInt64,
+	"num_nodes":        nvInt64,
+	"preallocate":      nvBool,
+	"memory_fraction":  nvFloat,
+	"allocator":        nvString,
+	"platform_name":    nvString,
+	"visible_devices":  nvInt64List,
+}
+
+var nvKindNames = [...]string{"string", "int64", "[]int64", "float32", "bool"}
+
 // toNamedValues converts client create options, sorted by name.
 func toNamedValues(opts map[string]any) ([]namedValue, error) {
 	out := make([]namedValue, 0, len(opts))
@@ -77,6 +96,9 @@ func toNamedValues(opts map[string]any) ([]namedValue, error) {
 			nv.kind, nv.b = nvBool, v
 		default:
 			return nil, errorf(InvalidArgument, "client option %q: unsupported value type %T (want string, int64, []int64, float32 or bool)", name, v)
+		}
+		if want, ok := knownOptionKinds[name]; ok && want != nv.kind {
+			return nil, errorf(InvalidArgument, "client option %q must be %s, got %T", name, nvKindNames[want], v)
 		}
 		out = append(out, nv)
 	}

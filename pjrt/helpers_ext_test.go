@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -105,3 +106,5 @@ func mustCompile(t testing.TB, c *pjrt.Client, program string, opts pjrt.Compile
 	t.Cleanup(func() { _ = x.Close() })
 	return x
 }
+
+func runtimeGC() { runtime.GC() }
