@@ -1,0 +1,362 @@
+package stablehlo
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// array is the interpreter's value: one typed slice chosen by the element
+// class, so ops decode nothing per element. f16/bf16 live in f32 (rounded),
+// all signed ints in i (sign-extended), all unsigned ints in u (masked).
+type array struct {
+	t   TensorType
+	f32 []float32
+	f64 []float64
+	i   []int64
+	u   []uint64
+	b   []bool
+}
+
+type elemClass int
+
+const (
+	classF32 elemClass = iota
+	classF64
+	classInt
+	classUint
+	classBool
+)
+
+func (e ElemType) class() elemClass {
+	switch {
+	case e == F64:
+		return classF64
+	case e.isFloat():
+		return classF32
+	case e.isSigned():
+		return classInt
+	case e.isUnsigned():
+		return classUint
+	}
+	return classBool
+}
+
+func newArray(t TensorType) *array {
+	n := int(t.NumElements())
+	a := &array{t: t}
+	switch t.Elem.class() {
+	case classF32:
+		a.f32 = make([]float32, n)
+	case classF64:
+		a.f64 = make([]float64, n)
+	case classInt:
+		a.i = make([]int64, n)
+	case classUint:
+		a.u = make([]uint64, n)
+	default:
+		a.b = make([]bool, n)
+	}
+	return a
+}
+
+func (a *array) size() int {
+	switch a.t.Elem.class() {
+	case classF32:
+		return len(a.f32)
+	case classF64:
+		return len(a.f64)
+	case classInt:
+		return len(a.i)
+	case classUint:
+		return len(a.u)
+	}
+	return len(a.b)
+}
+
+// withType returns a shallow copy sharing storage but with another shape
+// (same element type); used by reshape.
+func (a *array) withType(t TensorType) *array {
+	c := *a
+	c.t = t
+	return &c
+}
+
+// signExtend wraps v to the width of a signed integer type.
+func signExtend(e ElemType, v int64) int64 {
+	switch e {
+	case I8:
+		return int64(int8(v))
+	case I16:
+		return int64(int16(v))
+	case I32:
+		return int64(int32(v))
+	}
+	return v
+}
+
+// maskUint wraps v to the width of an unsigned integer type.
+func maskUint(e ElemType, v uint64) uint64 {
+	switch e {
+	case U8:
+		return v & 0xff
+	case U16:
+		return v & 0xffff
+	case U32:
+		return v & 0xffffffff
+	}
+	return v
+}
+
+// normalize wraps integers to their width and rounds 16-bit floats after an
+// op computed them in a wider type.
+func (a *array) normalize() {
+	switch e := a.t.Elem; {
+	case e == I64 || e == U64 || e == F32 || e == F64 || e == Bool:
+	case e.isSigned():
+		for k, v := range a.i {
+			a.i[k] = signExtend(e, v)
+		}
+	case e.isUnsigned():
+		for k, v := range a.u {
+			a.u[k] = maskUint(e, v)
+		}
+	default:
+		roundTo16(e, a.f32)
+	}
+}
+
+func decodeTensor(t *Tensor) *array {
+	a := newArray(t.Type)
+	d := t.Data
+	le := binary.LittleEndian
+	switch t.Type.Elem {
+	case Bool:
+		for k := range a.b {
+			a.b[k] = d[k] != 0
+		}
+	case I8:
+		for k := range a.i {
+			a.i[k] = int64(int8(d[k]))
+		}
+	case I16:
+		for k := range a.i {
+			a.i[k] = int64(int16(le.Uint16(d[2*k:])))
+		}
+	case I32:
+		for k := range a.i {
+			a.i[k] = int64(int32(le.Uint32(d[4*k:])))
+		}
+	case I64:
+		for k := range a.i {
+			a.i[k] = int64(le.Uint64(d[8*k:]))
+		}
+	case U8:
+		for k := range a.u {
+			a.u[k] = uint64(d[k])
+		}
+	case U16:
+		for k := range a.u {
+			a.u[k] = uint64(le.Uint16(d[2*k:]))
+		}
+	case U32:
+		for k := range a.u {
+			a.u[k] = uint64(le.Uint32(d[4*k:]))
+		}
+	case U64:
+		for k := range a.u {
+			a.u[k] = le.Uint64(d[8*k:])
+		}
+	case F16:
+		for k := range a.f32 {
+			a.f32[k] = f16ToF32(le.Uint16(d[2*k:]))
+		}
+	case BF16:
+		for k := range a.f32 {
+			a.f32[k] = bf16ToF32(le.Uint16(d[2*k:]))
+		}
+	case F32:
+		for k := range a.f32 {
+			a.f32[k] = math.Float32frombits(le.Uint32(d[4*k:]))
+		}
+	case F64:
+		for k := range a.f64 {
+			a.f64[k] = math.Float64frombits(le.Uint64(d[8*k:]))
+		}
+	}
+	return a
+}
+
+func encodeArray(a *array) *Tensor {
+	n := a.size()
+	d := make([]byte, n*a.t.Elem.ByteSize())
+	le := binary.LittleEndian
+	switch a.t.Elem {
+	case Bool:
+		for k, v := range a.b {
+			if v {
+				d[k] = 1
+			}
+		}
+	case I8:
+		for k, v := range a.i {
+			d[k] = byte(v)
+		}
+	case I16:
+		for k, v := range a.i {
+			le.PutUint16(d[2*k:], uint16(v))
+		}
+	case I32:
+		for k, v := range a.i {
+			le.PutUint32(d[4*k:], uint32(v))
+		}
+	case I64:
+		for k, v := range a.i {
+			le.PutUint64(d[8*k:], uint64(v))
+		}
+	case U8:
+		for k, v := range a.u {
+			d[k] = byte(v)
+		}
+	case U16:
+		for k, v := range a.u {
+			le.PutUint16(d[2*k:], uint16(v))
+		}
+	case U32:
+		for k, v := range a.u {
+			le.PutUint32(d[4*k:], uint32(v))
+		}
+	case U64:
+		for k, v := range a.u {
+			le.PutUint64(d[8*k:], v)
+		}
+	case F16:
+		for k, v := range a.f32 {
+			le.PutUint16(d[2*k:], f32ToF16(v))
+		}
+	case BF16:
+		for k, v := range a.f32 {
+			le.PutUint16(d[2*k:], f32ToBF16(v))
+		}
+	case F32:
+		for k, v := range a.f32 {
+			le.PutUint32(d[4*k:], math.Float32bits(v))
+		}
+	case F64:
+		for k, v := range a.f64 {
+			le.PutUint64(d[8*k:], math.Float64bits(v))
+		}
+	}
+	return &Tensor{Type: a.t, Data: d}
+}
+
+// take builds an array of type t whose k-th element is a's element idx[k].
+// Every data-movement op (transpose, slice, broadcast, gather, ...) reduces
+// to computing idx, so it is written once here for all element classes.
+func take(a *array, t TensorType, idx []int) *array {
+	out := &array{t: t}
+	switch a.t.Elem.class() {
+	case classF32:
+		out.f32 = takeSlice(a.f32, idx)
+	case classF64:
+		out.f64 = takeSlice(a.f64, idx)
+	case classInt:
+		out.i = takeSlice(a.i, idx)
+	case classUint:
+		out.u = takeSlice(a.u, idx)
+	default:
+		out.b = takeSlice(a.b, idx)
+	}
+	return out
+}
+
+func takeSlice[T any](src []T, idx []int) []T {
+	dst := make([]T, len(idx))
+	for k, i := range idx {
+		dst[k] = src[i]
+	}
+	return dst
+}
+
+// copyElem sets dst[di] = src[si]; both arrays have the same element class.
+func copyElem(dst *array, di int, src *array, si int) {
+	switch dst.t.Elem.class() {
+	case classF32:
+		dst.f32[di] = src.f32[si]
+	case classF64:
+		dst.f64[di] = src.f64[si]
+	case classInt:
+		dst.i[di] = src.i[si]
+	case classUint:
+		dst.u[di] = src.u[si]
+	default:
+		dst.b[di] = src.b[si]
+	}
+}
+
+// clone returns a deep copy.
+func (a *array) clone() *array {
+	c := &array{t: a.t}
+	c.f32 = append([]float32(nil), a.f32...)
+	c.f64 = append([]float64(nil), a.f64...)
+	c.i = append([]int64(nil), a.i...)
+	c.u = append([]uint64(nil), a.u...)
+	c.b = append([]bool(nil), a.b...)
+	return c
+}
+
+// intAt reads element k of an integer (or bool) array as int64; used for
+// indices, which may be any integer type.
+func (a *array) intAt(k int) int64 {
+	switch a.t.Elem.class() {
+	case classInt:
+		return a.i[k]
+	case classUint:
+		return int64(a.u[k])
+	case classBool:
+		if a.b[k] {
+			return 1
+		}
+		return 0
+	case classF32:
+		return int64(a.f32[k])
+	}
+	return int64(a.f64[k])
+}
+
+// strides returns row-major strides for shape.
+func strides(shape []int64) []int {
+	s := make([]int, len(shape))
+	acc := 1
+	for d := len(shape) - 1; d >= 0; d-- {
+		s[d] = acc
+		acc *= int(shape[d])
+	}
+	return s
+}
+
+// forEachIndex calls f with every multi-index of shape in row-major order;
+// the slice is reused between calls.
+func forEachIndex(shape []int64, f func(idx []int64)) {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	if n == 0 {
+		return
+	}
+	idx := make([]int64, len(shape))
+	for {
+		f(idx)
+		d := len(shape) - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}

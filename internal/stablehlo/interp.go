@@ -1,0 +1,139 @@
+package stablehlo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// evalFunc runs one op on its operand values and returns its results.
+type evalFunc func(ev *evaluator, op *Op, in []*array) ([]*array, error)
+
+// maxElements bounds any single value so hostile programs fail cleanly
+// instead of exhausting memory.
+const maxElements = 1 << 30
+
+// maxCallDepth bounds func.call recursion.
+const maxCallDepth = 256
+
+// evaluator is the state of one Run: it is never shared between goroutines,
+// so concurrent Runs of one Module are independent.
+type evaluator struct {
+	ctx   context.Context
+	mod   *Module
+	depth int
+	frame []*array // frame of the function being evaluated
+}
+
+// Run executes @main on args and returns its results. Arguments must match
+// the parameter types exactly (InvalidArgument otherwise). Run honours ctx
+// cancellation between loop iterations and returns ctx.Err() unchanged.
+// It never panics: an internal failure becomes an Internal *Error.
+func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = nil
+			err = internalf("interpreter failure: %v\n%s", r, debug.Stack())
+		}
+	}()
+	if m.unsupported != nil {
+		return nil, m.unsupported
+	}
+	f := m.main
+	if len(args) != len(f.params) {
+		return nil, invalidf("@main takes %d arguments, got %d", len(f.params), len(args))
+	}
+	in := make([]*array, len(args))
+	for i, a := range args {
+		want := f.params[i].Type
+		if a == nil {
+			return nil, invalidf("argument %d is nil", i)
+		}
+		if !a.Type.Equal(want) {
+			return nil, invalidf("argument %d has type %s, @main expects %s", i, a.Type, want)
+		}
+		if n := want.NumElements() * int64(want.Elem.ByteSize()); int64(len(a.Data)) != n {
+			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), want, n)
+		}
+		in[i] = decodeTensor(a)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ev := &evaluator{ctx: ctx, mod: m}
+	res, err := ev.call(f, in)
+	if err != nil {
+		return nil, err
+	}
+	out = make([]*Tensor, len(res))
+	for i, r := range res {
+		out[i] = encodeArray(r)
+	}
+	return out, nil
+}
+
+func (ev *evaluator) call(f *Func, args []*array) ([]*array, error) {
+	if ev.depth >= maxCallDepth {
+		return nil, invalidf("call depth exceeds %d at @%s", maxCallDepth, f.Name)
+	}
+	ev.depth++
+	saved := ev.frame
+	ev.frame = make([]*array, f.numSlots)
+	res, err := ev.runRegion(f.body, args)
+	ev.frame = saved
+	ev.depth--
+	return res, err
+}
+
+// runRegion binds args to the region's block arguments, runs its ops in the
+// current frame and returns the terminator's operands.
+func (ev *evaluator) runRegion(r *Region, args []*array) ([]*array, error) {
+	if len(args) != len(r.args) {
+		return nil, invalidf("region takes %d arguments, got %d", len(r.args), len(args))
+	}
+	frame := ev.frame
+	for i, s := range r.args {
+		frame[s] = args[i]
+	}
+	var in []*array
+	for _, op := range r.ops {
+		in = in[:0]
+		for _, s := range op.operands {
+			in = append(in, frame[s])
+		}
+		for _, t := range op.resultTypes {
+			if t.NumElements() > maxElements || t.NumElements() < 0 {
+				return nil, opError(op, invalidf("result %s is too large", t))
+			}
+		}
+		out, err := op.eval(ev, op, in)
+		if err != nil {
+			return nil, opError(op, err)
+		}
+		if len(out) != len(op.results) {
+			return nil, opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
+		}
+		for i, s := range op.results {
+			frame[s] = out[i]
+		}
+	}
+	res := make([]*array, len(r.rets))
+	for i, s := range r.rets {
+		res[i] = frame[s]
+	}
+	return res, nil
+}
+
+// opError prefixes err with the op's name and position, keeping its code;
+// context errors pass through unchanged.
+func opError(op *Op, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.wrapped {
+		return err
+	}
+	return &Error{code: e.code, Msg: fmt.Sprintf("%d:%d: %s: %s", op.line, op.col, op.Name, e.Msg), wrapped: true}
+}
+
+// scalarType is the rank-0 type with t's element type.
+func scalarType(t TensorType) TensorType { return TensorType{Elem: t.Elem} }

@@ -1,0 +1,189 @@
+package stablehlo
+
+import "math"
+
+// compare, select and clamp.
+
+func comparisonArgs(op *Op) (dir, typ string) {
+	if a := op.attrs["comparison_direction"]; a != nil {
+		dir = enumWord(a)
+	}
+	if a := op.attrs["compare_type"]; a != nil {
+		typ = enumWord(a)
+	}
+	if pos := op.attrs["_positional"]; pos != nil && len(pos.List) > 0 {
+		dir = pos.List[0].Str
+		if len(pos.List) > 1 {
+			typ = pos.List[len(pos.List)-1].Str
+		}
+	}
+	return dir, typ
+}
+
+// enumWord extracts GT from `GT`, `#stablehlo<comparison_direction GT>` etc.
+func enumWord(a *Attr) string {
+	switch a.Kind {
+	case AttrEnum, AttrString:
+		return a.Str
+	case AttrDialect:
+		for _, v := range a.Dict {
+			if v.Kind == AttrEnum {
+				return v.Str
+			}
+		}
+		if len(a.List) == 1 && a.List[0].Kind == AttrEnum {
+			return a.List[0].Str
+		}
+	}
+	return ""
+}
+
+func evalCompare(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 2 || !in[0].t.Equal(in[1].t) {
+		return nil, invalidf("compare needs two operands of one type")
+	}
+	dir, typ := comparisonArgs(op)
+	var test func(c int) bool
+	switch dir {
+	case "EQ":
+		test = func(c int) bool { return c == 0 }
+	case "NE":
+		test = func(c int) bool { return c != 0 }
+	case "LT":
+		test = func(c int) bool { return c == -1 }
+	case "LE":
+		test = func(c int) bool { return c == -1 || c == 0 }
+	case "GT":
+		test = func(c int) bool { return c == 1 }
+	case "GE":
+		test = func(c int) bool { return c == 1 || c == 0 }
+	default:
+		return nil, invalidf("unknown comparison direction %q", dir)
+	}
+	a, b := in[0], in[1]
+	out := newArray(TensorType{Elem: Bool, Shape: a.t.Shape})
+	total := typ == "TOTALORDER"
+	switch a.t.Elem.class() {
+	case classF32:
+		for i := range a.f32 {
+			out.b[i] = test(cmpFloat(float64(a.f32[i]), float64(b.f32[i]), total))
+		}
+	case classF64:
+		for i := range a.f64 {
+			out.b[i] = test(cmpFloat(a.f64[i], b.f64[i], total))
+		}
+	case classInt:
+		for i := range a.i {
+			out.b[i] = test(compareInts(a.i[i], b.i[i]))
+		}
+	case classUint:
+		for i := range a.u {
+			out.b[i] = test(compareUints(a.u[i], b.u[i]))
+		}
+	default:
+		for i := range a.b {
+			out.b[i] = test(compareInts(boolInt(a.b[i]), boolInt(b.b[i])))
+		}
+	}
+	return []*array{out}, nil
+}
+
+// cmpFloat returns -1, 0, 1, or 2 for unordered (NaN) under IEEE rules; with
+// total it orders -NaN < -Inf < ... < -0 < +0 < ... < Inf < NaN.
+func cmpFloat(x, y float64, total bool) int {
+	if total {
+		return compareInts(totalOrderKey(x), totalOrderKey(y))
+	}
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	return 2
+}
+
+func totalOrderKey(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	if b < 0 {
+		b ^= math.MaxInt64
+	}
+	return b
+}
+
+func compareUints(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func evalSelect(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 3 {
+		return nil, invalidf("select needs 3 operands")
+	}
+	pred, x, y := in[0], in[1], in[2]
+	if !x.t.Equal(y.t) || pred.b == nil {
+		return nil, invalidf("select operand types do not match")
+	}
+	n := x.size()
+	scalarPred := pred.size() == 1 && len(pred.t.Shape) == 0
+	if !scalarPred && pred.size() != n {
+		return nil, invalidf("select predicate shape %s does not match %s", pred.t, x.t)
+	}
+	if scalarPred {
+		if pred.b[0] {
+			return []*array{x}, nil
+		}
+		return []*array{y}, nil
+	}
+	out := newArray(x.t)
+	for i := 0; i < n; i++ {
+		if pred.b[i] {
+			copyElem(out, i, x, i)
+		} else {
+			copyElem(out, i, y, i)
+		}
+	}
+	return []*array{out}, nil
+}
+
+func evalClamp(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 3 {
+		return nil, invalidf("clamp needs 3 operands")
+	}
+	lo, x, hi := in[0], in[1], in[2]
+	lo, hi = expandScalar(lo, x.t), expandScalar(hi, x.t)
+	if !lo.t.Equal(x.t) || !hi.t.Equal(x.t) {
+		return nil, invalidf("clamp operand types do not match")
+	}
+	t1, err := applyBinary(binMax, lo, x)
+	if err != nil {
+		return nil, err
+	}
+	out, err := applyBinary(binMin, t1, hi)
+	if err != nil {
+		return nil, err
+	}
+	return []*array{out}, nil
+}
+
+// expandScalar broadcasts a rank-0 array of t's element type to t.
+func expandScalar(a *array, t TensorType) *array {
+	if len(a.t.Shape) == 0 && len(t.Shape) > 0 && a.t.Elem == t.Elem {
+		return broadcastScalar(a, t)
+	}
+	return a
+}

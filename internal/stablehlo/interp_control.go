@@ -1,0 +1,86 @@
+package stablehlo
+
+// Control flow: while, case, if, func.call, and the identity-like ops.
+
+func evalWhile(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(op.regions) != 2 {
+		return nil, invalidf("while needs cond and body regions")
+	}
+	cond, body := op.regions[0], op.regions[1]
+	vals := append([]*array(nil), in...)
+	for {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		c, err := ev.runRegion(cond, vals)
+		if err != nil {
+			return nil, err
+		}
+		if len(c) != 1 || c[0].b == nil || c[0].size() != 1 {
+			return nil, invalidf("while condition must return an i1 scalar")
+		}
+		if !c[0].b[0] {
+			return vals, nil
+		}
+		next, err := ev.runRegion(body, vals)
+		if err != nil {
+			return nil, err
+		}
+		if len(next) != len(vals) {
+			return nil, invalidf("while body returned %d values, want %d", len(next), len(vals))
+		}
+		vals = next
+	}
+}
+
+func evalCase(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 1 || in[0].size() != 1 || len(op.regions) == 0 {
+		return nil, invalidf("case needs a scalar index and branches")
+	}
+	idx := in[0].intAt(0)
+	if idx < 0 || idx >= int64(len(op.regions)) {
+		idx = int64(len(op.regions) - 1) // out of range runs the last branch
+	}
+	return ev.runRegion(op.regions[idx], nil)
+}
+
+func evalIf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 1 || in[0].b == nil || in[0].size() != 1 || len(op.regions) != 2 {
+		return nil, invalidf("if needs an i1 scalar and two branches")
+	}
+	if in[0].b[0] {
+		return ev.runRegion(op.regions[0], nil)
+	}
+	return ev.runRegion(op.regions[1], nil)
+}
+
+func evalCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	f := ev.mod.funcs[op.callee]
+	if f == nil || f.body == nil {
+		return nil, invalidf("unknown function @%s", op.callee)
+	}
+	for i, a := range in {
+		if !a.t.Equal(f.params[i].Type) {
+			return nil, invalidf("argument %d of @%s has type %s, want %s", i, op.callee, a.t, f.params[i].Type)
+		}
+	}
+	return ev.call(f, in)
+}
+
+// identityCustomCalls are custom_call targets JAX emits that do not change
+// values in a single global (unpartitioned) run.
+var identityCustomCalls = map[string]bool{
+	"Sharding":                   true,
+	"annotate_device_placement":  true,
+	"MoveToHost":                 true,
+	"MoveToDevice":               true,
+	"xla.sdy.FuncResultSharding": true,
+	"LayoutConstraint":           true,
+}
+
+func evalCustomCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if !identityCustomCalls[op.callee] {
+		return nil, unimplementedf("custom_call @%s is not supported", op.callee)
+	}
+	return evalIdentity(ev, op, in)
+}

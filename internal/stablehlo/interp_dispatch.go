@@ -1,0 +1,61 @@
+package stablehlo
+
+import "strings"
+
+var evalTable = map[string]evalFunc{
+	"constant":                evalConstant,
+	"iota":                    evalIota,
+	"compare":                 evalCompare,
+	"select":                  evalSelect,
+	"clamp":                   evalClamp,
+	"convert":                 evalConvert,
+	"bitcast_convert":         evalBitcastConvert,
+	"is_finite":               evalIsFinite,
+	"broadcast_in_dim":        evalBroadcastInDim,
+	"reshape":                 evalReshape,
+	"transpose":               evalTranspose,
+	"slice":                   evalSlice,
+	"dynamic_slice":           evalDynamicSlice,
+	"dynamic_update_slice":    evalDynamicUpdateSlice,
+	"concatenate":             evalConcatenate,
+	"pad":                     evalPad,
+	"reverse":                 evalReverse,
+	"dot_general":             evalDotGeneral,
+	"dot":                     evalDot,
+	"reduce":                  evalReduce,
+	"reduce_window":           evalReduceWindow,
+	"gather":                  evalGather,
+	"scatter":                 evalScatter,
+	"sort":                    evalSort,
+	"while":                   evalWhile,
+	"case":                    evalCase,
+	"if":                      evalIf,
+	"optimization_barrier":    evalIdentity,
+	"custom_call":             evalCustomCall,
+	"rng_bit_generator":       evalRngBitGenerator,
+	"func.call":               evalCall,
+	"sdy.sharding_constraint": evalIdentity,
+}
+
+func init() {
+	for name, kind := range binaryOps {
+		evalTable[name] = evalBinary(kind)
+	}
+	for name, kind := range unaryOps {
+		evalTable[name] = evalUnary(kind)
+	}
+}
+
+// lookupEval returns the evaluator for op, or nil when it is unsupported.
+func lookupEval(op *Op) evalFunc {
+	name := op.Name
+	if strings.HasPrefix(name, "stablehlo.") {
+		name = name[len("stablehlo."):]
+	} else if strings.HasPrefix(name, "mhlo.") {
+		return nil
+	}
+	if op.Name == "stablehlo.custom_call" && !identityCustomCalls[op.callee] {
+		return nil
+	}
+	return evalTable[name]
+}

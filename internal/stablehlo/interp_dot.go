@@ -1,0 +1,196 @@
+package stablehlo
+
+// dot_general and dot. Operands are converted to the result element type,
+// transposed to [batch, free, contract] and [batch, contract, free], then
+// multiplied by a cache-friendly i-k-j loop over typed slices.
+
+type dotDims struct {
+	lhsBatch, rhsBatch, lhsContract, rhsContract []int64
+}
+
+func dotDimensions(op *Op) (dotDims, error) {
+	var d dotDims
+	if a := op.attrs["dot_dimension_numbers"]; a != nil {
+		var err error
+		for _, f := range []struct {
+			name string
+			dst  *[]int64
+		}{
+			{"lhs_batching_dimensions", &d.lhsBatch}, {"rhs_batching_dimensions", &d.rhsBatch},
+			{"lhs_contracting_dimensions", &d.lhsContract}, {"rhs_contracting_dimensions", &d.rhsContract},
+		} {
+			if *f.dst, err = dialectInts(a, f.name); err != nil {
+				return d, err
+			}
+		}
+		return d, nil
+	}
+	pair := func(name string) ([]int64, []int64, error) {
+		a := op.attrs[name]
+		if a == nil {
+			return nil, nil, nil
+		}
+		if a.Kind != AttrList || len(a.List) != 2 {
+			return nil, nil, invalidf("%s must be \"[...] x [...]\"", name)
+		}
+		l, ok1 := a.List[0].Ints()
+		r, ok2 := a.List[1].Ints()
+		if !ok1 || !ok2 {
+			return nil, nil, invalidf("%s must list integers", name)
+		}
+		return l, r, nil
+	}
+	var err error
+	if d.lhsBatch, d.rhsBatch, err = pair("batching_dims"); err != nil {
+		return d, err
+	}
+	d.lhsContract, d.rhsContract, err = pair("contracting_dims")
+	return d, err
+}
+
+func evalDot(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 2 {
+		return nil, invalidf("dot needs 2 operands")
+	}
+	lr := len(in[0].t.Shape)
+	if lr < 1 || lr > 2 || len(in[1].t.Shape) < 1 || len(in[1].t.Shape) > 2 {
+		return nil, invalidf("dot needs rank-1 or rank-2 operands")
+	}
+	d := dotDims{lhsContract: []int64{int64(lr - 1)}, rhsContract: []int64{0}}
+	return dotGeneral(in[0], in[1], d, op.resultTypes[0])
+}
+
+func evalDotGeneral(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 2 {
+		return nil, invalidf("dot_general needs 2 operands")
+	}
+	d, err := dotDimensions(op)
+	if err != nil {
+		return nil, err
+	}
+	return dotGeneral(in[0], in[1], d, op.resultTypes[0])
+}
+
+func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
+	lrank, rrank := len(lhs.t.Shape), len(rhs.t.Shape)
+	if len(d.lhsBatch) != len(d.rhsBatch) || len(d.lhsContract) != len(d.rhsContract) {
+		return nil, invalidf("batching and contracting dimensions must pair up")
+	}
+	if err := checkAxes(append(append([]int64(nil), d.lhsBatch...), d.lhsContract...), lrank, "lhs dimensions"); err != nil {
+		return nil, err
+	}
+	if err := checkAxes(append(append([]int64(nil), d.rhsBatch...), d.rhsContract...), rrank, "rhs dimensions"); err != nil {
+		return nil, err
+	}
+	batch, contract := int64(1), int64(1)
+	var outShape []int64
+	for i := range d.lhsBatch {
+		n := lhs.t.Shape[d.lhsBatch[i]]
+		if n != rhs.t.Shape[d.rhsBatch[i]] {
+			return nil, invalidf("batch dimension sizes differ")
+		}
+		batch *= n
+		outShape = append(outShape, n)
+	}
+	for i := range d.lhsContract {
+		n := lhs.t.Shape[d.lhsContract[i]]
+		if n != rhs.t.Shape[d.rhsContract[i]] {
+			return nil, invalidf("contracting dimension sizes differ")
+		}
+		contract *= n
+	}
+	lfree := freeDims(lrank, d.lhsBatch, d.lhsContract)
+	rfree := freeDims(rrank, d.rhsBatch, d.rhsContract)
+	m, n := int64(1), int64(1)
+	for _, f := range lfree {
+		m *= lhs.t.Shape[f]
+		outShape = append(outShape, lhs.t.Shape[f])
+	}
+	for _, f := range rfree {
+		n *= rhs.t.Shape[f]
+		outShape = append(outShape, rhs.t.Shape[f])
+	}
+	if !shapesEqual(outShape, rt.Shape) {
+		return nil, invalidf("result shape %v does not match %s", outShape, rt)
+	}
+	// Bring both operands to the result element type, then to the canonical
+	// layouts; transposes are skipped when already in order.
+	l := convertArray(lhs, TensorType{Elem: rt.Elem, Shape: lhs.t.Shape})
+	r := convertArray(rhs, TensorType{Elem: rt.Elem, Shape: rhs.t.Shape})
+	l = permuteIfNeeded(l, concatAxes(d.lhsBatch, lfree, d.lhsContract))
+	r = permuteIfNeeded(r, concatAxes(d.rhsBatch, d.rhsContract, rfree))
+	out := newArray(rt)
+	B, M, N, K := int(batch), int(m), int(n), int(contract)
+	switch rt.Elem.class() {
+	case classF32:
+		matmul(out.f32, l.f32, r.f32, B, M, N, K)
+		roundTo16(rt.Elem, out.f32)
+	case classF64:
+		matmul(out.f64, l.f64, r.f64, B, M, N, K)
+	case classInt:
+		matmul(out.i, l.i, r.i, B, M, N, K)
+		out.normalize()
+	case classUint:
+		matmul(out.u, l.u, r.u, B, M, N, K)
+		out.normalize()
+	default:
+		for b := 0; b < B; b++ {
+			for i := 0; i < M; i++ {
+				for j := 0; j < N; j++ {
+					v := false
+					for k := 0; k < K; k++ {
+						v = v || (l.b[(b*M+i)*K+k] && r.b[(b*K+k)*N+j])
+					}
+					out.b[(b*M+i)*N+j] = v
+				}
+			}
+		}
+	}
+	return []*array{out}, nil
+}
+
+// matmul computes out[b,i,j] = sum_k l[b,i,k] * r[b,k,j].
+func matmul[T float32 | float64 | int64 | uint64](out, l, r []T, B, M, N, K int) {
+	for b := 0; b < B; b++ {
+		lb := l[b*M*K : (b+1)*M*K]
+		rb := r[b*K*N : (b+1)*K*N]
+		ob := out[b*M*N : (b+1)*M*N]
+		for i := 0; i < M; i++ {
+			row := ob[i*N : (i+1)*N]
+			for k := 0; k < K; k++ {
+				a := lb[i*K+k]
+				rrow := rb[k*N : (k+1)*N]
+				for j := range row {
+					row[j] += a * rrow[j]
+				}
+			}
+		}
+	}
+}
+
+func freeDims(rank int, batch, contract []int64) []int64 {
+	var out []int64
+	for i := 0; i < rank; i++ {
+		if !containsInt(batch, int64(i)) && !containsInt(contract, int64(i)) {
+			out = append(out, int64(i))
+		}
+	}
+	return out
+}
+
+func concatAxes(parts ...[]int64) []int64 {
+	var out []int64
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func permuteIfNeeded(a *array, perm []int64) *array {
+	for i, p := range perm {
+		if p != int64(i) {
+			return transposeArray(a, perm, a.t)
+		}
+	}
+	return a
+}

@@ -1,0 +1,308 @@
+package stablehlo
+
+// gather and scatter with general dimension numbers, following the
+// StableHLO spec's index arithmetic (including batching dimensions).
+
+type gatherDims struct {
+	offsetDims, collapsed, operandBatch, indicesBatch, startIndexMap []int64
+	indexVectorDim                                                   int64
+}
+
+func readGatherDims(op *Op) (gatherDims, error) {
+	var g gatherDims
+	a := op.attrs["dimension_numbers"]
+	var err error
+	read := func(name string, dst *[]int64) {
+		if err == nil {
+			*dst, err = dialectInts(a, name)
+		}
+	}
+	read("offset_dims", &g.offsetDims)
+	read("collapsed_slice_dims", &g.collapsed)
+	read("operand_batching_dims", &g.operandBatch)
+	read("start_indices_batching_dims", &g.indicesBatch)
+	read("start_index_map", &g.startIndexMap)
+	var ivd []int64
+	read("index_vector_dim", &ivd)
+	if err != nil {
+		return g, err
+	}
+	if len(ivd) == 1 {
+		g.indexVectorDim = ivd[0]
+	}
+	return g, nil
+}
+
+// indexVector reads the start index vector at batch position bi of the
+// indices array (bi excludes index_vector_dim).
+func indexVector(indices *array, bi []int64, ivd int64, n int) []int64 {
+	shape := indices.t.Shape
+	st := strides(shape)
+	out := make([]int64, n)
+	base := 0
+	j := 0
+	for d := range shape {
+		if int64(d) == ivd {
+			continue
+		}
+		base += int(bi[j]) * st[d]
+		j++
+	}
+	for k := 0; k < n; k++ {
+		p := base
+		if int(ivd) < len(shape) {
+			p += k * st[ivd]
+		}
+		out[k] = indices.intAt(p)
+	}
+	return out
+}
+
+// batchDimOf maps a dimension of the indices array to its position in the
+// batch index (which skips index_vector_dim).
+func batchDimOf(d, ivd int64) int64 {
+	if d < ivd {
+		return d
+	}
+	return d - 1
+}
+
+func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 2 {
+		return nil, invalidf("gather needs an operand and indices")
+	}
+	operand, indices := in[0], in[1]
+	rt := op.resultTypes[0]
+	g, err := readGatherDims(op)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := op.ints("slice_sizes")
+	if err != nil {
+		return nil, err
+	}
+	orank := len(operand.t.Shape)
+	if len(sizes) != orank || rt.Elem != operand.t.Elem {
+		return nil, invalidf("slice_sizes %v do not match operand %s", sizes, operand.t)
+	}
+	for d, s := range sizes {
+		if s < 0 || s > operand.t.Shape[d] {
+			return nil, invalidf("slice size %d out of range", s)
+		}
+	}
+	irank := len(indices.t.Shape)
+	if g.indexVectorDim < 0 || int(g.indexVectorDim) > irank {
+		return nil, invalidf("bad index_vector_dim")
+	}
+	nIdx := 1
+	if int(g.indexVectorDim) < irank {
+		nIdx = int(indices.t.Shape[g.indexVectorDim])
+	}
+	if len(g.startIndexMap) != nIdx || checkAxes(g.startIndexMap, orank, "start_index_map") != nil ||
+		checkAxes(g.offsetDims, len(rt.Shape), "offset_dims") != nil ||
+		checkAxes(append(append([]int64(nil), g.collapsed...), g.operandBatch...), orank, "collapsed dims") != nil ||
+		len(g.operandBatch) != len(g.indicesBatch) {
+		return nil, invalidf("bad gather dimension numbers")
+	}
+	var batchDims []int
+	for d := range rt.Shape {
+		if !containsInt(g.offsetDims, int64(d)) {
+			batchDims = append(batchDims, d)
+		}
+	}
+	// Operand dims that receive offsets, in increasing order.
+	var offsetOperandDims []int
+	for d := 0; d < orank; d++ {
+		if !containsInt(g.collapsed, int64(d)) && !containsInt(g.operandBatch, int64(d)) {
+			offsetOperandDims = append(offsetOperandDims, d)
+		}
+	}
+	if len(offsetOperandDims) != len(g.offsetDims) || len(batchDims) != irank-boolToInt(int(g.indexVectorDim) < irank) {
+		return nil, invalidf("gather result %s does not match the dimension numbers", rt)
+	}
+	for i, d := range offsetOperandDims {
+		if rt.Shape[g.offsetDims[i]] > sizes[d] {
+			return nil, invalidf("gather result %s does not match slice_sizes", rt)
+		}
+	}
+	out := newArray(rt)
+	ost := strides(operand.t.Shape)
+	bi := make([]int64, len(batchDims))
+	k := 0
+	var ferr error
+	forEachIndex(rt.Shape, func(ri []int64) {
+		for j, d := range batchDims {
+			bi[j] = ri[d]
+			if bi[j] >= indices.t.Shape[dimSkipping(j, g.indexVectorDim)] {
+				ferr = invalidf("gather batch index out of range")
+			}
+		}
+		if ferr != nil {
+			return
+		}
+		start := indexVector(indices, bi, g.indexVectorDim, nIdx)
+		full := make([]int64, orank)
+		for i, d := range g.startIndexMap {
+			full[d] = min(max(start[i], 0), operand.t.Shape[d]-sizes[d])
+		}
+		for i, d := range g.operandBatch {
+			full[d] += bi[batchDimOf(g.indicesBatch[i], g.indexVectorDim)]
+		}
+		for i, d := range offsetOperandDims {
+			full[d] += ri[g.offsetDims[i]]
+		}
+		p := 0
+		for d := 0; d < orank; d++ {
+			p += int(full[d]) * ost[d]
+		}
+		copyElem(out, k, operand, p)
+		k++
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return []*array{out}, nil
+}
+
+// dimSkipping maps batch position j to the indices dimension, skipping ivd.
+func dimSkipping(j int, ivd int64) int {
+	if int64(j) < ivd {
+		return j
+	}
+	return j + 1
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	n := (len(in) - 1) / 2
+	if n == 0 || len(in) != 2*n+1 || len(op.regions) != 1 {
+		return nil, invalidf("scatter needs N inputs, indices, N updates and a body")
+	}
+	inputs, indices, updates := in[:n], in[n], in[n+1:]
+	a := op.attrs["scatter_dimension_numbers"]
+	var uwd, iwd, ibd, sibd, sdod, ivdv []int64
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *[]int64
+	}{{"update_window_dims", &uwd}, {"inserted_window_dims", &iwd}, {"input_batching_dims", &ibd},
+		{"scatter_indices_batching_dims", &sibd}, {"scatter_dims_to_operand_dims", &sdod}, {"index_vector_dim", &ivdv}} {
+		if *f.dst, err = dialectInts(a, f.name); err != nil {
+			return nil, err
+		}
+	}
+	ivd := int64(0)
+	if len(ivdv) == 1 {
+		ivd = ivdv[0]
+	}
+	shape := inputs[0].t.Shape
+	orank := len(shape)
+	irank := len(indices.t.Shape)
+	if ivd < 0 || int(ivd) > irank || len(ibd) != len(sibd) {
+		return nil, invalidf("bad scatter dimension numbers")
+	}
+	nIdx := 1
+	if int(ivd) < irank {
+		nIdx = int(indices.t.Shape[ivd])
+	}
+	if len(sdod) != nIdx || checkAxes(sdod, orank, "scatter_dims_to_operand_dims") != nil ||
+		checkAxes(append(append([]int64(nil), iwd...), ibd...), orank, "inserted dims") != nil {
+		return nil, invalidf("bad scatter dimension numbers")
+	}
+	var windowOperandDims []int
+	for d := 0; d < orank; d++ {
+		if !containsInt(iwd, int64(d)) && !containsInt(ibd, int64(d)) {
+			windowOperandDims = append(windowOperandDims, d)
+		}
+	}
+	ushape := updates[0].t.Shape
+	if len(windowOperandDims) != len(uwd) || checkAxes(uwd, len(ushape), "update_window_dims") != nil {
+		return nil, invalidf("scatter updates do not match the dimension numbers")
+	}
+	var scatterDims []int
+	for d := range ushape {
+		if !containsInt(uwd, int64(d)) {
+			scatterDims = append(scatterDims, d)
+		}
+	}
+	if len(scatterDims) != irank-boolToInt(int(ivd) < irank) {
+		return nil, invalidf("scatter updates do not match the indices")
+	}
+	results := make([]*array, n)
+	for i := 0; i < n; i++ {
+		if !shapesEqual(inputs[i].t.Shape, shape) || !shapesEqual(updates[i].t.Shape, ushape) {
+			return nil, invalidf("scatter operand shapes do not match")
+		}
+		results[i] = inputs[i].clone()
+	}
+	body := op.regions[0]
+	// A body returning its second argument is plain assignment (x.at[i].set).
+	assign := len(body.ops) == 0 && n == 1 && len(body.rets) == 1 && len(body.args) == 2 && body.rets[0] == body.args[1]
+	var red *reducer
+	if !assign {
+		if red, err = newReducer(ev, body, n); err != nil {
+			return nil, err
+		}
+	}
+	// XLA drops a whole update window when it does not fit in the operand,
+	// rather than clipping it element by element.
+	winSize := make([]int64, orank)
+	for d := range winSize {
+		winSize[d] = 1
+	}
+	for i, d := range windowOperandDims {
+		winSize[d] = ushape[uwd[i]]
+	}
+	st := strides(shape)
+	si := make([]int64, len(scatterDims))
+	k := 0
+	var ferr error
+	forEachIndex(ushape, func(ui []int64) {
+		if ferr != nil {
+			return
+		}
+		defer func() { k++ }()
+		for j, d := range scatterDims {
+			si[j] = ui[d]
+			if si[j] >= indices.t.Shape[dimSkipping(j, ivd)] {
+				ferr = invalidf("scatter index out of range")
+				return
+			}
+		}
+		start := indexVector(indices, si, ivd, nIdx)
+		full := make([]int64, orank)
+		for i, d := range sdod {
+			full[d] = start[i]
+		}
+		for i, d := range ibd {
+			full[d] += si[batchDimOf(sibd[i], ivd)]
+		}
+		for d := 0; d < orank; d++ {
+			if full[d] < 0 || full[d]+winSize[d] > shape[d] {
+				return // the window does not fit: skipped
+			}
+		}
+		for i, d := range windowOperandDims {
+			full[d] += ui[uwd[i]]
+		}
+		p := 0
+		for d := 0; d < orank; d++ {
+			p += int(full[d]) * st[d]
+		}
+		if assign {
+			copyElem(results[0], p, updates[0], k)
+			return
+		}
+		ferr = red.fold(results, p, updates, k)
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return results, nil
+}

@@ -1,0 +1,294 @@
+package stablehlo
+
+// reduce and reduce_window. A body that is one binary op on its two
+// arguments (add, max, ...) runs as a typed loop; any other body is
+// interpreted per element on scalars.
+
+// simpleBody recognizes ^bb0(%a, %b): %r = op %a, %b; return %r.
+func simpleBody(r *Region) (binaryKind, bool) {
+	if len(r.args) != 2 || len(r.ops) != 1 || len(r.rets) != 1 {
+		return 0, false
+	}
+	op := r.ops[0]
+	kind, ok := binaryOps[trimDialect(op.Name)]
+	if !ok || len(op.operands) != 2 || len(op.results) != 1 || op.results[0] != r.rets[0] {
+		return 0, false
+	}
+	a, b := op.operands[0], op.operands[1]
+	if (a == r.args[0] && b == r.args[1]) || (a == r.args[1] && b == r.args[0]) {
+		switch kind {
+		case binAdd, binMul, binMax, binMin, binAnd, binOr, binXor:
+			return kind, true
+		}
+	}
+	return 0, false
+}
+
+func trimDialect(name string) string {
+	if len(name) > 10 && name[:10] == "stablehlo." {
+		return name[10:]
+	}
+	return name
+}
+
+// combine sets acc[ai] = kind(acc[ai], x[xi]) for one element.
+func combine(kind binaryKind, acc *array, ai int, x *array, xi int) {
+	switch acc.t.Elem.class() {
+	case classF32:
+		acc.f32[ai] = combineFloat(kind, acc.f32[ai], x.f32[xi])
+	case classF64:
+		acc.f64[ai] = combineFloat(kind, acc.f64[ai], x.f64[xi])
+	case classInt:
+		acc.i[ai] = combineInt(kind, acc.i[ai], x.i[xi])
+	case classUint:
+		acc.u[ai] = combineInt(kind, acc.u[ai], x.u[xi])
+	default:
+		a, b := acc.b[ai], x.b[xi]
+		switch kind {
+		case binAnd, binMin, binMul:
+			acc.b[ai] = a && b
+		case binOr, binMax, binAdd:
+			acc.b[ai] = a || b
+		case binXor:
+			acc.b[ai] = a != b
+		}
+	}
+}
+
+func combineFloat[T float32 | float64](kind binaryKind, a, b T) T {
+	switch kind {
+	case binAdd:
+		return a + b
+	case binMul:
+		return a * b
+	case binMax:
+		return floatMax(a, b)
+	}
+	return floatMin(a, b)
+}
+
+func combineInt[T int64 | uint64](kind binaryKind, a, b T) T {
+	switch kind {
+	case binAdd:
+		return a + b
+	case binMul:
+		return a * b
+	case binMax:
+		return max(a, b)
+	case binMin:
+		return min(a, b)
+	case binAnd:
+		return a & b
+	case binOr:
+		return a | b
+	}
+	return a ^ b
+}
+
+// scalarAt copies element k of a into a new rank-0 array.
+func scalarAt(a *array, k int) *array {
+	out := newArray(scalarType(a.t))
+	copyElem(out, 0, a, k)
+	return out
+}
+
+// reducer folds values into accumulators, through the fast path or the body.
+type reducer struct {
+	ev     *evaluator
+	body   *Region
+	kind   binaryKind
+	simple bool
+	args   []*array
+}
+
+func newReducer(ev *evaluator, body *Region, n int) (*reducer, error) {
+	if len(body.args) != 2*n || len(body.rets) != n {
+		return nil, invalidf("reduction body takes %d arguments and returns %d values, want %d and %d",
+			len(body.args), len(body.rets), 2*n, n)
+	}
+	kind, simple := simpleBody(body)
+	return &reducer{ev: ev, body: body, kind: kind, simple: simple && n == 1, args: make([]*array, 2*n)}, nil
+}
+
+// fold sets acc[i][ai] = body(acc[i][ai]..., x[i][xi]...).
+func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
+	if r.simple {
+		combine(r.kind, acc[0], ai, xs[0], xi)
+		if e := acc[0].t.Elem; e == BF16 || e == F16 {
+			acc[0].f32[ai] = roundScalar16(e, acc[0].f32[ai])
+		} else if e.isInt() && e.bits() < 64 {
+			if acc[0].i != nil {
+				acc[0].i[ai] = signExtend(e, acc[0].i[ai])
+			} else {
+				acc[0].u[ai] = maskUint(e, acc[0].u[ai])
+			}
+		}
+		return nil
+	}
+	n := len(acc)
+	for i := 0; i < n; i++ {
+		r.args[i] = scalarAt(acc[i], ai)
+		r.args[n+i] = scalarAt(xs[i], xi)
+	}
+	res, err := r.ev.runRegion(r.body, r.args)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if res[i].t.Elem != acc[i].t.Elem || res[i].size() != 1 {
+			return invalidf("reduction body returned %s, want a %s scalar", res[i].t, acc[i].t.Elem)
+		}
+		copyElem(acc[i], ai, res[i], 0)
+	}
+	return nil
+}
+
+func evalReduce(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	n := len(in) / 2
+	if n == 0 || len(in) != 2*n || len(op.regions) != 1 || len(op.resultTypes) != n {
+		return nil, invalidf("reduce needs N inputs, N inits, one body and N results")
+	}
+	inputs, inits := in[:n], in[n:]
+	dims, err := op.ints("dimensions")
+	if err != nil {
+		return nil, err
+	}
+	shape := inputs[0].t.Shape
+	if err := checkAxes(dims, len(shape), "dimensions"); err != nil {
+		return nil, err
+	}
+	var outShape []int64
+	for d, s := range shape {
+		if !containsInt(dims, int64(d)) {
+			outShape = append(outShape, s)
+		}
+	}
+	acc := make([]*array, n)
+	for i := 0; i < n; i++ {
+		if !shapesEqual(inputs[i].t.Shape, shape) || inits[i].size() != 1 {
+			return nil, invalidf("reduce inputs must share a shape and inits must be scalars")
+		}
+		rt := op.resultTypes[i]
+		if !shapesEqual(rt.Shape, outShape) || rt.Elem != inputs[i].t.Elem || inits[i].t.Elem != rt.Elem {
+			return nil, invalidf("result %s does not match the reduced shape %v", rt, outShape)
+		}
+		acc[i] = broadcastScalar(inits[i], rt)
+	}
+	red, err := newReducer(ev, op.regions[0], n)
+	if err != nil {
+		return nil, err
+	}
+	// Step of the output index for each input dimension (0 when reduced).
+	outStrides := strides(outShape)
+	step := make([]int, len(shape))
+	j := 0
+	for d := range shape {
+		if !containsInt(dims, int64(d)) {
+			step[d] = outStrides[j]
+			j++
+		}
+	}
+	for k, o := range mapIndices(shape, step, 0) {
+		if err := red.fold(acc, o, inputs, k); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	n := len(in) / 2
+	if n == 0 || len(in) != 2*n || len(op.regions) != 1 || len(op.resultTypes) != n {
+		return nil, invalidf("reduce_window needs N inputs, N inits, one body and N results")
+	}
+	inputs, inits := in[:n], in[n:]
+	shape := inputs[0].t.Shape
+	rank := len(shape)
+	window, err := op.ints("window_dimensions")
+	if err != nil {
+		return nil, err
+	}
+	ones := func() []int64 {
+		v := make([]int64, rank)
+		for i := range v {
+			v[i] = 1
+		}
+		return v
+	}
+	get := func(name string) ([]int64, error) {
+		v, err := op.optInts(name)
+		if v == nil && err == nil {
+			v = ones()
+		}
+		return v, err
+	}
+	wstrides, err := get("window_strides")
+	if err != nil {
+		return nil, err
+	}
+	bdil, err := get("base_dilations")
+	if err != nil {
+		return nil, err
+	}
+	wdil, err := get("window_dilations")
+	if err != nil {
+		return nil, err
+	}
+	pad, err := op.optInts("padding")
+	if err != nil {
+		return nil, err
+	}
+	if pad == nil {
+		pad = make([]int64, 2*rank)
+	}
+	if len(window) != rank || len(wstrides) != rank || len(bdil) != rank || len(wdil) != rank || len(pad) != 2*rank {
+		return nil, invalidf("window attributes do not match rank %d", rank)
+	}
+	for d := 0; d < rank; d++ {
+		if window[d] <= 0 || wstrides[d] <= 0 || bdil[d] <= 0 || wdil[d] <= 0 {
+			return nil, invalidf("window sizes, strides and dilations must be positive")
+		}
+	}
+	rt := op.resultTypes[0]
+	acc := make([]*array, n)
+	for i := 0; i < n; i++ {
+		if !shapesEqual(inputs[i].t.Shape, shape) || inits[i].size() != 1 || !shapesEqual(op.resultTypes[i].Shape, rt.Shape) {
+			return nil, invalidf("reduce_window operand shapes do not match")
+		}
+		acc[i] = broadcastScalar(inits[i], op.resultTypes[i])
+	}
+	if len(rt.Shape) != rank {
+		return nil, invalidf("result rank does not match")
+	}
+	red, err := newReducer(ev, op.regions[0], n)
+	if err != nil {
+		return nil, err
+	}
+	src := strides(shape)
+	o := 0
+	var ferr error
+	forEachIndex(rt.Shape, func(oi []int64) {
+		if ferr != nil {
+			return
+		}
+		forEachIndex(window, func(wi []int64) {
+			if ferr != nil {
+				return
+			}
+			p := 0
+			for d := 0; d < rank; d++ {
+				c := oi[d]*wstrides[d] + wi[d]*wdil[d] - pad[2*d]
+				if c < 0 || c%bdil[d] != 0 || c/bdil[d] >= shape[d] {
+					return // padding or a dilation hole: XLA skips it
+				}
+				p += int(c/bdil[d]) * src[d]
+			}
+			ferr = red.fold(acc, o, inputs, p)
+		})
+		o++
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	return acc, nil
+}

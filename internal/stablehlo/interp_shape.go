@@ -1,0 +1,378 @@
+package stablehlo
+
+// Data-movement ops. Each computes, for every result element, the linear
+// index of its source element and lets take copy the data.
+
+func evalConstant(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a := op.attrs["value"]
+	if a == nil || a.Kind != AttrDense {
+		return nil, unimplementedf("only dense constants are supported")
+	}
+	out, err := denseArray(a, op.resultTypes[0])
+	if err != nil {
+		return nil, err
+	}
+	return []*array{out}, nil
+}
+
+func evalIota(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	t := op.resultTypes[0]
+	dim, err := op.int1("iota_dimension", "dim")
+	if err != nil {
+		return nil, err
+	}
+	if dim < 0 || int(dim) >= len(t.Shape) {
+		return nil, invalidf("iota dimension %d out of range", dim)
+	}
+	out := newArray(t)
+	st := strides(t.Shape)
+	n := out.size()
+	for k := 0; k < n; k++ {
+		v := (k / st[dim]) % int(t.Shape[dim])
+		switch t.Elem.class() {
+		case classF32:
+			out.f32[k] = float32(v)
+		case classF64:
+			out.f64[k] = float64(v)
+		case classInt:
+			out.i[k] = int64(v)
+		case classUint:
+			out.u[k] = uint64(v)
+		default:
+			out.b[k] = v != 0
+		}
+	}
+	out.normalize()
+	return []*array{out}, nil
+}
+
+func evalBroadcastInDim(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a, t := in[0], op.resultTypes[0]
+	dims, err := op.ints("broadcast_dimensions", "dims")
+	if err != nil {
+		return nil, err
+	}
+	if len(dims) != len(a.t.Shape) {
+		return nil, invalidf("broadcast_dimensions %v do not match operand rank %d", dims, len(a.t.Shape))
+	}
+	for i, d := range dims {
+		if d < 0 || int(d) >= len(t.Shape) || (a.t.Shape[i] != 1 && a.t.Shape[i] != t.Shape[d]) {
+			return nil, invalidf("cannot broadcast %s to %s with dims %v", a.t, t, dims)
+		}
+	}
+	if a.t.Elem != t.Elem {
+		return nil, invalidf("broadcast changes the element type")
+	}
+	if a.size() == 1 {
+		return []*array{broadcastScalar(a, t)}, nil
+	}
+	src := strides(a.t.Shape)
+	// step[d] is how far the source index moves when result dim d moves.
+	step := make([]int, len(t.Shape))
+	for i, d := range dims {
+		if a.t.Shape[i] != 1 {
+			step[d] = src[i]
+		}
+	}
+	return []*array{take(a, t, mapIndices(t.Shape, step, 0))}, nil
+}
+
+// mapIndices returns, for every multi-index of shape in row-major order,
+// base + sum(idx[d] * step[d]).
+func mapIndices(shape []int64, step []int, base int) []int {
+	n := 1
+	for _, d := range shape {
+		n *= int(d)
+	}
+	idx := make([]int, 0, n)
+	if n == 0 {
+		return idx
+	}
+	rank := len(shape)
+	if rank == 0 {
+		return append(idx, base)
+	}
+	cur := make([]int, rank)
+	pos := base
+	inner := int(shape[rank-1])
+	innerStep := step[rank-1]
+	for {
+		p := pos
+		for j := 0; j < inner; j++ {
+			idx = append(idx, p)
+			p += innerStep
+		}
+		d := rank - 2
+		for ; d >= 0; d-- {
+			cur[d]++
+			pos += step[d]
+			if cur[d] < int(shape[d]) {
+				break
+			}
+			pos -= step[d] * cur[d]
+			cur[d] = 0
+		}
+		if d < 0 {
+			return idx
+		}
+	}
+}
+
+func evalReshape(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	t := op.resultTypes[0]
+	if in[0].t.NumElements() != t.NumElements() || in[0].t.Elem != t.Elem {
+		return nil, invalidf("cannot reshape %s to %s", in[0].t, t)
+	}
+	return []*array{in[0].withType(t)}, nil
+}
+
+func evalTranspose(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a, t := in[0], op.resultTypes[0]
+	perm, err := op.ints("permutation", "dims")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAxes(perm, len(a.t.Shape), "permutation"); err != nil || len(perm) != len(a.t.Shape) {
+		return nil, invalidf("bad permutation %v", perm)
+	}
+	return []*array{transposeArray(a, perm, t)}, nil
+}
+
+func transposeArray(a *array, perm []int64, t TensorType) *array {
+	src := strides(a.t.Shape)
+	shape := make([]int64, len(perm))
+	step := make([]int, len(perm))
+	for i, p := range perm {
+		shape[i] = a.t.Shape[p]
+		step[i] = src[p]
+	}
+	t.Shape = shape
+	return take(a, t, mapIndices(shape, step, 0))
+}
+
+func evalSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a, t := in[0], op.resultTypes[0]
+	start, err := op.ints("start_indices")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := op.ints("limit_indices")
+	if err != nil {
+		return nil, err
+	}
+	stride, err := op.optInts("strides")
+	if err != nil {
+		return nil, err
+	}
+	rank := len(a.t.Shape)
+	if len(start) != rank || len(limit) != rank || (stride != nil && len(stride) != rank) {
+		return nil, invalidf("slice bounds do not match rank %d", rank)
+	}
+	src := strides(a.t.Shape)
+	shape := make([]int64, rank)
+	step := make([]int, rank)
+	base := 0
+	for d := 0; d < rank; d++ {
+		s := int64(1)
+		if stride != nil {
+			s = stride[d]
+		}
+		if s <= 0 || start[d] < 0 || limit[d] < start[d] || limit[d] > a.t.Shape[d] {
+			return nil, invalidf("bad slice [%d:%d:%d] of dimension %d", start[d], limit[d], s, a.t.Shape[d])
+		}
+		shape[d] = (limit[d] - start[d] + s - 1) / s
+		step[d] = src[d] * int(s)
+		base += int(start[d]) * src[d]
+	}
+	if !shapesEqual(shape, t.Shape) {
+		return nil, invalidf("slice result shape %v does not match %s", shape, t)
+	}
+	return []*array{take(a, t, mapIndices(shape, step, base))}, nil
+}
+
+func shapesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// clampedStarts reads scalar start indices and clamps them so that a window
+// of size sizes fits in shape, as dynamic_slice and dynamic_update_slice do.
+func clampedStarts(idx []*array, shape, sizes []int64) ([]int64, error) {
+	if len(idx) != len(shape) {
+		return nil, invalidf("got %d start indices for rank %d", len(idx), len(shape))
+	}
+	out := make([]int64, len(shape))
+	for d, a := range idx {
+		if a.size() != 1 || a.t.Elem.class() == classF32 || a.t.Elem.class() == classF64 {
+			return nil, invalidf("start index %d must be an integer scalar", d)
+		}
+		if sizes[d] < 0 || sizes[d] > shape[d] {
+			return nil, invalidf("size %d exceeds dimension %d", sizes[d], shape[d])
+		}
+		out[d] = min(max(a.intAt(0), 0), shape[d]-sizes[d])
+	}
+	return out, nil
+}
+
+func evalDynamicSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a, t := in[0], op.resultTypes[0]
+	sizes, err := op.ints("slice_sizes", "sizes")
+	if err != nil {
+		return nil, err
+	}
+	if len(sizes) != len(a.t.Shape) || !shapesEqual(sizes, t.Shape) {
+		return nil, invalidf("slice sizes %v do not match %s", sizes, t)
+	}
+	starts, err := clampedStarts(in[1:], a.t.Shape, sizes)
+	if err != nil {
+		return nil, err
+	}
+	src := strides(a.t.Shape)
+	base := 0
+	for d := range starts {
+		base += int(starts[d]) * src[d]
+	}
+	return []*array{take(a, t, mapIndices(sizes, src, base))}, nil
+}
+
+func evalDynamicUpdateSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) < 2 {
+		return nil, invalidf("dynamic_update_slice needs an operand and an update")
+	}
+	a, upd := in[0], in[1]
+	if a.t.Elem != upd.t.Elem || len(upd.t.Shape) != len(a.t.Shape) {
+		return nil, invalidf("update %s does not fit %s", upd.t, a.t)
+	}
+	starts, err := clampedStarts(in[2:], a.t.Shape, upd.t.Shape)
+	if err != nil {
+		return nil, err
+	}
+	src := strides(a.t.Shape)
+	base := 0
+	for d := range starts {
+		base += int(starts[d]) * src[d]
+	}
+	out := a.clone()
+	for k, dst := range mapIndices(upd.t.Shape, src, base) {
+		copyElem(out, dst, upd, k)
+	}
+	return []*array{out}, nil
+}
+
+func evalConcatenate(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	t := op.resultTypes[0]
+	dim, err := op.int1("dimension", "dim")
+	if err != nil {
+		return nil, err
+	}
+	if len(in) == 0 || dim < 0 || int(dim) >= len(t.Shape) {
+		return nil, invalidf("bad concatenate dimension %d", dim)
+	}
+	out := newArray(t)
+	dst := strides(t.Shape)
+	offset := int64(0)
+	for _, a := range in {
+		if len(a.t.Shape) != len(t.Shape) || a.t.Elem != t.Elem {
+			return nil, invalidf("operand %s does not fit %s", a.t, t)
+		}
+		for d := range t.Shape {
+			if d != int(dim) && a.t.Shape[d] != t.Shape[d] {
+				return nil, invalidf("operand %s does not fit %s", a.t, t)
+			}
+		}
+		if offset+a.t.Shape[dim] > t.Shape[dim] {
+			return nil, invalidf("operands overflow %s", t)
+		}
+		for k, p := range mapIndices(a.t.Shape, dst, int(offset)*dst[dim]) {
+			copyElem(out, p, a, k)
+		}
+		offset += a.t.Shape[dim]
+	}
+	if offset != t.Shape[dim] {
+		return nil, invalidf("operands do not fill %s", t)
+	}
+	return []*array{out}, nil
+}
+
+func evalPad(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a, pv, t := in[0], in[1], op.resultTypes[0]
+	low, err := op.ints("edge_padding_low", "low")
+	if err != nil {
+		return nil, err
+	}
+	high, err := op.ints("edge_padding_high", "high")
+	if err != nil {
+		return nil, err
+	}
+	interior, err := op.ints("interior_padding", "interior")
+	if err != nil {
+		return nil, err
+	}
+	rank := len(a.t.Shape)
+	if len(low) != rank || len(high) != rank || len(interior) != rank || pv.size() != 1 {
+		return nil, invalidf("padding does not match rank %d", rank)
+	}
+	for d := 0; d < rank; d++ {
+		n := a.t.Shape[d]
+		want := low[d] + high[d] + n
+		if n > 0 {
+			want += (n - 1) * interior[d]
+		}
+		if interior[d] < 0 || d >= len(t.Shape) || want != t.Shape[d] {
+			return nil, invalidf("padding does not produce %s", t)
+		}
+	}
+	out := broadcastScalar(pv, t)
+	dst := strides(t.Shape)
+	k := 0
+	forEachIndex(a.t.Shape, func(idx []int64) {
+		p := 0
+		inside := true
+		for d := range idx {
+			c := low[d] + idx[d]*(interior[d]+1)
+			if c < 0 || c >= t.Shape[d] {
+				inside = false
+				break
+			}
+			p += int(c) * dst[d]
+		}
+		if inside {
+			copyElem(out, p, a, k)
+		}
+		k++
+	})
+	return []*array{out}, nil
+}
+
+func evalReverse(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	a := in[0]
+	dims, err := op.ints("dimensions", "dims")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAxes(dims, len(a.t.Shape), "dimensions"); err != nil {
+		return nil, err
+	}
+	src := strides(a.t.Shape)
+	step := append([]int(nil), src...)
+	base := 0
+	for _, d := range dims {
+		step[d] = -src[d]
+		base += int(a.t.Shape[d]-1) * src[d]
+	}
+	return []*array{take(a, a.t, mapIndices(a.t.Shape, step, base))}, nil
+}
+
+func evalIdentity(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != len(op.resultTypes) {
+		return nil, invalidf("%d operands for %d results", len(in), len(op.resultTypes))
+	}
+	return append([]*array(nil), in...), nil
+}

@@ -1,0 +1,85 @@
+package stablehlo
+
+import "sort"
+
+// sort: every 1-D slice along the dimension is sorted by a permutation that
+// the comparator body decides; all operands are permuted alike.
+
+func evalSort(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) == 0 || len(op.regions) != 1 || len(op.resultTypes) != len(in) {
+		return nil, invalidf("sort needs operands, a comparator and as many results")
+	}
+	shape := in[0].t.Shape
+	for _, a := range in {
+		if !shapesEqual(a.t.Shape, shape) {
+			return nil, invalidf("sort operands must share a shape")
+		}
+	}
+	rank := len(shape)
+	dim := int64(-1)
+	if a := op.attr("dimension"); a != nil {
+		dim = a.Int
+	}
+	if dim < 0 {
+		dim += int64(rank)
+	}
+	if rank == 0 {
+		return append([]*array(nil), in...), nil
+	}
+	if dim < 0 || int(dim) >= rank {
+		return nil, invalidf("sort dimension out of range")
+	}
+	body := op.regions[0]
+	n := len(in)
+	if len(body.args) != 2*n || len(body.rets) != 1 {
+		return nil, invalidf("comparator takes %d arguments, want %d", len(body.args), 2*n)
+	}
+	st := strides(shape)
+	length := int(shape[dim])
+	stride := st[dim]
+	// Every slice starts at a multi-index whose dim coordinate is 0.
+	outer := append([]int64(nil), shape...)
+	outer[dim] = 1
+	starts := mapIndices(outer, st, 0)
+	outs := make([]*array, n)
+	for i, a := range in {
+		outs[i] = a.clone()
+	}
+	args := make([]*array, 2*n)
+	perm := make([]int, length)
+	var ferr error
+	for _, base := range starts {
+		for j := range perm {
+			perm[j] = base + j*stride
+		}
+		less := func(x, y int) bool {
+			if ferr != nil {
+				return false
+			}
+			for i, a := range in {
+				args[2*i] = scalarAt(a, perm[x])
+				args[2*i+1] = scalarAt(a, perm[y])
+			}
+			res, err := ev.runRegion(body, args)
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if res[0].b == nil || res[0].size() != 1 {
+				ferr = invalidf("comparator must return an i1 scalar")
+				return false
+			}
+			return res[0].b[0]
+		}
+		sort.SliceStable(perm, less)
+		if ferr != nil {
+			return nil, ferr
+		}
+		for i, a := range in {
+			for j, src := range perm {
+				copyElem(outs[i], base+j*stride, a, src)
+			}
+		}
+	}
+	return outs, nil
+}

@@ -1,0 +1,95 @@
+package stablehlo
+
+// Module is a parsed MLIR module. It is immutable after Parse and safe for
+// concurrent use.
+type Module struct {
+	name          string
+	attrs         map[string]*Attr
+	funcs         map[string]*Func
+	main          *Func
+	unsupported   *Error // first op the interpreter cannot run, if any
+	collectives   bool
+	numPartitions int
+	numReplicas   int
+}
+
+// Func is one func.func.
+type Func struct {
+	Name     string
+	Public   bool
+	params   []Value
+	results  []Value
+	body     *Region
+	numSlots int // SSA values in the function, regions included
+}
+
+// Value describes a function parameter or result.
+type Value struct {
+	Type TensorType
+	// Sharding is the raw mhlo.sharding string, e.g. "{devices=[2,4]<=[8]}",
+	// or one converted from an sdy.sharding attribute; "" when absent.
+	Sharding string
+	// DonorOrAlias is set by jax.buffer_donor = true or tf.aliasing_output.
+	DonorOrAlias bool
+	// Attrs holds every attribute of the argument or result, by name.
+	Attrs map[string]*Attr
+}
+
+// Region is a single-block region: arguments, ops and the values its
+// terminator returns.
+type Region struct {
+	args     []int
+	argTypes []TensorType
+	ops      []*Op
+	rets     []int
+}
+
+// Op is one operation. Operands and results are slots in the frame of the
+// enclosing function.
+type Op struct {
+	Name        string
+	operands    []int
+	operandTyps []TensorType
+	results     []int
+	resultTypes []TensorType
+	attrs       map[string]*Attr
+	regions     []*Region
+	callee      string
+	pos         int // byte offset in the source, for messages
+	line, col   int
+	eval        evalFunc
+}
+
+// NumPartitions returns mhlo.num_partitions (default 1).
+func (m *Module) NumPartitions() int { return m.numPartitions }
+
+// NumReplicas returns mhlo.num_replicas (default 1).
+func (m *Module) NumReplicas() int { return m.numReplicas }
+
+// Main returns the public entry function @main (nil only if Parse failed).
+func (m *Module) Main() *Func { return m.main }
+
+// Name returns the module's symbol name, e.g. "jit_f", or "".
+func (m *Module) Name() string { return m.name }
+
+// Func returns the function with the given name, or nil.
+func (m *Module) Func(name string) *Func { return m.funcs[name] }
+
+// UsesCollectives reports whether the module has cross-device communication
+// or manual (shard_map) partitioning, which a single global run cannot do.
+func (m *Module) UsesCollectives() bool { return m.collectives }
+
+// Unsupported returns an Unimplemented *Error naming the first op or type
+// the interpreter cannot run, or nil when Run can execute every op.
+func (m *Module) Unsupported() error {
+	if m.unsupported == nil {
+		return nil
+	}
+	return m.unsupported
+}
+
+// Params returns the type and attributes of each argument.
+func (f *Func) Params() []Value { return f.params }
+
+// Results returns the type and attributes of each result.
+func (f *Func) Results() []Value { return f.results }

@@ -1,0 +1,134 @@
+package stablehlo
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// parseFloatLiteral reads a float literal; hex literals are bit patterns of
+// the element type (MLIR prints NaN, Inf and inexact values that way).
+func parseFloatLiteral(s string, e ElemType) (float64, error) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		bits, err := strconv.ParseUint(s[2:], 16, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bad hex float %q", s)
+		}
+		switch e {
+		case F16:
+			return float64(f16ToF32(uint16(bits))), nil
+		case BF16:
+			return float64(bf16ToF32(uint16(bits))), nil
+		case F32:
+			return float64(math.Float32frombits(uint32(bits))), nil
+		}
+		return math.Float64frombits(bits), nil
+	}
+	switch s {
+	case "inf", "+inf":
+		return math.Inf(1), nil
+	case "-inf":
+		return math.Inf(-1), nil
+	case "nan":
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return v, nil
+		}
+		return 0, fmt.Errorf("bad float %q", s)
+	}
+	return v, nil
+}
+
+// denseArray materializes a dense attribute as an array of type t.
+func denseArray(a *Attr, t TensorType) (*array, error) {
+	if !t.supported() {
+		return nil, unimplementedf("constant of type %s is not supported", t)
+	}
+	out := newArray(t)
+	n := out.size()
+	if a.denseHex != nil {
+		size := t.Elem.ByteSize()
+		switch len(a.denseHex) {
+		case n * size:
+			return decodeTensor(&Tensor{Type: t, Data: a.denseHex}), nil
+		case size: // splat
+			one := decodeTensor(&Tensor{Type: TensorType{Elem: t.Elem}, Data: a.denseHex})
+			return broadcastScalar(one, t), nil
+		}
+		return nil, invalidf("dense hex data has %d bytes, %s needs %d", len(a.denseHex), t, n*size)
+	}
+	lits := a.denseLits
+	if len(lits) != n && len(lits) != 1 {
+		return nil, invalidf("dense literal has %d elements, %s needs %d", len(lits), t, n)
+	}
+	for k := 0; k < n; k++ {
+		s := lits[0]
+		if len(lits) > 1 {
+			s = lits[k]
+		}
+		if err := setFromLiteral(out, k, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func setFromLiteral(a *array, k int, s string) error {
+	e := a.t.Elem
+	switch a.t.Elem.class() {
+	case classBool:
+		switch s {
+		case "true", "1":
+			a.b[k] = true
+		case "false", "0":
+		default:
+			return invalidf("bad i1 literal %q", s)
+		}
+	case classInt, classUint:
+		v, err := parseIntLiteral(s)
+		if err != nil {
+			if s == "true" || s == "false" {
+				v = map[string]int64{"true": 1}[s]
+			} else {
+				return invalidf("bad %s literal %q", e, s)
+			}
+		}
+		if a.i != nil {
+			a.i[k] = signExtend(e, v)
+		} else {
+			a.u[k] = maskUint(e, uint64(v))
+		}
+	case classF32:
+		v, err := parseFloatLiteral(s, e)
+		if err != nil {
+			return invalidf("%v", err)
+		}
+		a.f32[k] = float32(v)
+		if e != F32 {
+			a.f32[k] = roundScalar16(e, a.f32[k])
+		}
+	case classF64:
+		v, err := parseFloatLiteral(s, e)
+		if err != nil {
+			return invalidf("%v", err)
+		}
+		a.f64[k] = v
+	}
+	return nil
+}
+
+func roundScalar16(e ElemType, v float32) float32 {
+	if e == BF16 {
+		return roundBF16(v)
+	}
+	return roundF16(v)
+}
+
+// broadcastScalar repeats a one-element array to type t.
+func broadcastScalar(one *array, t TensorType) *array {
+	return take(one, t, make([]int, t.NumElements()))
+}

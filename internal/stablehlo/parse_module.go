@@ -1,0 +1,304 @@
+package stablehlo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Parse parses a module in MLIR text form, pretty-printed or generic, as
+// jax.jit(f).lower(...).as_text() prints it. Syntax errors are
+// InvalidArgument *Errors whose message starts with "line:col: ". Ops the
+// interpreter cannot run do not fail Parse; see Module.Unsupported.
+func Parse(src []byte) (m *Module, err error) {
+	p := &parser{lex: lexer{src: src}, meshes: map[string]string{}}
+	p.mod = &Module{funcs: map[string]*Func{}, numPartitions: 1, numReplicas: 1}
+	defer func() {
+		if r := recover(); r != nil {
+			m = nil
+			if pe, ok := r.(*parseError); ok {
+				line, col := position(src, pe.off)
+				err = invalidf("%d:%d: %s", line, col, pe.msg)
+				return
+			}
+			line, col := position(src, p.tok.pos)
+			err = internalf("%d:%d: parser failure: %v", line, col, r)
+		}
+	}()
+	p.advance()
+	p.parseTopLevel()
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return p.mod, nil
+}
+
+func (p *parser) parseTopLevel() {
+	sawModule := false
+	for p.tok.kind != tokEOF {
+		switch {
+		case p.tok.kind == tokHash || p.tok.kind == tokBang: // #loc1 = loc(...), aliases
+			p.advance()
+			p.expectPunct("=")
+			if p.isIdent("loc") {
+				p.skipLoc()
+			} else if p.tok.kind == tokBang || p.isIdent("tensor") {
+				p.parseType()
+			} else {
+				p.parseAttrValue()
+			}
+		case p.isIdent("module"):
+			if sawModule {
+				p.fail("more than one top-level module")
+			}
+			sawModule = true
+			p.parseModule()
+		case p.isIdent("func.func"):
+			p.parseFunc()
+		case p.tok.kind == tokString && p.tok.text == "builtin.module":
+			if sawModule {
+				p.fail("more than one top-level module")
+			}
+			sawModule = true
+			p.parseGenericModule()
+		default:
+			p.fail("expected \"module\", found %s", describe(p.tok))
+		}
+	}
+}
+
+func (p *parser) parseModule() {
+	p.expectIdent("module")
+	if p.tok.kind == tokSymbol {
+		p.mod.name = p.tok.text
+		p.advance()
+	}
+	if p.acceptIdent("attributes") {
+		p.mod.attrs = p.parseDict()
+	}
+	p.expectPunct("{")
+	for !p.isPunct("}") {
+		switch {
+		case p.isIdent("func.func"):
+			p.parseFunc()
+		case p.isIdent("sdy.mesh"):
+			p.advance()
+			name := p.expectKind(tokSymbol, "a mesh name").text
+			p.expectPunct("=")
+			if p.isPunct("<") {
+				p.meshes[name] = p.rawBalanced()
+			} else if p.tok.kind == tokHash {
+				p.parseAttrValue()
+			}
+			if p.isPunct("{") {
+				p.parseDict()
+			}
+			p.skipLoc()
+		case p.tok.kind == tokEOF:
+			p.fail("unexpected end of input in module")
+		default:
+			p.fail("expected \"func.func\" in module, found %s", describe(p.tok))
+		}
+	}
+	p.expectPunct("}")
+	p.skipLoc()
+}
+
+func (p *parser) parseFunc() {
+	p.expectIdent("func.func")
+	f := &Func{}
+	switch {
+	case p.acceptIdent("public"):
+		f.Public = true
+	case p.acceptIdent("private"), p.acceptIdent("nested"):
+	default:
+		f.Public = true // MLIR's default visibility is public
+	}
+	nameTok := p.expectKind(tokSymbol, "a function name")
+	f.Name = nameTok.text
+	if _, dup := p.mod.funcs[f.Name]; dup {
+		p.failAt(nameTok.pos, "redefinition of function @%s", f.Name)
+	}
+	p.fn, p.nslots, p.scopes = f, 0, nil
+	p.pushScope()
+	body := &Region{}
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		t := p.expectKind(tokValue, "an argument name")
+		p.expectPunct(":")
+		v := Value{Type: p.parseType()}
+		if p.isPunct("{") {
+			v.Attrs = p.parseDict()
+		}
+		p.skipLoc()
+		p.fillValue(&v)
+		f.params = append(f.params, v)
+		body.args = append(body.args, p.define(t.text, t.pos))
+		body.argTypes = append(body.argTypes, v.Type)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	if p.tok.kind == tokArrow {
+		p.advance()
+		var attrs []map[string]*Attr
+		var types []TensorType
+		if p.acceptPunct("(") {
+			if !p.isPunct(")") {
+				types = p.parseResultTypesWithAttrs(&attrs)
+			}
+			p.expectPunct(")")
+		} else {
+			types = []TensorType{p.parseType()}
+			attrs = []map[string]*Attr{nil}
+		}
+		for i, t := range types {
+			v := Value{Type: t, Attrs: attrs[i]}
+			p.fillValue(&v)
+			f.results = append(f.results, v)
+		}
+	}
+	if p.acceptIdent("attributes") {
+		p.parseDict()
+	}
+	if p.isPunct("{") {
+		p.parseBlockInto(body)
+		f.body = body
+	}
+	p.skipLoc()
+	f.numSlots = p.nslots
+	p.popScope()
+	p.mod.funcs[f.Name] = f
+}
+
+// fillValue derives Sharding and DonorOrAlias from the attribute dictionary.
+func (p *parser) fillValue(v *Value) {
+	if a := v.Attrs["mhlo.sharding"]; a != nil && a.Kind == AttrString {
+		v.Sharding = a.Str
+	} else if a := v.Attrs["sdy.sharding"]; a != nil {
+		if s, err := sdyToHloSharding(a.Raw, p.meshes); err == nil {
+			v.Sharding = s
+		}
+	}
+	if a := v.Attrs["jax.buffer_donor"]; a != nil && (a.Kind == AttrUnit || (a.Kind == AttrBool && a.Bool)) {
+		v.DonorOrAlias = true
+	}
+	if _, ok := v.Attrs["tf.aliasing_output"]; ok {
+		v.DonorOrAlias = true
+	}
+}
+
+// parseBlockInto parses "{ ops }" into r, in a fresh scope.
+func (p *parser) parseBlockInto(r *Region) {
+	p.expectPunct("{")
+	for !p.isPunct("}") {
+		if p.tok.kind == tokEOF {
+			p.fail("unexpected end of input in block")
+		}
+		if p.parseOp(r) {
+			break
+		}
+	}
+	p.expectPunct("}")
+}
+
+// finish resolves calls and @main and records unsupported ops.
+func (p *parser) finish() error {
+	m := p.mod
+	if a := m.attrs["mhlo.num_partitions"]; a != nil && a.Kind == AttrInt {
+		m.numPartitions = int(a.Int)
+	}
+	if a := m.attrs["mhlo.num_replicas"]; a != nil && a.Kind == AttrInt {
+		m.numReplicas = int(a.Int)
+	}
+	m.main = m.funcs["main"]
+	if m.main == nil || m.main.body == nil {
+		return invalidf("module has no function @main")
+	}
+	for _, name := range sortedFuncNames(m.funcs) {
+		f := m.funcs[name]
+		for _, v := range append(append([]Value(nil), f.params...), f.results...) {
+			if v.Sharding != "" && strings.Contains(v.Sharding, "manual") {
+				m.collectives = true
+			}
+		}
+		if f.body != nil {
+			if err := p.resolveRegion(f.body); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (p *parser) resolveRegion(r *Region) error {
+	m := p.mod
+	for _, op := range r.ops {
+		if isCollective(op) {
+			m.collectives = true
+		}
+		if op.callee != "" && op.Name == "func.call" {
+			f := m.funcs[op.callee]
+			if f == nil || f.body == nil {
+				return invalidf("%d:%d: call to unknown function @%s", op.line, op.col, op.callee)
+			}
+			if len(f.params) != len(op.operands) || len(f.results) != len(op.results) {
+				return invalidf("%d:%d: call to @%s has %d operands and %d results, function has %d and %d",
+					op.line, op.col, op.callee, len(op.operands), len(op.results), len(f.params), len(f.results))
+			}
+		}
+		op.eval = lookupEval(op)
+		if op.eval == nil && m.unsupported == nil {
+			m.unsupported = unimplementedf("%d:%d: op %s is not supported by the interpreter", op.line, op.col, op.Name)
+		}
+		if m.unsupported == nil {
+			for _, t := range append(append([]TensorType(nil), op.resultTypes...), op.operandTyps...) {
+				if !t.supported() {
+					m.unsupported = unimplementedf("%d:%d: op %s: type %s is not supported", op.line, op.col, op.Name, t)
+					break
+				}
+			}
+		}
+		for _, sub := range op.regions {
+			if err := p.resolveRegion(sub); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isCollective(op *Op) bool {
+	switch strings.TrimPrefix(op.Name, "stablehlo.") {
+	case "all_reduce", "all_gather", "collective_permute", "all_to_all", "reduce_scatter",
+		"collective_broadcast", "send", "recv", "partition_id", "replica_id":
+		return true
+	case "custom_call":
+		switch op.callee {
+		case "SPMDFullToShardShape", "SPMDShardToFullShape":
+			return true
+		}
+		if a := op.attrs["mhlo.sharding"]; a != nil && strings.Contains(a.Str, "manual") {
+			return true
+		}
+	}
+	if strings.HasPrefix(op.Name, "sdy.manual_computation") || strings.HasPrefix(op.Name, "sdy.all_") {
+		return true
+	}
+	return false
+}
+
+func sortedFuncNames(m map[string]*Func) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+}
+
+var _ = fmt.Sprint

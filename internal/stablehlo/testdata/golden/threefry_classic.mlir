@@ -1,0 +1,331 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<2xui32>) -> (tensor<2x3xui32> {jax.result_info = "result[0]"}, tensor<5xf32> {jax.result_info = "result[1]"}, tensor<4xi32> {jax.result_info = "result[2]"}, tensor<3x2xui32> {jax.result_info = "result[3]"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<6xui32>
+    %1 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %2 = stablehlo.reshape %1 : (tensor<1xui32>) -> tensor<ui32>
+    %3 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %4 = stablehlo.reshape %3 : (tensor<1xui32>) -> tensor<ui32>
+    %5 = stablehlo.slice %0 [0:3] : (tensor<6xui32>) -> tensor<3xui32>
+    %6 = stablehlo.slice %0 [3:6] : (tensor<6xui32>) -> tensor<3xui32>
+    %7:2 = call @threefry2x32(%2, %4, %5, %6) : (tensor<ui32>, tensor<ui32>, tensor<3xui32>, tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>)
+    %8 = stablehlo.concatenate %7#0, %7#1, dim = 0 : (tensor<3xui32>, tensor<3xui32>) -> tensor<6xui32>
+    %9 = stablehlo.reshape %8 : (tensor<6xui32>) -> tensor<2x3xui32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %10 = call @_uniform(%arg0, %cst, %cst_0) : (tensor<2xui32>, tensor<f32>, tensor<f32>) -> tensor<5xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %c_1 = stablehlo.constant dense<10> : tensor<i32>
+    %11 = call @_randint(%arg0, %c, %c_1) : (tensor<2xui32>, tensor<i32>, tensor<i32>) -> tensor<4xi32>
+    %12 = call @_threefry_split_3(%arg0) : (tensor<2xui32>) -> tensor<3x2xui32>
+    return %9, %10, %11, %12 : tensor<2x3xui32>, tensor<5xf32>, tensor<4xi32>, tensor<3x2xui32>
+  }
+  func.func private @threefry2x32(%arg0: tensor<ui32>, %arg1: tensor<ui32>, %arg2: tensor<3xui32>, %arg3: tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>) {
+    %c = stablehlo.constant dense<[13, 15, 26, 6]> : tensor<4xui32>
+    %c_0 = stablehlo.constant dense<[17, 29, 16, 24]> : tensor<4xui32>
+    %0 = stablehlo.xor %arg0, %arg1 : tensor<ui32>
+    %c_1 = stablehlo.constant dense<466688986> : tensor<ui32>
+    %1 = stablehlo.xor %0, %c_1 : tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %3 = stablehlo.add %arg2, %2 : tensor<3xui32>
+    %4 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %5 = stablehlo.add %arg3, %4 : tensor<3xui32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %6:9 = stablehlo.while(%iterArg = %c_3, %iterArg_4 = %c_2, %iterArg_5 = %3, %iterArg_6 = %5, %iterArg_7 = %arg1, %iterArg_8 = %1, %iterArg_9 = %arg0, %iterArg_10 = %c, %iterArg_11 = %c_0) : tensor<i32>, tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    cond {
+      %c_12 = stablehlo.constant dense<5> : tensor<i32>
+      %7 = stablehlo.compare LT, %iterArg, %c_12, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    } do {
+      %7:8 = func.call @closed_call(%iterArg_4, %iterArg_5, %iterArg_6, %iterArg_7, %iterArg_8, %iterArg_9, %iterArg_10, %iterArg_11) : (tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>) -> (tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>)
+      %c_12 = stablehlo.constant dense<1> : tensor<i32>
+      %8 = stablehlo.add %iterArg, %c_12 : tensor<i32>
+      stablehlo.return %8, %7#0, %7#1, %7#2, %7#3, %7#4, %7#5, %7#6, %7#7 : tensor<i32>, tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    }
+    return %6#2, %6#3 : tensor<3xui32>, tensor<3xui32>
+  }
+  func.func private @closed_call(%arg0: tensor<i32>, %arg1: tensor<3xui32>, %arg2: tensor<3xui32>, %arg3: tensor<ui32>, %arg4: tensor<ui32>, %arg5: tensor<ui32>, %arg6: tensor<4xui32>, %arg7: tensor<4xui32>) -> (tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>) {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.add %arg0, %c : tensor<i32>
+    %1 = stablehlo.slice %arg6 [0:1] : (tensor<4xui32>) -> tensor<1xui32>
+    %2 = stablehlo.reshape %1 : (tensor<1xui32>) -> tensor<ui32>
+    %3 = stablehlo.add %arg1, %arg2 : tensor<3xui32>
+    %4 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %5 = stablehlo.shift_left %arg2, %4 : tensor<3xui32>
+    %c_0 = stablehlo.constant dense<32> : tensor<ui32>
+    %6 = stablehlo.subtract %c_0, %2 : tensor<ui32>
+    %7 = stablehlo.broadcast_in_dim %6, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %8 = stablehlo.shift_right_logical %arg2, %7 : tensor<3xui32>
+    %9 = stablehlo.or %5, %8 : tensor<3xui32>
+    %10 = stablehlo.xor %3, %9 : tensor<3xui32>
+    %11 = stablehlo.slice %arg6 [1:2] : (tensor<4xui32>) -> tensor<1xui32>
+    %12 = stablehlo.reshape %11 : (tensor<1xui32>) -> tensor<ui32>
+    %13 = stablehlo.add %3, %10 : tensor<3xui32>
+    %14 = stablehlo.broadcast_in_dim %12, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %15 = stablehlo.shift_left %10, %14 : tensor<3xui32>
+    %c_1 = stablehlo.constant dense<32> : tensor<ui32>
+    %16 = stablehlo.subtract %c_1, %12 : tensor<ui32>
+    %17 = stablehlo.broadcast_in_dim %16, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %18 = stablehlo.shift_right_logical %10, %17 : tensor<3xui32>
+    %19 = stablehlo.or %15, %18 : tensor<3xui32>
+    %20 = stablehlo.xor %13, %19 : tensor<3xui32>
+    %21 = stablehlo.slice %arg6 [2:3] : (tensor<4xui32>) -> tensor<1xui32>
+    %22 = stablehlo.reshape %21 : (tensor<1xui32>) -> tensor<ui32>
+    %23 = stablehlo.add %13, %20 : tensor<3xui32>
+    %24 = stablehlo.broadcast_in_dim %22, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %25 = stablehlo.shift_left %20, %24 : tensor<3xui32>
+    %c_2 = stablehlo.constant dense<32> : tensor<ui32>
+    %26 = stablehlo.subtract %c_2, %22 : tensor<ui32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %28 = stablehlo.shift_right_logical %20, %27 : tensor<3xui32>
+    %29 = stablehlo.or %25, %28 : tensor<3xui32>
+    %30 = stablehlo.xor %23, %29 : tensor<3xui32>
+    %31 = stablehlo.slice %arg6 [3:4] : (tensor<4xui32>) -> tensor<1xui32>
+    %32 = stablehlo.reshape %31 : (tensor<1xui32>) -> tensor<ui32>
+    %33 = stablehlo.add %23, %30 : tensor<3xui32>
+    %34 = stablehlo.broadcast_in_dim %32, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %35 = stablehlo.shift_left %30, %34 : tensor<3xui32>
+    %c_3 = stablehlo.constant dense<32> : tensor<ui32>
+    %36 = stablehlo.subtract %c_3, %32 : tensor<ui32>
+    %37 = stablehlo.broadcast_in_dim %36, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %38 = stablehlo.shift_right_logical %30, %37 : tensor<3xui32>
+    %39 = stablehlo.or %35, %38 : tensor<3xui32>
+    %40 = stablehlo.xor %33, %39 : tensor<3xui32>
+    %41 = stablehlo.broadcast_in_dim %arg3, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %42 = stablehlo.add %33, %41 : tensor<3xui32>
+    %43 = stablehlo.broadcast_in_dim %arg4, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %44 = stablehlo.add %40, %43 : tensor<3xui32>
+    %c_4 = stablehlo.constant dense<1> : tensor<i32>
+    %45 = stablehlo.add %arg0, %c_4 : tensor<i32>
+    %46 = stablehlo.convert %45 : (tensor<i32>) -> tensor<ui32>
+    %47 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %48 = stablehlo.add %44, %47 : tensor<3xui32>
+    return %0, %42, %48, %arg4, %arg5, %arg3, %arg7, %arg6 : tensor<i32>, tensor<3xui32>, tensor<3xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+  }
+  func.func private @_uniform(%arg0: tensor<2xui32>, %arg1: tensor<f32>, %arg2: tensor<f32>) -> tensor<5xf32> {
+    %0 = stablehlo.convert %arg1 : tensor<f32>
+    %1 = stablehlo.convert %arg2 : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<1xf32>
+    %3 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<1xf32>
+    %c = stablehlo.constant dense<0> : tensor<1xui32>
+    %4 = stablehlo.iota dim = 0 : tensor<5xui32>
+    %5 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %6 = stablehlo.reshape %5 : (tensor<1xui32>) -> tensor<ui32>
+    %7 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %8 = stablehlo.reshape %7 : (tensor<1xui32>) -> tensor<ui32>
+    %9 = stablehlo.concatenate %4, %c, dim = 0 : (tensor<5xui32>, tensor<1xui32>) -> tensor<6xui32>
+    %10 = stablehlo.slice %9 [0:3] : (tensor<6xui32>) -> tensor<3xui32>
+    %11 = stablehlo.slice %9 [3:6] : (tensor<6xui32>) -> tensor<3xui32>
+    %12:2 = call @threefry2x32(%6, %8, %10, %11) : (tensor<ui32>, tensor<ui32>, tensor<3xui32>, tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>)
+    %13 = stablehlo.concatenate %12#0, %12#1, dim = 0 : (tensor<3xui32>, tensor<3xui32>) -> tensor<6xui32>
+    %14 = stablehlo.slice %13 [0:5] : (tensor<6xui32>) -> tensor<5xui32>
+    %c_0 = stablehlo.constant dense<9> : tensor<ui32>
+    %15 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui32>) -> tensor<5xui32>
+    %16 = stablehlo.shift_right_logical %14, %15 : tensor<5xui32>
+    %c_1 = stablehlo.constant dense<1065353216> : tensor<ui32>
+    %17 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui32>) -> tensor<5xui32>
+    %18 = stablehlo.or %16, %17 : tensor<5xui32>
+    %19 = stablehlo.bitcast_convert %18 : (tensor<5xui32>) -> tensor<5xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %20 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<5xf32>
+    %21 = stablehlo.subtract %19, %20 : tensor<5xf32>
+    %22 = stablehlo.subtract %3, %2 : tensor<1xf32>
+    %23 = stablehlo.broadcast_in_dim %22, dims = [0] : (tensor<1xf32>) -> tensor<5xf32>
+    %24 = stablehlo.multiply %21, %23 : tensor<5xf32>
+    %25 = stablehlo.broadcast_in_dim %2, dims = [0] : (tensor<1xf32>) -> tensor<5xf32>
+    %26 = stablehlo.add %24, %25 : tensor<5xf32>
+    %27 = stablehlo.broadcast_in_dim %2, dims = [0] : (tensor<1xf32>) -> tensor<5xf32>
+    %28 = stablehlo.maximum %27, %26 : tensor<5xf32>
+    return %28 : tensor<5xf32>
+  }
+  func.func private @_randint(%arg0: tensor<2xui32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> tensor<4xi32> {
+    %c = stablehlo.constant dense<2147483647> : tensor<i32>
+    %c_0 = stablehlo.constant dense<-2147483648> : tensor<i32>
+    %c_1 = stablehlo.constant dense<2147483647> : tensor<i32>
+    %0 = call @clip(%c, %c_0, %c_1) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %1 = stablehlo.compare GT, %arg2, %0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_2 = stablehlo.constant dense<-2147483648> : tensor<i32>
+    %c_3 = stablehlo.constant dense<2147483647> : tensor<i32>
+    %2 = call @clip_0(%arg1, %c_2, %c_3) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %3 = stablehlo.convert %2 : tensor<i32>
+    %c_4 = stablehlo.constant dense<-2147483648> : tensor<i32>
+    %c_5 = stablehlo.constant dense<2147483647> : tensor<i32>
+    %4 = call @clip_0(%arg2, %c_4, %c_5) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %5 = stablehlo.convert %4 : tensor<i32>
+    %6 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %7 = stablehlo.broadcast_in_dim %5, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %8 = call @_threefry_split(%arg0) : (tensor<2xui32>) -> tensor<2x2xui32>
+    %9 = stablehlo.slice %8 [0:1, 0:2] : (tensor<2x2xui32>) -> tensor<1x2xui32>
+    %10 = stablehlo.reshape %9 : (tensor<1x2xui32>) -> tensor<2xui32>
+    %11 = stablehlo.slice %8 [1:2, 0:2] : (tensor<2x2xui32>) -> tensor<1x2xui32>
+    %12 = stablehlo.reshape %11 : (tensor<1x2xui32>) -> tensor<2xui32>
+    %13 = stablehlo.iota dim = 0 : tensor<4xui32>
+    %14 = stablehlo.slice %10 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %15 = stablehlo.reshape %14 : (tensor<1xui32>) -> tensor<ui32>
+    %16 = stablehlo.slice %10 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %17 = stablehlo.reshape %16 : (tensor<1xui32>) -> tensor<ui32>
+    %18 = stablehlo.slice %13 [0:2] : (tensor<4xui32>) -> tensor<2xui32>
+    %19 = stablehlo.slice %13 [2:4] : (tensor<4xui32>) -> tensor<2xui32>
+    %20:2 = call @threefry2x32_1(%15, %17, %18, %19) : (tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>) -> (tensor<2xui32>, tensor<2xui32>)
+    %21 = stablehlo.concatenate %20#0, %20#1, dim = 0 : (tensor<2xui32>, tensor<2xui32>) -> tensor<4xui32>
+    %22 = stablehlo.iota dim = 0 : tensor<4xui32>
+    %23 = stablehlo.slice %12 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %24 = stablehlo.reshape %23 : (tensor<1xui32>) -> tensor<ui32>
+    %25 = stablehlo.slice %12 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %26 = stablehlo.reshape %25 : (tensor<1xui32>) -> tensor<ui32>
+    %27 = stablehlo.slice %22 [0:2] : (tensor<4xui32>) -> tensor<2xui32>
+    %28 = stablehlo.slice %22 [2:4] : (tensor<4xui32>) -> tensor<2xui32>
+    %29:2 = call @threefry2x32_1(%24, %26, %27, %28) : (tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>) -> (tensor<2xui32>, tensor<2xui32>)
+    %30 = stablehlo.concatenate %29#0, %29#1, dim = 0 : (tensor<2xui32>, tensor<2xui32>) -> tensor<4xui32>
+    %31 = stablehlo.subtract %7, %6 : tensor<1xi32>
+    %32 = stablehlo.convert %31 : (tensor<1xi32>) -> tensor<1xui32>
+    %33 = stablehlo.compare LE, %7, %6, SIGNED : (tensor<1xi32>, tensor<1xi32>) -> tensor<1xi1>
+    %c_6 = stablehlo.constant dense<1> : tensor<ui32>
+    %34 = stablehlo.broadcast_in_dim %c_6, dims = [] : (tensor<ui32>) -> tensor<1xui32>
+    %35 = stablehlo.select %33, %34, %32 : tensor<1xi1>, tensor<1xui32>
+    %36 = stablehlo.compare GT, %7, %6, SIGNED : (tensor<1xi32>, tensor<1xi32>) -> tensor<1xi1>
+    %37 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<i1>) -> tensor<1xi1>
+    %38 = stablehlo.and %37, %36 : tensor<1xi1>
+    %c_7 = stablehlo.constant dense<1> : tensor<ui32>
+    %39 = stablehlo.broadcast_in_dim %c_7, dims = [] : (tensor<ui32>) -> tensor<1xui32>
+    %40 = stablehlo.add %35, %39 : tensor<1xui32>
+    %41 = stablehlo.select %38, %40, %35 : tensor<1xi1>, tensor<1xui32>
+    %c_8 = stablehlo.constant dense<65536> : tensor<ui32>
+    %42 = stablehlo.broadcast_in_dim %c_8, dims = [] : (tensor<ui32>) -> tensor<1xui32>
+    %43 = stablehlo.remainder %42, %41 : tensor<1xui32>
+    %44 = stablehlo.multiply %43, %43 : tensor<1xui32>
+    %45 = stablehlo.remainder %44, %41 : tensor<1xui32>
+    %46 = stablehlo.broadcast_in_dim %41, dims = [0] : (tensor<1xui32>) -> tensor<4xui32>
+    %47 = stablehlo.remainder %21, %46 : tensor<4xui32>
+    %48 = stablehlo.broadcast_in_dim %45, dims = [0] : (tensor<1xui32>) -> tensor<4xui32>
+    %49 = stablehlo.multiply %47, %48 : tensor<4xui32>
+    %50 = stablehlo.broadcast_in_dim %41, dims = [0] : (tensor<1xui32>) -> tensor<4xui32>
+    %51 = stablehlo.remainder %30, %50 : tensor<4xui32>
+    %52 = stablehlo.add %49, %51 : tensor<4xui32>
+    %53 = stablehlo.broadcast_in_dim %41, dims = [0] : (tensor<1xui32>) -> tensor<4xui32>
+    %54 = stablehlo.remainder %52, %53 : tensor<4xui32>
+    %55 = stablehlo.convert %54 : (tensor<4xui32>) -> tensor<4xi32>
+    %56 = stablehlo.broadcast_in_dim %6, dims = [0] : (tensor<1xi32>) -> tensor<4xi32>
+    %57 = stablehlo.add %56, %55 : tensor<4xi32>
+    return %57 : tensor<4xi32>
+  }
+  func.func private @clip(%arg0: tensor<i32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> tensor<i32> {
+    %0 = stablehlo.maximum %arg1, %arg0 : tensor<i32>
+    %1 = stablehlo.minimum %arg2, %0 : tensor<i32>
+    return %1 : tensor<i32>
+  }
+  func.func private @clip_0(%arg0: tensor<i32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> tensor<i32> {
+    %0 = stablehlo.maximum %arg1, %arg0 : tensor<i32>
+    %1 = stablehlo.minimum %arg2, %0 : tensor<i32>
+    return %1 : tensor<i32>
+  }
+  func.func private @_threefry_split(%arg0: tensor<2xui32>) -> tensor<2x2xui32> {
+    %0 = stablehlo.iota dim = 0 : tensor<4xui32>
+    %1 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %2 = stablehlo.reshape %1 : (tensor<1xui32>) -> tensor<ui32>
+    %3 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %4 = stablehlo.reshape %3 : (tensor<1xui32>) -> tensor<ui32>
+    %5 = stablehlo.slice %0 [0:2] : (tensor<4xui32>) -> tensor<2xui32>
+    %6 = stablehlo.slice %0 [2:4] : (tensor<4xui32>) -> tensor<2xui32>
+    %7:2 = call @threefry2x32_1(%2, %4, %5, %6) : (tensor<ui32>, tensor<ui32>, tensor<2xui32>, tensor<2xui32>) -> (tensor<2xui32>, tensor<2xui32>)
+    %8 = stablehlo.concatenate %7#0, %7#1, dim = 0 : (tensor<2xui32>, tensor<2xui32>) -> tensor<4xui32>
+    %9 = stablehlo.reshape %8 : (tensor<4xui32>) -> tensor<2x2xui32>
+    return %9 : tensor<2x2xui32>
+  }
+  func.func private @threefry2x32_1(%arg0: tensor<ui32>, %arg1: tensor<ui32>, %arg2: tensor<2xui32>, %arg3: tensor<2xui32>) -> (tensor<2xui32>, tensor<2xui32>) {
+    %c = stablehlo.constant dense<[13, 15, 26, 6]> : tensor<4xui32>
+    %c_0 = stablehlo.constant dense<[17, 29, 16, 24]> : tensor<4xui32>
+    %0 = stablehlo.xor %arg0, %arg1 : tensor<ui32>
+    %c_1 = stablehlo.constant dense<466688986> : tensor<ui32>
+    %1 = stablehlo.xor %0, %c_1 : tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %3 = stablehlo.add %arg2, %2 : tensor<2xui32>
+    %4 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %5 = stablehlo.add %arg3, %4 : tensor<2xui32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %6:9 = stablehlo.while(%iterArg = %c_3, %iterArg_4 = %c_2, %iterArg_5 = %3, %iterArg_6 = %5, %iterArg_7 = %arg1, %iterArg_8 = %1, %iterArg_9 = %arg0, %iterArg_10 = %c, %iterArg_11 = %c_0) : tensor<i32>, tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    cond {
+      %c_12 = stablehlo.constant dense<5> : tensor<i32>
+      %7 = stablehlo.compare LT, %iterArg, %c_12, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    } do {
+      %7:8 = func.call @closed_call_2(%iterArg_4, %iterArg_5, %iterArg_6, %iterArg_7, %iterArg_8, %iterArg_9, %iterArg_10, %iterArg_11) : (tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>) -> (tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>)
+      %c_12 = stablehlo.constant dense<1> : tensor<i32>
+      %8 = stablehlo.add %iterArg, %c_12 : tensor<i32>
+      stablehlo.return %8, %7#0, %7#1, %7#2, %7#3, %7#4, %7#5, %7#6, %7#7 : tensor<i32>, tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    }
+    return %6#2, %6#3 : tensor<2xui32>, tensor<2xui32>
+  }
+  func.func private @closed_call_2(%arg0: tensor<i32>, %arg1: tensor<2xui32>, %arg2: tensor<2xui32>, %arg3: tensor<ui32>, %arg4: tensor<ui32>, %arg5: tensor<ui32>, %arg6: tensor<4xui32>, %arg7: tensor<4xui32>) -> (tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>) {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.add %arg0, %c : tensor<i32>
+    %1 = stablehlo.slice %arg6 [0:1] : (tensor<4xui32>) -> tensor<1xui32>
+    %2 = stablehlo.reshape %1 : (tensor<1xui32>) -> tensor<ui32>
+    %3 = stablehlo.add %arg1, %arg2 : tensor<2xui32>
+    %4 = stablehlo.broadcast_in_dim %2, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %5 = stablehlo.shift_left %arg2, %4 : tensor<2xui32>
+    %c_0 = stablehlo.constant dense<32> : tensor<ui32>
+    %6 = stablehlo.subtract %c_0, %2 : tensor<ui32>
+    %7 = stablehlo.broadcast_in_dim %6, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %8 = stablehlo.shift_right_logical %arg2, %7 : tensor<2xui32>
+    %9 = stablehlo.or %5, %8 : tensor<2xui32>
+    %10 = stablehlo.xor %3, %9 : tensor<2xui32>
+    %11 = stablehlo.slice %arg6 [1:2] : (tensor<4xui32>) -> tensor<1xui32>
+    %12 = stablehlo.reshape %11 : (tensor<1xui32>) -> tensor<ui32>
+    %13 = stablehlo.add %3, %10 : tensor<2xui32>
+    %14 = stablehlo.broadcast_in_dim %12, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %15 = stablehlo.shift_left %10, %14 : tensor<2xui32>
+    %c_1 = stablehlo.constant dense<32> : tensor<ui32>
+    %16 = stablehlo.subtract %c_1, %12 : tensor<ui32>
+    %17 = stablehlo.broadcast_in_dim %16, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %18 = stablehlo.shift_right_logical %10, %17 : tensor<2xui32>
+    %19 = stablehlo.or %15, %18 : tensor<2xui32>
+    %20 = stablehlo.xor %13, %19 : tensor<2xui32>
+    %21 = stablehlo.slice %arg6 [2:3] : (tensor<4xui32>) -> tensor<1xui32>
+    %22 = stablehlo.reshape %21 : (tensor<1xui32>) -> tensor<ui32>
+    %23 = stablehlo.add %13, %20 : tensor<2xui32>
+    %24 = stablehlo.broadcast_in_dim %22, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %25 = stablehlo.shift_left %20, %24 : tensor<2xui32>
+    %c_2 = stablehlo.constant dense<32> : tensor<ui32>
+    %26 = stablehlo.subtract %c_2, %22 : tensor<ui32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %28 = stablehlo.shift_right_logical %20, %27 : tensor<2xui32>
+    %29 = stablehlo.or %25, %28 : tensor<2xui32>
+    %30 = stablehlo.xor %23, %29 : tensor<2xui32>
+    %31 = stablehlo.slice %arg6 [3:4] : (tensor<4xui32>) -> tensor<1xui32>
+    %32 = stablehlo.reshape %31 : (tensor<1xui32>) -> tensor<ui32>
+    %33 = stablehlo.add %23, %30 : tensor<2xui32>
+    %34 = stablehlo.broadcast_in_dim %32, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %35 = stablehlo.shift_left %30, %34 : tensor<2xui32>
+    %c_3 = stablehlo.constant dense<32> : tensor<ui32>
+    %36 = stablehlo.subtract %c_3, %32 : tensor<ui32>
+    %37 = stablehlo.broadcast_in_dim %36, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %38 = stablehlo.shift_right_logical %30, %37 : tensor<2xui32>
+    %39 = stablehlo.or %35, %38 : tensor<2xui32>
+    %40 = stablehlo.xor %33, %39 : tensor<2xui32>
+    %41 = stablehlo.broadcast_in_dim %arg3, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %42 = stablehlo.add %33, %41 : tensor<2xui32>
+    %43 = stablehlo.broadcast_in_dim %arg4, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %44 = stablehlo.add %40, %43 : tensor<2xui32>
+    %c_4 = stablehlo.constant dense<1> : tensor<i32>
+    %45 = stablehlo.add %arg0, %c_4 : tensor<i32>
+    %46 = stablehlo.convert %45 : (tensor<i32>) -> tensor<ui32>
+    %47 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<ui32>) -> tensor<2xui32>
+    %48 = stablehlo.add %44, %47 : tensor<2xui32>
+    return %0, %42, %48, %arg4, %arg5, %arg3, %arg7, %arg6 : tensor<i32>, tensor<2xui32>, tensor<2xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+  }
+  func.func private @_threefry_split_3(%arg0: tensor<2xui32>) -> tensor<3x2xui32> {
+    %0 = stablehlo.iota dim = 0 : tensor<6xui32>
+    %1 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %2 = stablehlo.reshape %1 : (tensor<1xui32>) -> tensor<ui32>
+    %3 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %4 = stablehlo.reshape %3 : (tensor<1xui32>) -> tensor<ui32>
+    %5 = stablehlo.slice %0 [0:3] : (tensor<6xui32>) -> tensor<3xui32>
+    %6 = stablehlo.slice %0 [3:6] : (tensor<6xui32>) -> tensor<3xui32>
+    %7:2 = call @threefry2x32(%2, %4, %5, %6) : (tensor<ui32>, tensor<ui32>, tensor<3xui32>, tensor<3xui32>) -> (tensor<3xui32>, tensor<3xui32>)
+    %8 = stablehlo.concatenate %7#0, %7#1, dim = 0 : (tensor<3xui32>, tensor<3xui32>) -> tensor<6xui32>
+    %9 = stablehlo.reshape %8 : (tensor<6xui32>) -> tensor<3x2xui32>
+    return %9 : tensor<3x2xui32>
+  }
+}

@@ -1,0 +1,143 @@
+package stablehlo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ElemType is a tensor element type.
+type ElemType int
+
+// Element types the interpreter supports. ElemInvalid marks anything else
+// (complex, f8, token, ...), which parses but does not run.
+const (
+	ElemInvalid ElemType = iota
+	Bool                 // i1, one byte per element (0 or 1) in Tensor.Data
+	I8
+	I16
+	I32
+	I64
+	U8
+	U16
+	U32
+	U64
+	F16
+	BF16
+	F32
+	F64
+)
+
+var elemNames = [...]string{
+	ElemInvalid: "invalid", Bool: "i1", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
+	U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64", F16: "f16", BF16: "bf16", F32: "f32", F64: "f64",
+}
+
+var elemSizes = [...]int{0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8}
+
+// String returns the MLIR spelling, e.g. "f32", "ui8", "i1".
+func (e ElemType) String() string {
+	if e < 0 || int(e) >= len(elemNames) {
+		return "invalid"
+	}
+	return elemNames[e]
+}
+
+// ByteSize is the size of one element in Tensor.Data.
+func (e ElemType) ByteSize() int {
+	if e < 0 || int(e) >= len(elemSizes) {
+		return 0
+	}
+	return elemSizes[e]
+}
+
+// ParseElemType maps an MLIR element type name to an ElemType.
+func ParseElemType(s string) (ElemType, bool) {
+	for i, n := range elemNames {
+		if n == s && i != int(ElemInvalid) {
+			return ElemType(i), true
+		}
+	}
+	return ElemInvalid, false
+}
+
+// bits is the width in bits (1 for Bool).
+func (e ElemType) bits() int {
+	if e == Bool {
+		return 1
+	}
+	return 8 * e.ByteSize()
+}
+
+func (e ElemType) isFloat() bool    { return e >= F16 && e <= F64 }
+func (e ElemType) isSigned() bool   { return e >= I8 && e <= I64 }
+func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
+func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }
+
+// TensorType is a ranked tensor type with static shape.
+type TensorType struct {
+	Elem  ElemType
+	Shape []int64
+	// raw keeps the original spelling of types the interpreter cannot run
+	// (e.g. "complex<f32>", "!stablehlo.token") so errors can name them.
+	raw string
+}
+
+// NumElements is the product of the dimensions (1 for a scalar).
+func (t TensorType) NumElements() int64 {
+	n := int64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// String prints the type in MLIR syntax, e.g. "tensor<2x3xf32>".
+func (t TensorType) String() string {
+	if t.raw != "" {
+		return t.raw
+	}
+	var b strings.Builder
+	b.WriteString("tensor<")
+	for _, d := range t.Shape {
+		b.WriteString(strconv.FormatInt(d, 10))
+		b.WriteByte('x')
+	}
+	b.WriteString(t.Elem.String())
+	b.WriteByte('>')
+	return b.String()
+}
+
+// Equal reports whether two types have the same element type and shape.
+func (t TensorType) Equal(o TensorType) bool {
+	if t.Elem != o.Elem || len(t.Shape) != len(o.Shape) || t.raw != o.raw {
+		return false
+	}
+	for i := range t.Shape {
+		if t.Shape[i] != o.Shape[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (t TensorType) supported() bool { return t.Elem != ElemInvalid && t.raw == "" }
+
+// Tensor is a dense row-major little-endian array. Bool uses one byte per element.
+type Tensor struct {
+	Type TensorType
+	Data []byte
+}
+
+// NewTensor checks that data has the size t needs and wraps it.
+func NewTensor(t TensorType, data []byte) (*Tensor, error) {
+	if !t.supported() {
+		return nil, unimplementedf("element type %s is not supported", t)
+	}
+	if want := t.NumElements() * int64(t.Elem.ByteSize()); int64(len(data)) != want {
+		return nil, invalidf("%s needs %d bytes, got %d", t, want, len(data))
+	}
+	return &Tensor{Type: t, Data: data}, nil
+}
+
+func (t *Tensor) String() string { return fmt.Sprintf("%s(%d bytes)", t.Type, len(t.Data)) }
