@@ -2,17 +2,252 @@ package gocpu
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
+// Compile parses a StableHLO text module and checks that the interpreter can run it.
+// An SPMD module (mhlo.num_partitions > 1) runs as its global program on the
+// assembled inputs; its outputs are split by their result shardings. Bytecode,
+// plugin programs, replicas and collectives are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: compiling programs is not implemented yet")
+	if opts == nil {
+		opts = &ifrt.CompileOptions{}
+	}
+	p, ok := program.(*ifrt.MLIRProgram)
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO text is supported", program)
+	}
+	if p.IsBytecode() {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: MLIR bytecode (a StableHLO portable artifact) is not supported; send StableHLO text or use a PJRT backend")
+	}
+	m, err := stablehlo.Parse(p.Module)
+	if err != nil {
+		return nil, fromStablehlo(err)
+	}
+	if err := m.Unsupported(); err != nil {
+		return nil, fromStablehlo(err)
+	}
+	if m.UsesCollectives() {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: programs with collectives or manual partitioning cannot run on gocpu")
+	}
+	if m.NumReplicas() != 1 {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+	}
+	devices := opts.Devices
+	if len(devices) == 0 {
+		devices = c.devices[:m.NumPartitions()]
+	}
+	if err := c.checkSharding(&ifrt.HloSharding{DeviceList: devices, Spec: ifrt.Replicated()}); err != nil {
+		return nil, err
+	}
+	if len(devices) != m.NumPartitions() {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
+	}
+	params, err := argumentInfos(m.Main().Params())
+	if err != nil {
+		return nil, err
+	}
+	outputs, err := argumentInfos(m.Main().Results())
+	if err != nil {
+		return nil, err
+	}
+	var donatable []int
+	for i, v := range m.Main().Params() {
+		if v.DonorOrAlias {
+			donatable = append(donatable, i)
+		}
+	}
+	sum := sha256.Sum256(p.Module)
+	e := &executable{
+		client: c, module: m, devices: devices, params: params, outputs: outputs,
+		donatable: donatable, fingerprint: hex.EncodeToString(sum[:16]),
+	}
+	c.mu.Lock()
+	c.executables[e] = struct{}{}
+	c.mu.Unlock()
+	return e, nil
 }
 
-type executable struct{ ifrt.UnimplementedExecutable }
+// fromStablehlo gives an interpreter error its ifrt code.
+func fromStablehlo(err error) error {
+	var se *stablehlo.Error
+	if errors.As(err, &se) {
+		return ifrt.WithCode(ifrt.Code(se.Code()), err)
+	}
+	return err // context errors keep their own codes
+}
 
-func (e *executable) free() {}
+var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
+	stablehlo.Bool: ifrt.PRED, stablehlo.I8: ifrt.S8, stablehlo.I16: ifrt.S16, stablehlo.I32: ifrt.S32,
+	stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
+	stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
+	stablehlo.F64: ifrt.F64,
+}
+
+func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
+	out := make([]ifrt.ArgumentInfo, len(values))
+	for i, v := range values {
+		d, ok := elemDTypes[v.Type.Elem]
+		if !ok {
+			return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: element type of %v is not supported", v.Type)
+		}
+		out[i] = ifrt.ArgumentInfo{DType: d, Shape: ifrt.Shape(slices.Clone(v.Type.Shape))}
+		if v.Sharding != "" {
+			hs, err := stablehlo.ParseHloSharding(v.Sharding)
+			if err != nil {
+				return nil, fromStablehlo(err)
+			}
+			op, err := opSharding(hs)
+			if err != nil {
+				return nil, err
+			}
+			out[i].OpSharding = &op
+		}
+	}
+	return out, nil
+}
+
+func opSharding(hs *stablehlo.HloSharding) (ifrt.OpSharding, error) {
+	op := ifrt.OpSharding{
+		TileAssignmentDimensions: hs.TileAssignmentDims,
+		TileAssignmentDevices:    hs.TileAssignmentDevices,
+		IotaReshapeDims:          hs.IotaReshapeDims,
+		ReplicateOnLastTileDim:   hs.ReplicateOnLastTileDim,
+	}
+	for _, p := range hs.IotaTransposePerm {
+		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
+	}
+	switch hs.Type {
+	case stablehlo.ShardingReplicated:
+		op.Type = ifrt.OpShardingReplicated
+	case stablehlo.ShardingMaximal:
+		op.Type = ifrt.OpShardingMaximal
+	case stablehlo.ShardingOther:
+		op.Type = ifrt.OpShardingOther
+	default:
+		return op, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %v sharding is not supported", hs.Type)
+	}
+	for _, t := range hs.LastTileDims {
+		if t != "replicated" {
+			return op, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %s subgroups are not supported", t)
+		}
+		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	}
+	return op, nil
+}
+
+// executable is a parsed module bound to its devices.
+type executable struct {
+	ifrt.UnimplementedExecutable
+
+	client      *Client
+	module      *stablehlo.Module
+	devices     ifrt.DeviceList
+	params      []ifrt.ArgumentInfo
+	outputs     []ifrt.ArgumentInfo
+	donatable   []int
+	fingerprint string
+
+	mu      sync.RWMutex
+	deleted bool
+}
+
+func (e *executable) Name() string                    { return e.module.Name() }
+func (e *executable) Fingerprint() string             { return e.fingerprint }
+func (e *executable) Devices() ifrt.DeviceList        { return e.devices }
+func (e *executable) Parameters() []ifrt.ArgumentInfo { return e.params }
+func (e *executable) Outputs() []ifrt.ArgumentInfo    { return e.outputs }
+func (e *executable) DonatableParameters() []int      { return e.donatable }
+func (e *executable) As(any) bool                     { return false }
+func (e *executable) IsDeleted() bool                 { e.mu.RLock(); defer e.mu.RUnlock(); return e.deleted }
+func (e *executable) free()                           { e.mu.Lock(); e.deleted = true; e.mu.Unlock() }
+func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
+	switch {
+	case info.OpSharding != nil:
+		return ifrt.NewHloSharding(e.devices, "", *info.OpSharding)
+	case len(e.devices) == 1:
+		return ifrt.NewSingleDeviceSharding(e.devices[0], ""), nil
+	}
+	return ifrt.NewHloSharding(e.devices, "", ifrt.Replicated())
+}
+
+func (e *executable) Delete() *ifrt.Future {
+	e.free()
+	e.client.mu.Lock()
+	delete(e.client.executables, e)
+	e.client.mu.Unlock()
+	return ifrt.ReadyFuture(nil)
+}
+
+func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
+	if err := e.client.checkOpen(); err != nil {
+		return nil, err
+	}
+	if e.IsDeleted() {
+		return nil, ifrt.ErrExecutableDeleted
+	}
+	if opts == nil {
+		opts = &ifrt.ExecuteOptions{}
+	}
+	if len(args) != len(e.params) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", e.Name(), len(e.params), len(args))
+	}
+	arrays, err := e.client.take(args)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]*stablehlo.Tensor, len(arrays))
+	for i, a := range arrays {
+		p := e.params[i]
+		if a.spec.DType != p.DType || !a.spec.Shape.Equal(p.Shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d is %v%v, %s wants %v%v", i, a.spec.DType, a.spec.Shape, e.Name(), p.DType, p.Shape)
+		}
+		for _, d := range a.spec.Sharding.Devices() {
+			if e.devices.Index(d.ID) < 0 {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())
+			}
+		}
+		full, err := a.dense()
+		if err != nil {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
+		}
+		inputs[i] = &stablehlo.Tensor{Type: e.module.Main().Params()[i].Type, Data: full}
+	}
+	results, err := e.module.Run(ctx, inputs)
+	if err != nil {
+		return nil, fromStablehlo(err)
+	}
+	outs := make([]ifrt.Array, len(results))
+	for i, r := range results {
+		s, err := e.shardingOf(e.outputs[i])
+		if err != nil {
+			return nil, err
+		}
+		spec := ifrt.ArraySpec{DType: e.outputs[i].DType, Shape: e.outputs[i].Shape, Sharding: s}
+		shards, err := e.client.split(spec, r.Data)
+		if err != nil {
+			return nil, err
+		}
+		outs[i] = e.client.newArray(spec, shards)
+	}
+	for _, i := range e.donatable {
+		if !slices.Contains(opts.NonDonatableInputs, i) {
+			arrays[i].Delete()
+		}
+	}
+	res := &ifrt.ExecuteResult{Outputs: outs}
+	if opts.FillStatus {
+		res.Status = ifrt.ReadyFuture(nil)
+	}
+	return res, nil
+}

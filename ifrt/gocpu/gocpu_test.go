@@ -17,5 +17,6 @@ func TestConformance(t *testing.T) {
 			}
 			return c
 		},
+		Programs: true,
 	})
 }

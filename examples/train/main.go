@@ -1,0 +1,171 @@
+// Command train is a Go-native training driver: it trains a small MLP with SGD,
+// data-parallel over every device of the client, with no Python at run time.
+//
+// The training step (forward, backward and update) is StableHLO text that JAX
+// lowered once (train_step.mlir, made by gen_step.py): parameters replicated, the
+// batch split by rows over the devices. Each step puts a fresh batch on the devices,
+// runs the step, keeps the new parameters on the devices and prints the loss.
+//
+//	go run ./examples/train -steps 100
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+)
+
+//go:embed train_step.mlir
+var trainStep []byte
+
+// The model's sizes, as gen_step.py lowered them.
+const (
+	devices = 8
+	batch   = 64
+	in      = 8
+	hidden  = 32
+	out     = 1
+)
+
+func main() {
+	steps := flag.Int("steps", 100, "training steps")
+	seed := flag.Uint64("seed", 1, "seed for the initial parameters and the data")
+	flag.Parse()
+	log.SetFlags(0)
+
+	client, err := gocpu.New(gocpu.Config{Devices: devices})
+	if err != nil {
+		log.Fatalf("train: %v", err)
+	}
+	defer client.Close()
+	losses, err := train(context.Background(), client, *steps, *seed, os.Stdout)
+	if err != nil {
+		log.Fatalf("train: %v", err)
+	}
+	fmt.Printf("loss %.5f -> %.5f over %d steps\n", losses[0], losses[len(losses)-1], len(losses))
+}
+
+// train runs steps SGD steps on the client's first 8 devices and returns the loss of
+// each step.
+func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io.Writer) ([]float32, error) {
+	devs := client.AddressableDevices()
+	if len(devs) < devices {
+		return nil, fmt.Errorf("the step needs %d devices, the client has %d", devices, len(devs))
+	}
+	devs = devs[:devices]
+	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: trainStep}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		return nil, fmt.Errorf("compile the training step: %w", err)
+	}
+	defer exe.Delete()
+
+	replicated, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ifrt.NewTiledSharding(devs, devices, 1)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(seed, 0))
+	put := func(values []float32, shape ifrt.Shape, s ifrt.Sharding) (ifrt.Array, error) {
+		return client.MakeArrayFromHostBuffer(ctx, f32Bytes(values), ifrt.ArraySpec{DType: ifrt.F32, Shape: shape, Sharding: s}, nil)
+	}
+
+	// Parameters: w1, b1, w2, b2, scaled for tanh.
+	var params []ifrt.Array
+	for _, p := range []struct {
+		shape ifrt.Shape
+		scale float64
+	}{{ifrt.Shape{in, hidden}, 1 / math.Sqrt(in)}, {ifrt.Shape{hidden}, 0}, {ifrt.Shape{hidden, out}, 1 / math.Sqrt(hidden)}, {ifrt.Shape{out}, 0}} {
+		a, err := put(normal(r, int(p.shape.NumElements()), p.scale), p.shape, replicated)
+		if err != nil {
+			return nil, err
+		}
+		params = append(params, a)
+	}
+
+	losses := make([]float32, 0, steps)
+	for step := range steps {
+		xs, ys := batchOf(r)
+		x, err := put(xs, ifrt.Shape{batch, in}, rows)
+		if err != nil {
+			return nil, err
+		}
+		y, err := put(ys, ifrt.Shape{batch, out}, rows)
+		if err != nil {
+			return nil, err
+		}
+		res, err := exe.Execute(ctx, append(params[:4:4], x, y), nil)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", step, err)
+		}
+		for _, a := range append(params, x, y) {
+			a.Delete()
+		}
+		params = res.Outputs[:4]
+		loss, err := scalar(ctx, res.Outputs[4])
+		if err != nil {
+			return nil, err
+		}
+		res.Outputs[4].Delete()
+		losses = append(losses, loss)
+		fmt.Fprintf(w, "step %4d/%d %s loss %.5f\n", step+1, steps, bar(step+1, steps), loss)
+	}
+	for _, a := range params {
+		a.Delete()
+	}
+	return losses, nil
+}
+
+// batchOf draws a batch of the regression task y = sin(x0 + x1) + x2*x3/2.
+func batchOf(r *rand.Rand) (xs, ys []float32) {
+	xs = normal(r, batch*in, 1)
+	ys = make([]float32, batch*out)
+	for i := range batch {
+		x := xs[i*in:]
+		ys[i] = float32(math.Sin(float64(x[0]+x[1])) + float64(x[2]*x[3])/2)
+	}
+	return xs, ys
+}
+
+func normal(r *rand.Rand, n int, scale float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(r.NormFloat64() * scale)
+	}
+	return out
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func scalar(ctx context.Context, a ifrt.Array) (float32, error) {
+	b := make([]byte, 4)
+	if err := a.CopyToHostBuffer(ctx, b, nil); err != nil {
+		return 0, err
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(b)), nil
+}
+
+func bar(done, total int) string {
+	const width = 30
+	n := done * width / total
+	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+}
