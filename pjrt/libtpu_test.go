@@ -1,0 +1,163 @@
+package pjrt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// libtpu is loaded in a child process (this test binary re-run): it is a 550 MB
+// library that initializes TPU drivers, and a hang or a changed signal handler
+// there must not take the rest of the tests with it.
+const libtpuChildEnv = "PATHWAYS_PJRT_LIBTPU_CHILD"
+
+func libtpuPath(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("PATHWAYS_LIBTPU")
+	if path == "" {
+		dir, _ := os.Getwd()
+		for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				break
+			}
+		}
+		path = filepath.Join(dir, ".plugins", "libtpu.so")
+	}
+	if _, err := os.Stat(path); err != nil {
+		msg := "libtpu not found at " + path + " (set PATHWAYS_LIBTPU or run scripts/setup_plugins.sh)"
+		if os.Getenv("PATHWAYS_REQUIRE_PLUGINS") == "1" {
+			t.Fatal(msg + "; PATHWAYS_REQUIRE_PLUGINS=1")
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+func TestLibTPUWithoutTPU(t *testing.T) {
+	if !haveCgo {
+		t.Skip("needs cgo")
+	}
+	path := libtpuPath(t)
+	if os.Getenv(libtpuChildEnv) == "1" {
+		libtpuChild(t, path)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLibTPUWithoutTPU$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), libtpuChildEnv+"=1", "PATHWAYS_LIBTPU="+path, "TPU_SKIP_MDS_QUERY=1",
+		"TPU_MIN_LOG_LEVEL=3", "TPU_STDERR_LOG_LEVEL=3")
+	cmd.WaitDelay = 10 * time.Second
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("child (%v):\n%s", time.Since(start).Round(time.Millisecond), out)
+	if ctx.Err() != nil {
+		t.Fatalf("libtpu child did not finish in time (hang?)")
+	}
+	if err != nil {
+		t.Fatalf("libtpu child failed: %v", err)
+	}
+}
+
+func libtpuChild(t *testing.T, path string) {
+	before, beforeFlags := signalSnapshot(64)
+	threadsBefore := threadCount()
+	start := time.Now()
+	p, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	major, minor := p.Version()
+	t.Logf("libtpu %s: PJRT API %d.%d, table %d bytes, loaded in %v", path, major, minor, p.TableSize(), time.Since(start).Round(time.Millisecond))
+	t.Logf("extensions: %v", p.Extensions())
+
+	done := make(chan error, 1)
+	start = time.Now()
+	go func() { done <- p.Initialize() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Initialize: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("PJRT_Plugin_Initialize did not return in 2 minutes")
+	}
+	t.Logf("initialized in %v; attributes %v", time.Since(start).Round(time.Millisecond), p.Attributes())
+
+	start = time.Now()
+	type result struct {
+		c   *Client
+		err error
+	}
+	created := make(chan result, 1)
+	go func() {
+		c, err := p.NewClient(context.Background(), nil)
+		created <- result{c, err}
+	}()
+	select {
+	case r := <-created:
+		if r.err == nil {
+			defer r.c.Close()
+			t.Logf("client created (a TPU is present?): %v, %d devices", r.c, len(r.c.Devices()))
+			return
+		}
+		var perr *Error
+		if !errors.As(r.err, &perr) {
+			t.Fatalf("NewClient without a TPU: %v, want a *pjrt.Error", r.err)
+		}
+		t.Logf("NewClient without a TPU failed after %v as expected: code %v: %s", time.Since(start).Round(time.Millisecond), perr.Code, firstLine(perr.Msg))
+	case <-time.After(2 * time.Minute):
+		t.Fatal("PJRT_Client_Create did not return in 2 minutes")
+	}
+
+	// The Go runtime still works: goroutines, GC, timers, a preemption signal.
+	ch := make(chan int)
+	go func() { ch <- 42 }()
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	if <-ch != 42 {
+		t.Fatal("goroutine")
+	}
+	after, afterFlags := signalSnapshot(64)
+	for i := range before {
+		if before[i] != after[i] || beforeFlags[i] != afterFlags[i] {
+			sig := syscall.Signal(i + 1)
+			onstack := afterFlags[i]&0x08000000 != 0 // SA_ONSTACK
+			t.Logf("signal %d (%v): handler %#x flags %#x -> %#x flags %#x (SA_ONSTACK %v)",
+				i+1, sig, before[i], beforeFlags[i], after[i], afterFlags[i], onstack)
+		}
+	}
+	t.Logf("OS threads: %d before loading, %d after", threadsBefore, threadCount())
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// threadCount reads the process's thread count from /proc (0 if unavailable).
+func threadCount() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n := 0
+			for _, c := range strings.TrimSpace(rest) {
+				n = n*10 + int(c-'0')
+			}
+			return n
+		}
+	}
+	return 0
+}
