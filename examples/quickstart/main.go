@@ -1,5 +1,6 @@
 // Command quickstart shows the ifrt API on the pure-Go backend: it lists the devices,
-// puts an array sharded over all of them, reshards it, reads it back and prints it.
+// puts an array sharded over all of them, reshards it, reads it back and prints it,
+// then compiles a small StableHLO program and runs it on the sharded array.
 //
 //	go run ./examples/quickstart
 package main
@@ -78,6 +79,48 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	printMatrix(w, back, shape)
+	return compute(ctx, client, w, y)
+}
+
+// affineAndSum computes 2x+1, kept in x's sharding, and the sum of all of x,
+// replicated on every device. The sharding annotations make it an SPMD program over
+// 8 devices; gocpu runs its global form and splits the results.
+const affineAndSum = `module @affine_and_sum attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[2,2,2]<=[8] last_tile_dim_replicate}"})
+      -> (tensor<8x4xf32> {mhlo.sharding = "{devices=[2,2,2]<=[8] last_tile_dim_replicate}"}, tensor<f32> {mhlo.sharding = "{replicated}"}) {
+    %two = stablehlo.constant dense<2.0> : tensor<8x4xf32>
+    %one = stablehlo.constant dense<1.0> : tensor<8x4xf32>
+    %0 = stablehlo.multiply %x, %two : tensor<8x4xf32>
+    %1 = stablehlo.add %0, %one : tensor<8x4xf32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x4xf32>, tensor<f32>) -> tensor<f32>
+    return %1, %sum : tensor<8x4xf32>, tensor<f32>
+  }
+}`
+
+func compute(ctx context.Context, client ifrt.Client, w io.Writer, x ifrt.Array) error {
+	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(affineAndSum)},
+		&ifrt.CompileOptions{Devices: x.Sharding().Devices()})
+	if err != nil {
+		return err
+	}
+	defer exe.Delete()
+	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		return err
+	}
+	affine, sum := res.Outputs[0], res.Outputs[1]
+	fmt.Fprintf(w, "ran %s on %d devices: 2x+1 has %v\n", exe.Name(), len(exe.Devices()), affine.Sharding())
+	back := make([]byte, 4*affine.Shape().NumElements())
+	if err := affine.CopyToHostBuffer(ctx, back, nil); err != nil {
+		return err
+	}
+	printMatrix(w, back, affine.Shape())
+	total := make([]byte, 4)
+	if err := sum.CopyToHostBuffer(ctx, total, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "sum of x = %g\n", math.Float32frombits(binary.LittleEndian.Uint32(total)))
 	return nil
 }
 

@@ -17,6 +17,9 @@ func TestQuickstart(t *testing.T) {
 		"device 6 holds [4:8,2:4]",
 		"\n     0    1    2    3\n",
 		"\n    28   29   30   31\n",
+		"ran affine_and_sum on 8 devices",
+		"\n    57   59   61   63\n",
+		"sum of x = 496\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
