@@ -390,6 +390,16 @@ def random():
                     jax.random.bits(jax.random.wrap_key_data(k, impl="rbg"), (3,), dtype=jnp.uint64)
                     if jax.config.jax_enable_x64 else jnp.zeros(()),
                     jax.random.uniform(jax.random.wrap_key_data(k, impl="rbg"), (6,))), rbg)
+    alg = lax.RandomAlgorithm
+    state2 = np.array([0x0123456789ABCDEF, 0xFEDCBA9876543210], np.uint64)
+    with jax.enable_x64(True):
+        for name, algorithm in (("three_fry", alg.RNG_THREE_FRY), ("philox", alg.RNG_PHILOX)):
+            emit("rng_bit_generator_" + name,
+                 lambda s: (lax.rng_bit_generator(s, (3, 5), jnp.uint32, algorithm),
+                            lax.rng_bit_generator(s, (2, 3), jnp.uint64, algorithm),
+                            lax.rng_bit_generator(s, (), jnp.uint32, algorithm),
+                            lax.rng_bit_generator(s, (7,), jnp.uint16, algorithm),
+                            lax.rng_bit_generator(s, (4, 2), jnp.uint8, algorithm)), state2)
 
 
 def sharded():

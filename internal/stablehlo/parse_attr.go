@@ -10,19 +10,19 @@ type AttrKind int
 
 // Attribute kinds.
 const (
-	AttrUnit    AttrKind = iota
-	AttrInt              // Int (with optional Type)
-	AttrFloat            // Float
-	AttrBool             // Bool
-	AttrString           // Str
-	AttrList             // List: [a, b], array<i64: ...>, or "a x b" pairs
-	AttrDict             // Dict
-	AttrDense            // dense<...> : Type
-	AttrType             // Type
-	AttrSymbol           // Str is the symbol name without "@"
-	AttrEnum             // Str is a bare word such as GT or DEFAULT
-	AttrDialect          // Str is "stablehlo.gather" etc.; Dict/List hold the body, Raw the text
-	AttrFuncType         // FuncIns -> FuncOuts
+	AttrUnit     AttrKind = iota
+	AttrInt               // Int (with optional Type)
+	AttrFloat             // Float
+	AttrBool              // Bool
+	AttrString            // Str
+	AttrList              // List: [a, b], array<i64: ...>, or "a x b" pairs
+	AttrDict              // Dict
+	AttrDense             // dense<...> : Type
+	AttrType              // Type
+	AttrSymbol            // Str is the symbol name without "@"
+	AttrEnum              // Str is a bare word such as GT or DEFAULT
+	AttrDialect           // Str is "stablehlo.gather" etc.; Dict/List hold the body, Raw the text
+	AttrFuncType          // FuncIns -> FuncOuts
 )
 
 // Attr is a parsed MLIR attribute.
