@@ -2,6 +2,7 @@ package pjrt_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,6 +68,9 @@ func (p testPlugin) load(t testing.TB) *pjrt.Plugin {
 	t.Helper()
 	path := p.path(t)
 	plugin, err := pjrt.Load(path)
+	if errors.Is(err, pjrt.ErrCgoUnavailable) {
+		t.Skip("built without cgo")
+	}
 	if err != nil {
 		t.Fatalf("Load(%s): %v", path, err)
 	}

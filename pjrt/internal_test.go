@@ -202,3 +202,12 @@ func TestErrors(t *testing.T) {
 		t.Error("Code.String mismatch")
 	}
 }
+
+func TestWithoutCgo(t *testing.T) {
+	if haveCgo {
+		t.Skip("built with cgo")
+	}
+	if _, err := Load("/nonexistent/plugin.so"); !errors.Is(err, ErrCgoUnavailable) {
+		t.Errorf("Load without cgo = %v, want ErrCgoUnavailable", err)
+	}
+}

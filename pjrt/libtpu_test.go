@@ -125,16 +125,104 @@ func libtpuChild(t *testing.T, path string) {
 	if <-ch != 42 {
 		t.Fatal("goroutine")
 	}
-	after, afterFlags := signalSnapshot(64)
+	reportSignalChanges(t, before, beforeFlags)
+	t.Logf("OS threads: %d before loading, %d after", threadsBefore, threadCount())
+}
+
+// reportSignalChanges logs every signal disposition that differs from the
+// snapshot and fails the test if a handler was installed without SA_ONSTACK,
+// which the Go runtime requires of foreign handlers.
+func reportSignalChanges(t *testing.T, before []uintptr, beforeFlags []int) {
+	t.Helper()
+	const saOnStack = 0x08000000
+	after, afterFlags := signalSnapshot(len(before))
+	segv := int(syscall.SIGSEGV) - 1
+	if before[segv] <= 1 {
+		t.Errorf("snapshot sees no SIGSEGV handler (%#x); the Go runtime installs one", before[segv])
+	}
+	changed := 0
 	for i := range before {
-		if before[i] != after[i] || beforeFlags[i] != afterFlags[i] {
-			sig := syscall.Signal(i + 1)
-			onstack := afterFlags[i]&0x08000000 != 0 // SA_ONSTACK
-			t.Logf("signal %d (%v): handler %#x flags %#x -> %#x flags %#x (SA_ONSTACK %v)",
-				i+1, sig, before[i], beforeFlags[i], after[i], afterFlags[i], onstack)
+		if before[i] == after[i] && beforeFlags[i] == afterFlags[i] {
+			continue
+		}
+		changed++
+		sig := syscall.Signal(i + 1)
+		t.Logf("signal %d (%v): handler %#x flags %#x -> %#x flags %#x", i+1, sig, before[i], beforeFlags[i], after[i], afterFlags[i])
+		if after[i] > 1 && afterFlags[i]&saOnStack == 0 { // 0 = SIG_DFL, 1 = SIG_IGN
+			t.Errorf("signal %d (%v) now has a handler without SA_ONSTACK", i+1, sig)
 		}
 	}
-	t.Logf("OS threads: %d before loading, %d after", threadsBefore, threadCount())
+	t.Logf("signal dispositions changed: %d", changed)
+}
+
+// TestCPUPluginsRuntimeConflicts loads both CPU plugins in a child process,
+// runs a program on each and reports signal-handler and thread changes.
+func TestCPUPluginsRuntimeConflicts(t *testing.T) {
+	if !haveCgo {
+		t.Skip("needs cgo")
+	}
+	const childEnv = "PATHWAYS_PJRT_CONFLICT_CHILD"
+	root := ".."
+	var paths []string
+	for _, bp := range benchPlugins {
+		path := os.Getenv(bp.env)
+		if path == "" {
+			path = filepath.Join(root, bp.link)
+		}
+		if _, err := os.Stat(path); err == nil {
+			paths = append(paths, path)
+		}
+	}
+	if len(paths) == 0 {
+		if os.Getenv("PATHWAYS_REQUIRE_PLUGINS") == "1" {
+			t.Fatal("no CPU plugin found; PATHWAYS_REQUIRE_PLUGINS=1")
+		}
+		t.Skip("no CPU plugin found (run scripts/setup_plugins.sh)")
+	}
+	if os.Getenv(childEnv) != "1" {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestCPUPluginsRuntimeConflicts$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("child:\n%s", out)
+		if err != nil {
+			t.Fatalf("child failed: %v", err)
+		}
+		return
+	}
+	before, beforeFlags := signalSnapshot(64)
+	threads := threadCount()
+	for _, path := range paths {
+		p, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.NewClient(context.Background(), map[string]any{"cpu_device_count": int64(8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := c.Compile(context.Background(), []byte(tinyAdd), "mlir", CompileOptions{}.Marshal())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := c.BufferFromHost(context.Background(), make([]byte, 16), F32, []int64{4}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, evs, err := x.Execute(context.Background(), [][]*Buffer{{in, in}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := evs[0].Await(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		_ = outs
+		t.Logf("%s: OS threads %d -> %d (client open)", filepath.Base(path), threads, threadCount())
+		c.Close()
+	}
+	runtime.GC()
+	reportSignalChanges(t, before, beforeFlags)
 }
 
 func firstLine(s string) string {
