@@ -637,3 +637,79 @@ func waitLive(t *testing.T, want pjrt.LiveObjects) {
 		t.Errorf("live objects = %+v, want %+v", got, want)
 	}
 }
+
+// TestConcurrentUse runs uploads, executions and reads from many goroutines,
+// then closes the client while they are still running: every call must either
+// succeed or return ErrClosed, and nothing may leak or crash.
+func TestConcurrentUse(t *testing.T) {
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			plugin := p.load(t)
+			ctx := testContext(t)
+			before := pjrt.Live()
+			c, err := plugin.NewClient(ctx, map[string]any{"cpu_device_count": int64(4)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := c.Compile(ctx, []byte(addProgram), "mlir", pjrt.CompileOptions{Portable: true}.Marshal())
+			if err != nil {
+				t.Fatal(err)
+			}
+			const workers, rounds = 8, 30
+			errs := make(chan error, workers)
+			started := make(chan struct{}, workers)
+			for w := 0; w < workers; w++ {
+				go func() {
+					dev := c.AddressableDevices()[w%4]
+					var first error
+					for i := 0; i < rounds; i++ {
+						if i == rounds/2 {
+							started <- struct{}{}
+						}
+						err := func() error {
+							in, err := c.BufferFromHost(ctx, f32Bytes(float32(w), float32(i), 1, 2), pjrt.F32, []int64{4},
+								&pjrt.HostBufferOptions{Device: dev, Semantics: pjrt.HostBufferSemantics(i % 4)})
+							if err != nil {
+								return err
+							}
+							defer in.Close()
+							outs, evs, err := x.Execute(ctx, [][]*pjrt.Buffer{{in, in}}, &pjrt.ExecuteOptions{Device: dev})
+							if err != nil {
+								return err
+							}
+							defer closeAll(outs, evs)
+							got := make([]byte, 16)
+							if err := outs[0][0].ToHost(ctx, got); err != nil {
+								return err
+							}
+							if v := bytesF32(got); v[0] != 2*float32(w) || v[1] != 2*float32(i) {
+								t.Errorf("worker %d round %d: %v", w, i, v)
+							}
+							return nil
+						}()
+						if err != nil {
+							if !errors.Is(err, pjrt.ErrClosed) && first == nil {
+								first = err
+							}
+							break
+						}
+					}
+					errs <- first
+				}()
+			}
+			for w := 0; w < workers; w++ {
+				<-started
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("Close under load: %v", err)
+			}
+			for w := 0; w < workers; w++ {
+				if err := <-errs; err != nil {
+					t.Errorf("worker: %v", err)
+				}
+			}
+			_ = x.Close()
+			waitLive(t, before)
+		})
+	}
+}

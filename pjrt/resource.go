@@ -1,6 +1,7 @@
 package pjrt
 
 import (
+	"sort"
 	"sync"
 	"unsafe"
 )
@@ -9,8 +10,10 @@ import (
 type resKind int
 
 const (
-	resBuffer resKind = iota
-	resExecutable
+	// In the order a client closes them, last first: events, buffers,
+	// executables.
+	resExecutable resKind = iota
+	resBuffer
 	resEvent
 )
 
@@ -60,15 +63,14 @@ func (r *resource) acquire() (unsafe.Pointer, error) {
 
 func (r *resource) release() { r.mu.RUnlock() }
 
-// close destroys the native object once; later calls return nil.
+// close destroys the native object once; later calls return nil. The write
+// lock is held while the object is destroyed, so a concurrent close (the
+// client's) returns only once it is gone.
 func (r *resource) close() error {
 	r.mu.Lock()
 	ptr, extra := r.ptr, r.extra
-	r.ptr, r.extra = nil, nil
-	hooks := r.onClose
-	r.onClose = nil
-	r.mu.Unlock()
 	if ptr == nil {
+		r.mu.Unlock()
 		return nil
 	}
 	var err error
@@ -88,6 +90,10 @@ func (r *resource) close() error {
 		err = r.api.destroyEvent(ptr)
 		live.events.Add(-1)
 	}
+	r.ptr, r.extra = nil, nil
+	hooks := r.onClose
+	r.onClose = nil
+	r.mu.Unlock()
 	if r.owner != nil {
 		r.owner.disown(r)
 	}
@@ -142,16 +148,20 @@ func (s *clientState) close() error {
 		return nil
 	}
 	var first error
-	// Events first, then buffers, then executables, then the client.
-	for _, kind := range []resKind{resEvent, resBuffer, resExecutable} {
+	// Events first, then buffers, then executables, then the client. Objects
+	// created while this runs (an event started on a buffer not yet closed) are
+	// caught by the next pass; no new ones can start once everything is closed.
+	for {
 		s.childMu.Lock()
-		var batch []*resource
+		batch := make([]*resource, 0, len(s.children))
 		for r := range s.children {
-			if r.kind == kind {
-				batch = append(batch, r)
-			}
+			batch = append(batch, r)
 		}
 		s.childMu.Unlock()
+		if len(batch) == 0 {
+			break
+		}
+		sort.Slice(batch, func(i, j int) bool { return batch[i].kind > batch[j].kind })
 		for _, r := range batch {
 			if err := r.close(); err != nil && first == nil {
 				first = err
