@@ -1,0 +1,85 @@
+// Package pjrt loads PJRT plugins (libtpu, the XLA CPU and CUDA plugins) through
+// the PJRT C API and drives them: clients, devices and memories, compilation of
+// StableHLO, device buffers, execution and completion events. It is the only
+// package of the module that uses cgo, and it is usable on its own.
+//
+// # Usage
+//
+//	p, err := pjrt.Load("/path/to/xla_cpu_pjrt.so") // dlopen, version check, initialize
+//	c, err := p.NewClient(ctx, map[string]any{"cpu_device_count": int64(8)})
+//	defer c.Close()
+//
+//	x, err := c.Compile(ctx, stablehloText, "mlir", pjrt.CompileOptions{}.Marshal())
+//	a, err := c.BufferFromHost(ctx, data, pjrt.F32, []int64{4}, nil)
+//	outs, events, err := x.Execute(ctx, [][]*pjrt.Buffer{{a, a}}, nil) // one row per device
+//	err = events[0].Await(ctx)
+//	err = outs[0][0].ToHost(ctx, dst)
+//
+// Programs are given to Compile as bytes with a format: "mlir" takes StableHLO
+// text or MLIR bytecode, including the portable artifacts jax.export writes;
+// "hlo" takes a serialized HloModuleProto. The compile options are a serialized
+// xla.CompileOptionsProto: CompileOptions.Marshal encodes the common fields
+// (replicas, partitions, device assignment, SPMD/Shardy, portable), or callers
+// pass their own proto bytes. An SPMD executable compiled for N partitions runs
+// with N argument rows, one per device of Executable.AddressableDevices, and
+// returns one output row and one completion event per device.
+//
+// Client create options are plugin-specific named values. The XLA CPU plugins
+// take "cpu_device_count" (int64); the newer one (API 0.115) also "process_id"
+// (int64) and "asynchronous" (bool) and rejects unknown names, while the 0.81
+// one ignores unknown names.
+//
+// # Versions
+//
+// The package is built against pjrt_c_api.h 0.114 (HeaderMinorVersion) and loads
+// plugins of major version 0 from minor 0.57 (MinMinorVersion, when the function
+// table took its present layout) upwards; older ones are refused by Load with an
+// error naming the version found. Newer plugins work: they accept the argument
+// structs of an older caller. Before any call the package checks that the
+// plugin's function table reaches the slot (against the table's struct_size)
+// and that the slot is set; a call the plugin lacks returns an UNIMPLEMENTED
+// *Error that names the API version it needs (Plugin.Has reports the same).
+// Tested with xla-cpu-pjrt 0.0.1 (API 0.81), lammps-jax-pjrt-cpu 0.11.2 (0.115)
+// and libtpu 0.0.51 (0.116), which scripts/setup_plugins.sh installs.
+//
+// # Errors
+//
+// Errors from a plugin are *Error values carrying the plugin's PJRT_Error_Code
+// (the gRPC numbering) and its message unchanged. errors.Is(err, ErrNotFound)
+// and the other Err<Code> sentinels match by code, and CodeOf returns the code
+// of any error; no caller needs to look at message text. Using a closed object
+// returns ErrClosed; a build without cgo returns ErrCgoUnavailable from Load.
+// Some plugin paths abort the process instead of returning an error (the 0.81
+// CPU plugin does on a mistyped "cpu_device_count", and is reported to on an
+// empty compile-options blob); the package validates such inputs in Go first.
+//
+// # Concurrency
+//
+// Plugins, clients, devices, memories, buffers, executables and events are
+// safe for concurrent use by multiple goroutines. Each C call holds its
+// object's lock for reading, so Close waits for calls in progress and a closed
+// object is never used. Calls that wait (Event.Await, Buffer.ToHost) block an
+// OS thread in the plugin when the context can never be cancelled (the fastest
+// path); with a cancellable context they wait on a channel fed by
+// PJRT_Event_OnReady and return the context's error if it ends first.
+// Cancelling a context never cancels device work: a transfer or execution
+// continues, and memory it uses stays pinned until it is done.
+//
+// # Lifetimes
+//
+// Every native object (Client, Executable, Buffer, Event) has an idempotent
+// Close. Closing a client first closes every event, buffer and executable made
+// through it, so the plugin never sees a client destroyed under live objects.
+// runtime.AddCleanup destroys objects that become unreachable without Close;
+// it is a safety net, not the contract. Live and the Live* functions count the
+// objects not yet destroyed, for leak tests. Devices and memories belong to
+// their client and need no Close. Plugins are never unloaded.
+//
+// Host memory follows the cgo pointer rules: with ImmutableOnlyDuringCall (the
+// default) Go memory is used only during the call; with the other semantics the
+// slice is pinned (runtime.Pinner) until the buffer's HostDone event fires, and
+// with the zero-copy semantics the buffer may alias it (XLA:CPU does when the
+// data is dense and suitably aligned). ToHostAsync pins its destination until
+// the copy's event fires. Argument structs are built on the C stack in the shim
+// (shim.c), so no Go pointer is ever stored in C memory.
+package pjrt
