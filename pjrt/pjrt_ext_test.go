@@ -713,3 +713,45 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 }
+
+// donateProgram aliases its argument to its output, so Execute may donate it.
+const donateProgram = `module @donate {
+  func.func public @main(%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> tensor<4xf32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}`
+
+func TestDonation(t *testing.T) {
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			c := p.client(t, 1)
+			ctx := testContext(t)
+			x := mustCompile(t, c, donateProgram, pjrt.CompileOptions{})
+			for _, keep := range []bool{false, true} {
+				in := upload(t, c, f32Bytes(1, 2, 3, 4), pjrt.F32, []int64{4}, nil)
+				opts := &pjrt.ExecuteOptions{}
+				if keep {
+					opts.NonDonatable = []int64{0}
+				}
+				outs, events, err := x.Execute(ctx, [][]*pjrt.Buffer{{in}}, opts)
+				if err != nil {
+					t.Fatalf("Execute (non-donatable %v): %v", keep, err)
+				}
+				if got := bytesF32(download(t, outs[0][0])); !cmp.Equal(got, []float32{2, 4, 6, 8}) {
+					t.Errorf("result %v", got)
+				}
+				t.Logf("non-donatable %v: input deleted after Execute: %v", keep, in.IsDeleted())
+				if keep == in.IsDeleted() {
+					t.Errorf("NonDonatable %v: input deleted = %v", keep, in.IsDeleted())
+				}
+				if keep {
+					if got := bytesF32(download(t, in)); !cmp.Equal(got, []float32{1, 2, 3, 4}) {
+						t.Errorf("kept input = %v", got)
+					}
+				}
+				closeAll(outs, events)
+			}
+		})
+	}
+}
