@@ -154,9 +154,9 @@ func (c *Client) BufferFromHost(ctx context.Context, data []byte, t BufferType, 
 		if pinner != nil {
 			b.res.onClose = append(b.res.onClose, pinner.Unpin)
 		}
-		b.hostDone = newEvent(nil, nil, nil)
+		b.hostDone = newEvent(nil, nil)
 	} else if keep {
-		ev := newEvent(c.st.api, c.st, done)
+		ev := newEvent(c, done)
 		if pinner != nil {
 			ev.st.mu.Lock()
 			ev.st.after = append(ev.st.after, pinner.Unpin)
@@ -309,7 +309,7 @@ func (b *Buffer) ToHostAsync(dst []byte) (*Event, error) {
 		return nil, err
 	}
 	if n == 0 {
-		return newEvent(nil, nil, nil), nil
+		return newEvent(nil, nil), nil
 	}
 	ptr, err := b.res.acquire()
 	if err != nil {
@@ -323,7 +323,7 @@ func (b *Buffer) ToHostAsync(dst []byte) (*Event, error) {
 		pinner.Unpin()
 		return nil, err
 	}
-	ev := newEvent(b.res.api, b.client.st, evPtr)
+	ev := newEvent(b.client, evPtr)
 	evRes := ev.res
 	ev.st.mu.Lock()
 	ev.st.after = append(ev.st.after, pinner.Unpin)
@@ -350,7 +350,7 @@ func (b *Buffer) ReadyEvent() (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEvent(b.res.api, b.client.st, ev), nil
+	return newEvent(b.client, ev), nil
 }
 
 // CopyToDevice copies the buffer to another device of the same client

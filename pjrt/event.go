@@ -14,8 +14,9 @@ import (
 // Await and Done honour the caller's context only for the wait: cancelling a
 // context never cancels the device work. An Event is safe for concurrent use.
 type Event struct {
-	res *resource // nil for events that never had a native object
-	st  *eventState
+	res    *resource // nil for events that never had a native object
+	st     *eventState
+	client *Client // keeps the client (and so the plugin's work) reachable
 }
 
 // eventState is the Go side of an event's completion. It is shared with the C
@@ -47,14 +48,15 @@ func (s *eventState) fire(err error) {
 	})
 }
 
-// newEvent wraps a native event (ptr may be nil: a completed event).
-func newEvent(api *capi, owner *clientState, ptr unsafe.Pointer) *Event {
-	ev := &Event{st: newEventState()}
+// newEvent wraps a native event of client c (ptr may be nil: a completed
+// event).
+func newEvent(c *Client, ptr unsafe.Pointer) *Event {
+	ev := &Event{st: newEventState(), client: c}
 	if ptr == nil {
 		ev.st.fire(nil)
 		return ev
 	}
-	ev.res = newResource(api, owner, resEvent, ptr)
+	ev.res = newResource(c.st.api, c.st, resEvent, ptr)
 	runtime.AddCleanup(ev, func(r *resource) { _ = r.close() }, ev.res)
 	return ev
 }

@@ -316,7 +316,7 @@ func (x *Executable) Execute(ctx context.Context, args [][]*Buffer, opts *Execut
 	if !o.NoEvents {
 		events = make([]*Event, numDevices)
 		for d := range events {
-			events[d] = newEvent(a, c.st, evPtrs[d])
+			events[d] = newEvent(c, evPtrs[d])
 		}
 	}
 	return outs, events, nil
