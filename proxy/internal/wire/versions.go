@@ -1,0 +1,91 @@
+package wire
+
+import (
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/proxypb"
+)
+
+// Protocol versions of the IFRT Proxy protocol (upstream
+// xla/python/ifrt_proxy/common/versions.h). Only the ones this module branches
+// on, or that bound the range it speaks, are named.
+const (
+	// ProtocolExecutableDevices (16) added CompileResponse.device_ids. It is the
+	// oldest version that upstream still speaks.
+	ProtocolExecutableDevices = 16
+	// ProtocolExecuteResult (21) made the client poll execution status handles
+	// with LoadedExecutableFetchExecuteResult instead of CheckFuture.
+	ProtocolExecuteResult = 21
+	// ProtocolDevicePlatformName (22) added InitResponse.Device.platform_name.
+	ProtocolDevicePlatformName = 22
+	// ProtocolMakeArrayFromHostBufferWithLayout (23) added
+	// MakeArrayFromHostBufferRequest.layout.
+	ProtocolMakeArrayFromHostBufferWithLayout = 23
+	// ProtocolBitcastArrays (24) added BitcastArrays.
+	ProtocolBitcastArrays = 24
+)
+
+// The range of protocol versions this module speaks, both as a server and as a
+// client. A server picks min(client max, ProtocolMax) and refuses a client
+// whose range does not overlap this one.
+//
+// The lower bound is upstream's. The upper bound covers what jaxlib 0.10.2
+// advertises and the newer versions that jaxlib 0.11 and 0.12 advertise
+// (BitcastArrays and the versions after it add request kinds; a request kind
+// this module does not know is answered UNIMPLEMENTED, which the client
+// reports for that call alone). See docs/compatibility.md.
+const (
+	ProtocolMin = ProtocolExecutableDevices
+	ProtocolMax = 26
+)
+
+// SerDes versions. The IFRT SerDes version travels next to the protocol
+// version. A server cannot know the oldest SerDes version a client can still
+// write programs in, so it echoes the client's maximum (decoders here ignore
+// fields they do not know); a client advertises [SerDesMin, SerDesMax].
+const (
+	SerDesMin = 0
+	SerDesMax = 3
+)
+
+// Handles. Client-generated handles are in [1, ServerHandleMin); handles the
+// server mints (executables, futures, arrays made without client handles,
+// host callbacks) are at least ServerHandleMin. 0 is never a valid handle.
+const ServerHandleMin uint64 = 1 << 48
+
+// NegotiateVersion picks the protocol and SerDes versions for a client that
+// advertised [min, max], or returns an InvalidArgument error if the ranges do
+// not overlap. The answer is always inside the client's range.
+func NegotiateVersion(min, max *proxypb.IfrtProxyVersion) (*proxypb.IfrtProxyVersion, error) {
+	if min == nil || max == nil {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: GetVersion request lacks min_version or max_version")
+	}
+	lo, hi := min.GetProtocolVersion(), max.GetProtocolVersion()
+	v := int32(ProtocolMax)
+	if hi < v {
+		v = hi
+	}
+	if lo > hi || v < lo || v < ProtocolMin {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument,
+			"IFRT Proxy client and server failed to agree on the protocol version; client supports [%d, %d], server supports [%d, %d]",
+			lo, hi, ProtocolMin, ProtocolMax)
+	}
+	slo, shi := min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber()
+	if slo > shi || shi < 0 {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: client SerDes version range [%d, %d] is empty", slo, shi)
+	}
+	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: shi}, nil
+}
+
+// StatusPolledWithCheckFuture reports whether, at protocol version v, the
+// client polls execution status handles with CheckFuture (true) or with
+// LoadedExecutableFetchExecuteResult (false). A server that keeps status
+// futures in one table answers both.
+func StatusPolledWithCheckFuture(v int32) bool { return v < ProtocolExecuteResult }
+
+// HostBufferLayoutAllowed reports whether, at protocol version v,
+// MakeArrayFromHostBuffer may carry a layout.
+func HostBufferLayoutAllowed(v int32) bool { return v >= ProtocolMakeArrayFromHostBufferWithLayout }
+
+// BitcastAllowed reports whether, at protocol version v, the client sends
+// BitcastArrays requests.
+func BitcastAllowed(v int32) bool { return v >= ProtocolBitcastArrays }
