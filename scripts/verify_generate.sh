@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DIRS=(internal/xlapb proxy/proxypb)
+DIRS=(internal/xlapb proxy/proxypb rm/rmpb)
 
 bash scripts/genproto.sh "${DIRS[@]}"
 

@@ -1,0 +1,126 @@
+// Package rm is the OpenPathways resource manager (RM): it knows which slices
+// the cluster should have, which workers hold which hosts of them, whether
+// each worker is alive, and the global id of every device. Workers register
+// with it and keep a heartbeat stream open; the Pathways client watches it to
+// learn the cluster's devices and when slices go down or come back.
+//
+// The protocol is in package rmpb (openpathways.rm.v1.ResourceManager). This
+// package holds the server, a client for workers and for the Pathways
+// client, and the instance-type parser.
+//
+// # Usage
+//
+// The server, as examples/server runs it with --node_type=resource_manager:
+//
+//	srv, err := rm.New(rm.Config{InstanceType: "tpuv5e:4x4", InstanceCount: 2})
+//	if err != nil { ... }
+//	go srv.ListenAndServe(":29001")
+//	<-srv.Ready() // every slice is up
+//	...
+//	srv.Shutdown(ctx)
+//
+// Or mounted on a grpc.Server the application owns, next to other services:
+//
+//	srv.Register(grpcServer) // call srv.Shutdown before grpcServer.GracefulStop
+//
+// A worker:
+//
+//	c, err := rm.NewClient("grpc://rm-host:29001")
+//	reg, err := c.RegisterAndHeartbeat(ctx, rm.WorkerInfo{
+//		Slice: sliceID, Host: hostIndex, Address: "10.0.0.7:29005",
+//		Platform: "tpu", Devices: localDevices,
+//	})
+//	ids := reg.Assignment().DeviceIDs // global ids of the local devices
+//
+// The Pathways client:
+//
+//	for ev, err := range c.Watch(ctx) {
+//		// ev.Type == rm.EventSnapshot: replace the view with ev.Cluster;
+//		// otherwise apply the change (worker joined or lost, slice up or down).
+//	}
+//
+// # Instance types and device ids
+//
+// Config.InstanceType is "<kind>:<topology>" as Pathways' --instance_type:
+// tpuv4, tpuv5 (v5p), tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x, or cpu for
+// slices of one host with N CPU devices (cpu:4, cpu:2x2). ParseInstanceType
+// documents hosts per slice and chips per host for each kind, with sources.
+//
+// Device ids are a pure function of where a device sits:
+//
+//	id = slice*DevicesPerSlice + host*DevicesPerHost + local
+//
+// where local is the device's position in the worker's registration. A
+// worker that registers again after it or the RM restarted therefore gets
+// the same ids, and ids are known (Cluster lists every device) before any
+// worker registered.
+//
+// # Membership and health
+//
+// A slice is up when a live worker holds each of its hosts. A worker is live
+// from its registration until it is lost: at once when its heartbeat stream
+// ends (the process died, the connection broke, or the worker left by
+// closing the stream), or when no heartbeat arrived within
+// Config.HeartbeatTimeout (default 5s; workers send one every quarter of it),
+// which catches hung workers and silent network partitions. A lost worker's
+// devices stay in the view, state StateLost, with their ids.
+//
+// A registration for a host that a live worker holds is accepted when it
+// comes from the same incarnation (the same process asking again) or from the
+// same address (a new run of that worker, which replaces the old one: the old
+// one is reported lost). Otherwise it is refused with ALREADY_EXISTS until
+// the holder is lost. A worker that rejoins with its old incarnation is the
+// same process and kept its state; a new incarnation means it did not.
+//
+// The RM keeps no state across its own restarts: workers (through
+// Registration) register again on their own, and watchers (through
+// Client.Watch) reconnect and receive a fresh snapshot; Cluster.RMIncarnation
+// tells one run of the RM from the next.
+//
+// # Errors
+//
+// Errors are *ifrt.Error values whose code is the gRPC code on the wire, so
+// errors.Is(err, ifrt.ErrAlreadyExists) works on both sides:
+//
+//   - INVALID_ARGUMENT: a malformed registration (empty address or
+//     incarnation, coordinates outside the topology, bad memory kinds), a bad
+//     Config or instance type;
+//   - OUT_OF_RANGE: a slice index not below Config.InstanceCount, or a host
+//     index not below the hosts per slice;
+//   - FAILED_PRECONDITION: topology mismatch, a worker whose device count is
+//     not the instance type's devices per host;
+//   - ALREADY_EXISTS: another live worker holds the host;
+//   - RESOURCE_EXHAUSTED: Host: AnyHost and every host of the slice is live;
+//     also a watcher that fell too far behind (Client.Watch reconnects);
+//   - NOT_FOUND, ABORTED, DEADLINE_EXCEEDED end a heartbeat stream whose
+//     lease is unknown, replaced or expired (Registration registers again);
+//   - UNAVAILABLE: the RM is shutting down or unreachable.
+//
+// # Concurrency
+//
+// Server, Client and Registration are safe for concurrent use by multiple
+// goroutines.
+//
+// # Lifetimes
+//
+// New validates its Config and starts nothing. Serve runs until Shutdown
+// (graceful: heartbeat and watch streams end with UNAVAILABLE, other calls
+// finish; Serve returns nil) or Close (immediate; Serve returns
+// ErrServerClosed). Both are idempotent. Stopping the RM does not mark
+// workers lost; its state simply ends with it.
+//
+// A Registration lives until its context ends, Registration.Close or
+// Client.Close; each makes the worker leave (close its heartbeat stream), so
+// the RM reports it lost at once. Registration.Done and Err report a
+// registration that ended on its own (a permanent error after an RM restart,
+// for example a changed instance type). Client.Watch's stream lives until the
+// loop over it stops or its context ends.
+//
+// # Observability
+//
+// Logs go to Config.Logger and the client's WithLogger (default
+// slog.Default()), with a "component" attribute of "rm" or "rm-client".
+// Routine events (a worker joined, a refused registration, stream attach) are
+// Debug; a slice up, all slices up, re-registrations are Info; a worker lost,
+// a slice down and failed registration attempts are Warn.
+package rm
