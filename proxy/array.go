@@ -1,0 +1,612 @@
+package proxy
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/internal/wire"
+	"github.com/openpathways/pathways/proxy/proxypb"
+)
+
+// ArrayHandle is the number that names an array in the session with the server.
+// Array.As sets a *ArrayHandle.
+type ArrayHandle uint64
+
+// isDeletedTimeout bounds the IsArrayDeleted request IsDeleted may need.
+const isDeletedTimeout = 30 * time.Second
+
+// array is an array on the server, named by a client-generated handle.
+type array struct {
+	ifrt.UnimplementedArray
+	c      *Client
+	handle uint64
+	spec   ifrt.ArraySpec
+
+	deleted atomic.Bool
+	// mayBeDonated is set when an execution may have donated the array without
+	// the client knowing for sure (the server did not say which inputs its
+	// program donates); IsDeleted then asks the server.
+	mayBeDonated atomic.Bool
+}
+
+var _ ifrt.Array = (*array)(nil)
+
+// newArray wraps handle. When the array becomes unreachable, a cleanup queues a
+// DestructArray for its handle (batched with others), so the server drops it.
+func (c *Client) newArray(handle uint64, spec ifrt.ArraySpec) *array {
+	a := &array{c: c, handle: handle, spec: spec}
+	runtime.AddCleanup(a, c.destructHandle, handle)
+	return a
+}
+
+// destructHandle queues a DestructArray for handle unless the session is over
+// (the server then has freed everything already).
+func (c *Client) destructHandle(handle uint64) {
+	if c.checkOpen() != nil {
+		return
+	}
+	c.sess.destruct(handle)
+}
+
+func (a *array) DType() ifrt.DType       { return a.spec.DType }
+func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
+func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
+func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
+func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
+
+// As sets *target to the array's handle when target is a *ArrayHandle, or to the
+// client when it is a **Client.
+func (a *array) As(target any) bool {
+	switch p := target.(type) {
+	case *ArrayHandle:
+		*p = ArrayHandle(a.handle)
+		return true
+	case **Client:
+		*p = a.c
+		return true
+	}
+	return false
+}
+
+// usable returns the error of using a: the client's if it is closed, then
+// ErrArrayDeleted if a was deleted or donated.
+func (a *array) usable() error {
+	if err := a.c.checkOpen(); err != nil {
+		return err
+	}
+	if a.deleted.Load() {
+		return ifrt.ErrArrayDeleted
+	}
+	return nil
+}
+
+// CopyToHostBuffer asks the server to copy the array into a host buffer
+// (CopyToHostBufferRequest), downloads it (HostBufferLookup) and then frees it
+// (HostBufferDelete, not waited for).
+func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
+	if err := a.usable(); err != nil {
+		return err
+	}
+	for _, d := range a.spec.Sharding.Devices() {
+		if !d.Addressable {
+			return ifrt.Errorf(ifrt.FailedPrecondition, "proxy: array on %v is not fully addressable", a.spec.Sharding.Devices())
+		}
+	}
+	if a.spec.DType == ifrt.TOKEN {
+		return a.Ready().Await(ctx)
+	}
+	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
+	if err != nil {
+		return err
+	}
+	if int64(len(dst)) != size {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, the array needs %d", len(dst), size)
+	}
+	if byteStrides == nil {
+		// jaxlib always sends explicit strides.
+		byteStrides = ifrt.DenseByteStrides(a.spec.Shape, a.spec.DType.HostByteSize())
+	}
+	hb, err := a.c.newHandle()
+	if err != nil {
+		return err
+	}
+	_, err = a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyToHostBufferRequest{
+		CopyToHostBufferRequest: &proxypb.CopyToHostBufferRequest{
+			HostBufferHandle: hb,
+			ArrayHandle:      a.handle,
+			ByteStrides:      wire.ByteStridesToProto(byteStrides),
+		},
+	}})
+	if err != nil {
+		return err
+	}
+	defer a.c.deleteHostBufferAsync(hb)
+	return a.c.lookupHostBuffer(ctx, hb, dst)
+}
+
+// Ready sends a CheckValueReady request; the future resolves with its answer.
+func (a *array) Ready() *ifrt.Future {
+	if err := a.usable(); err != nil {
+		return ifrt.ReadyFuture(err)
+	}
+	return a.c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{
+		CheckValueReadyRequest: &proxypb.CheckValueReadyRequest{ValueHandles: []uint64{a.handle}},
+	}})
+}
+
+// Delete sends a DeleteArray request and then a CheckFuture on the deletion
+// future the server returns; the returned future resolves with the latter.
+// From the call on, the array counts as deleted.
+func (a *array) Delete() *ifrt.Future {
+	if a.deleted.Swap(true) {
+		return nil
+	}
+	if err := a.c.checkOpen(); err != nil {
+		return ifrt.ReadyFuture(err)
+	}
+	f, resolve := ifrt.NewFuture()
+	err := a.c.sess.send(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_DeleteArrayRequest{
+		DeleteArrayRequest: &proxypb.DeleteArrayRequest{ArrayHandle: []uint64{a.handle}},
+	}}, func(resp *proxypb.IfrtResponse, err error) {
+		if err == nil {
+			err = responseError(resp)
+		}
+		if err == nil {
+			var r *proxypb.DeleteArrayResponse
+			r, err = typed(resp.GetDeleteArrayResponse(), "DeleteArrayRequest")
+			if err == nil {
+				// Sending from the receive goroutine would hold it up behind
+				// other senders; the check goes out from a goroutine of its own.
+				go func() { resolve(a.c.checkFuture(r.GetDeletionFutureHandle())) }()
+				return
+			}
+		}
+		resolve(err)
+	})
+	if err != nil {
+		resolve(err)
+	}
+	return f
+}
+
+// checkFuture waits for the server future handle with a CheckFuture request.
+func (c *Client) checkFuture(handle uint64) error {
+	return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
+		CheckFutureRequest: &proxypb.CheckFutureRequest{FutureHandle: handle},
+	}}).Await(context.Background())
+}
+
+// IsDeleted reports whether the array was deleted or donated. It answers from
+// what the client knows, and asks the server (IsArrayDeleted) only after an
+// execution that may have donated the array without saying so.
+func (a *array) IsDeleted() bool {
+	if a.deleted.Load() {
+		return true
+	}
+	if !a.mayBeDonated.Load() || a.c.checkOpen() != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), isDeletedTimeout)
+	defer cancel()
+	resp, err := a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_IsArrayDeletedRequest{
+		IsArrayDeletedRequest: &proxypb.IsArrayDeletedRequest{ArrayHandle: a.handle},
+	}})
+	if err != nil {
+		a.c.log.Debug("proxy: IsArrayDeleted failed", "handle", a.handle, "err", err)
+		return false
+	}
+	if resp.GetIsArrayDeletedResponse().GetDeleted() {
+		a.deleted.Store(true)
+		return true
+	}
+	return false
+}
+
+// arrayOf returns x as an array of c that is still usable.
+func (c *Client) arrayOf(x ifrt.Array, what string) (*array, error) {
+	a, ok := x.(*array)
+	if !ok || a == nil || a.c != c {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: %s: the array does not belong to this client", what)
+	}
+	if err := a.usable(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// checkDevices reports devices that are not this client's.
+func (c *Client) checkDevices(devs ifrt.DeviceList) error {
+	if err := devs.Validate(); err != nil {
+		return err
+	}
+	for _, d := range devs {
+		if _, ok := c.byID[d.ID]; !ok {
+			return ifrt.Errorf(ifrt.InvalidArgument, "proxy: device %d is not a device of this client", d.ID)
+		}
+	}
+	return nil
+}
+
+// checkSpec validates spec and that its devices are this client's.
+func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.Layout != nil && !spec.Layout.IsRowMajor() {
+		return ifrt.Errorf(ifrt.Unimplemented, "proxy: custom layouts are not supported by the proxy client")
+	}
+	return c.checkDevices(spec.Sharding.Devices())
+}
+
+// MakeArrayFromHostBuffer uploads data (HostBufferStore, in 1 MiB chunks) and,
+// at the same time, asks the server to build the array from it
+// (MakeArrayFromHostBufferRequest); as in jaxlib, the array's handle is the host
+// buffer's. The call returns once the server has answered, so data is no longer
+// read afterwards, whatever opts.Semantics says.
+func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	if opts == nil {
+		opts = &ifrt.HostBufferOptions{}
+	}
+	if opts.OnDoneWithHostBuffer != nil {
+		defer opts.OnDoneWithHostBuffer()
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return nil, err
+	}
+	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, %v%v needs %d", len(data), spec.DType, spec.Shape, size)
+	}
+	dt, err := wire.DTypeToProto(spec.DType)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := wire.ShardingToProto(spec.Sharding)
+	if err != nil {
+		return nil, err
+	}
+	h, err := c.newHandle()
+	if err != nil {
+		return nil, err
+	}
+	stored := make(chan error, 1)
+	go func() { stored <- c.storeHostBuffer(ctx, h, data) }()
+	_, callErr := c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArrayFromHostBufferRequest{
+		MakeArrayFromHostBufferRequest: &proxypb.MakeArrayFromHostBufferRequest{
+			Dtype:            dt,
+			Shape:            wire.ShapeToProto(spec.Shape),
+			Sharding:         sh,
+			HostBufferHandle: h,
+			ByteStrides:      wire.ByteStridesToProto(opts.ByteStrides),
+			ArrayHandle:      &h,
+		},
+	}})
+	// Wait for the upload either way: once the call returns, data is the
+	// caller's again.
+	storeErr := <-stored
+	switch {
+	case callErr == nil && storeErr == nil:
+		return c.newArray(h, spec), nil
+	case storeErr != nil && callErr != nil:
+		// The server may still be waiting for the bytes: an empty buffer under
+		// the same handle makes the array fail there instead.
+		c.goBackground(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), hostBufferDeleteTimeout)
+			defer cancel()
+			_ = c.storeHostBuffer(ctx, h, nil)
+			c.destructHandle(h)
+		})
+		return nil, callErr
+	case callErr != nil:
+		c.destructHandle(h)
+		return nil, callErr
+	}
+	c.destructHandle(h)
+	return nil, storeErr
+}
+
+// arrayOp sends an array-producing request whose results the client names, waits
+// for the answer, and wraps the results. On failure the server has recorded the
+// error under the result handles; they are destructed. Inputs given in donated are
+// marked deleted on success.
+func (c *Client) arrayOp(ctx context.Context, req *proxypb.IfrtRequest, handles []uint64, specs []ifrt.ArraySpec, donated []*array) ([]ifrt.Array, error) {
+	if _, err := c.sess.call(ctx, req); err != nil {
+		for _, h := range handles {
+			c.destructHandle(h)
+		}
+		return nil, err
+	}
+	for _, a := range donated {
+		a.deleted.Store(true)
+	}
+	out := make([]ifrt.Array, len(handles))
+	for i, h := range handles {
+		out[i] = c.newArray(h, specs[i])
+	}
+	return out, nil
+}
+
+func donatedIf(sem ifrt.CopySemantics, arrays []*array) []*array {
+	if sem == ifrt.DonateInput {
+		return arrays
+	}
+	return nil
+}
+
+// AssembleArray builds one array from single-device arrays, one per device of
+// spec.Sharding in order (AssembleArrayFromSingleDeviceArraysRequest).
+func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return nil, err
+	}
+	devs := spec.Sharding.Devices()
+	if len(shards) != len(devs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: %d shards for %d devices", len(shards), len(devs))
+	}
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]*array, len(shards))
+	handles := make([]uint64, len(shards))
+	for i, s := range shards {
+		a, err := c.arrayOf(s, "AssembleArray")
+		if err != nil {
+			return nil, err
+		}
+		sd := a.spec.Sharding.Devices()
+		if len(sd) != 1 || sd[0].ID != devs[i].ID {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: shard %d is on %v, want device %d", i, sd, devs[i].ID)
+		}
+		if a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: shard %d is %v%v, want %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
+		}
+		parts[i], handles[i] = a, a.handle
+	}
+	dt, err := wire.DTypeToProto(spec.DType)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := wire.ShardingToProto(spec.Sharding)
+	if err != nil {
+		return nil, err
+	}
+	h, err := c.newHandle()
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_AssembleArrayFromSingleDeviceArraysRequest{
+		AssembleArrayFromSingleDeviceArraysRequest: &proxypb.AssembleArrayFromSingleDeviceArraysRequest{
+			Shape:                      wire.ShapeToProto(spec.Shape),
+			Sharding:                   sh,
+			SingleDeviceArrayHandles:   handles,
+			CopySemantics:              wire.CopySemanticsToProto(sem),
+			SingleDeviceShardSemantics: wire.ShardSemanticsToProto(wire.AddressableShards),
+			ResultHandle:               h,
+			Dtype:                      dt,
+		},
+	}}, []uint64{h}, []ifrt.ArraySpec{spec}, donatedIf(sem, parts))
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// DisassembleArray splits an array into one single-device array per device
+// (DisassembleIntoSingleDeviceArraysRequest); the client computes the shards'
+// specs, as jaxlib does.
+func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	a, err := c.arrayOf(x, "DisassembleArray")
+	if err != nil {
+		return nil, err
+	}
+	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	devs := a.spec.Sharding.Devices()
+	specs := make([]ifrt.ArraySpec, len(devs))
+	for i, d := range devs {
+		if !d.Addressable {
+			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "proxy: DisassembleArray: device %d is not addressable", d.ID)
+		}
+		specs[i] = ifrt.ArraySpec{
+			DType:    a.spec.DType,
+			Shape:    domains[i].Shape(),
+			Sharding: ifrt.NewSingleDeviceSharding(d, a.spec.Sharding.MemoryKind()),
+			Layout:   a.spec.Layout,
+		}
+	}
+	handles, err := c.newHandles(len(devs))
+	if err != nil {
+		return nil, err
+	}
+	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_DisassembleIntoSingleDeviceArraysRequest{
+		DisassembleIntoSingleDeviceArraysRequest: &proxypb.DisassembleIntoSingleDeviceArraysRequest{
+			ArrayHandle:                a.handle,
+			CopySemantics:              wire.CopySemanticsToProto(sem),
+			SingleDeviceShardSemantics: wire.ShardSemanticsToProto(wire.AddressableShards),
+			ResultHandles:              handles,
+		},
+	}}, handles, specs, donatedIf(sem, []*array{a}))
+}
+
+// CopyArrays copies arrays to other devices and, when memoryKind is set, another
+// memory kind (CopyArraysRequest).
+func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkDevices(devices); err != nil {
+		return nil, err
+	}
+	if memoryKind != nil {
+		for _, d := range devices {
+			if _, err := c.byID[d.ID].Memory(*memoryKind); err != nil {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: CopyArrays: %w", err)
+			}
+		}
+	}
+	ins := make([]*array, len(arrays))
+	inHandles := make([]uint64, len(arrays))
+	specs := make([]ifrt.ArraySpec, len(arrays))
+	for i, x := range arrays {
+		a, err := c.arrayOf(x, "CopyArrays")
+		if err != nil {
+			return nil, err
+		}
+		kind := a.spec.Sharding.MemoryKind()
+		if memoryKind != nil {
+			kind = *memoryKind
+		}
+		s, err := a.spec.Sharding.WithDevices(devices, kind)
+		if err != nil {
+			return nil, err
+		}
+		ins[i], inHandles[i] = a, a.handle
+		specs[i] = ifrt.ArraySpec{DType: a.spec.DType, Shape: a.spec.Shape, Sharding: s, Layout: a.spec.Layout}
+	}
+	handles, err := c.newHandles(len(arrays))
+	if err != nil {
+		return nil, err
+	}
+	req := &proxypb.CopyArraysRequest{
+		ArrayHandles:  inHandles,
+		DeviceIds:     wire.DeviceIDs(devices),
+		CopySemantics: wire.CopySemanticsToProto(sem),
+		ResultHandles: handles,
+	}
+	if memoryKind != nil {
+		k := string(*memoryKind)
+		req.MemoryKind = &k
+	}
+	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyArraysRequest{CopyArraysRequest: req}},
+		handles, specs, donatedIf(sem, ins))
+}
+
+// Reshard gives each array the sharding of its spec (ReshardArraysRequest).
+func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(specs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Reshard: %d arrays and %d specs", len(arrays), len(specs))
+	}
+	ins := make([]*array, len(arrays))
+	inHandles := make([]uint64, len(arrays))
+	protoSpecs := make([]*proxypb.ArraySpecProto, len(arrays))
+	for i, x := range arrays {
+		a, err := c.arrayOf(x, "Reshard")
+		if err != nil {
+			return nil, err
+		}
+		s := specs[i]
+		if err := c.checkSpec(s); err != nil {
+			return nil, err
+		}
+		if s.DType != a.spec.DType || !s.Shape.Equal(a.spec.Shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Reshard: array %d is %v%v, the spec %v%v", i, a.spec.DType, a.spec.Shape, s.DType, s.Shape)
+		}
+		if protoSpecs[i], err = wire.ArraySpecToProto(s); err != nil {
+			return nil, err
+		}
+		ins[i], inHandles[i] = a, a.handle
+	}
+	handles, err := c.newHandles(len(arrays))
+	if err != nil {
+		return nil, err
+	}
+	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_ReshardArraysRequest{
+		ReshardArraysRequest: &proxypb.ReshardArraysRequest{
+			ArrayHandles:  inHandles,
+			ArraySpecs:    protoSpecs,
+			CopySemantics: wire.CopySemanticsToProto(sem),
+			ResultHandles: handles,
+		},
+	}}, handles, specs, donatedIf(sem, ins))
+}
+
+// Remap moves shards between arrays as the plan says (RemapArraysRequest).
+func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(plan.InputSpecs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Remap: %d arrays for a plan with %d inputs", len(arrays), len(plan.InputSpecs))
+	}
+	for _, s := range plan.OutputSpecs {
+		if err := c.checkSpec(s); err != nil {
+			return nil, err
+		}
+	}
+	ins := make([]*array, len(arrays))
+	inHandles := make([]uint64, len(arrays))
+	for i, x := range arrays {
+		a, err := c.arrayOf(x, "Remap")
+		if err != nil {
+			return nil, err
+		}
+		ins[i], inHandles[i] = a, a.handle
+	}
+	p, err := wire.RemapPlanToProto(plan)
+	if err != nil {
+		return nil, err
+	}
+	handles, err := c.newHandles(len(plan.OutputSpecs))
+	if err != nil {
+		return nil, err
+	}
+	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_RemapArraysRequest{
+		RemapArraysRequest: &proxypb.RemapArraysRequest{
+			Plan:          p,
+			ArrayHandles:  inHandles,
+			CopySemantics: wire.CopySemanticsToProto(sem),
+			ResultHandles: handles,
+		},
+	}}, handles, plan.OutputSpecs, donatedIf(sem, ins))
+}
+
+// FullyReplicatedShard returns a replicated array's contents on its first device
+// (FullyReplicatedShardRequest).
+func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	a, err := c.arrayOf(x, "FullyReplicatedShard")
+	if err != nil {
+		return nil, err
+	}
+	if !a.spec.Sharding.IsFullyReplicated() {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: FullyReplicatedShard: %v is not fully replicated", a.spec.Sharding)
+	}
+	spec := ifrt.ArraySpec{
+		DType:    a.spec.DType,
+		Shape:    a.spec.Shape,
+		Sharding: ifrt.NewSingleDeviceSharding(a.spec.Sharding.Devices()[0], a.spec.Sharding.MemoryKind()),
+		Layout:   a.spec.Layout,
+	}
+	h, err := c.newHandle()
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_FullyReplicatedShardRequest{
+		FullyReplicatedShardRequest: &proxypb.FullyReplicatedShardRequest{
+			ArrayHandle:   a.handle,
+			CopySemantics: wire.CopySemanticsToProto(sem),
+			ResultHandle:  h,
+		},
+	}}, []uint64{h}, []ifrt.ArraySpec{spec}, donatedIf(sem, []*array{a}))
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}

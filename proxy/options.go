@@ -1,0 +1,80 @@
+package proxy
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"google.golang.org/grpc"
+)
+
+// DefaultConnectTimeout bounds Dial when neither WithConnectTimeout nor the
+// context's deadline says otherwise. It is jaxlib's default.
+const DefaultConnectTimeout = 2 * time.Minute
+
+// An Option configures Dial. Options are made by the With... functions of this
+// package.
+type Option interface {
+	apply(*options)
+}
+
+type options struct {
+	dialOptions    []grpc.DialOption
+	insecure       bool
+	logger         *slog.Logger
+	connectTimeout time.Duration
+	onDisconnect   func(error)
+	initData       ifrt.Attributes
+}
+
+func defaultOptions() options {
+	return options{connectTimeout: DefaultConnectTimeout}
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithDialOptions adds gRPC dial options (credentials, interceptors, a custom
+// dialer such as bufconn's). When any are given, Dial adds no transport
+// credentials of its own: pass grpc.WithTransportCredentials among them, or add
+// WithInsecure.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return optionFunc(func(o *options) { o.dialOptions = append(o.dialOptions, opts...) })
+}
+
+// WithInsecure makes Dial use plaintext connections (no TLS), as jaxlib does with
+// IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true. Without any option, Dial uses
+// plaintext too; WithInsecure is needed only next to WithDialOptions.
+func WithInsecure() Option {
+	return optionFunc(func(o *options) { o.insecure = true })
+}
+
+// WithLogger sets the logger for the client's diagnostics (the negotiated
+// version, a lost connection, failed background requests). Default
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(o *options) { o.logger = l })
+}
+
+// WithConnectTimeout bounds how long Dial keeps trying to reach the server (it
+// retries every second while the server is unavailable, as jaxlib does). Default
+// DefaultConnectTimeout; the context passed to Dial can end it sooner.
+func WithConnectTimeout(d time.Duration) Option {
+	return optionFunc(func(o *options) { o.connectTimeout = d })
+}
+
+// WithOnDisconnect sets a function called once, with the error, when the session
+// with the server ends other than by Close: the connection dropped or the server
+// ended the session. The client is unusable afterwards. It is jaxlib's
+// on_disconnect callback.
+func WithOnDisconnect(f func(error)) Option {
+	return optionFunc(func(o *options) { o.onDisconnect = f })
+}
+
+// WithInitializationData sets the attributes sent to the server when the session
+// starts (jaxlib's ClientConnectionOptions.initialization_data). Values are of the
+// types ifrt.Attributes allows.
+func WithInitializationData(attrs ifrt.Attributes) Option {
+	return optionFunc(func(o *options) { o.initData = attrs })
+}

@@ -1,0 +1,274 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/internal/wire"
+	"github.com/openpathways/pathways/proxy/proxypb"
+)
+
+// destructBatchDelay is how long DestructArray handles wait to be sent together,
+// unless another request goes out first and takes them along. jaxlib flushes its
+// batch on a similar timer (about 50µs).
+const destructBatchDelay = 100 * time.Microsecond
+
+// responseFunc receives the response to one request, or the error that ended the
+// session before it came. It runs on the session's receive goroutine and must not
+// block.
+type responseFunc func(*proxypb.IfrtResponse, error)
+
+// session is one IfrtSession stream: requests go out in order, each with the next
+// op id; responses come back in any order and go to the function registered for
+// their op id.
+type session struct {
+	log    *slog.Logger
+	stream proxypb.GrpcIfrtService_IfrtSessionClient
+	cancel context.CancelFunc // ends the stream
+
+	// sendMu serializes Send on the stream (grpc-go streams are not safe for
+	// concurrent sends) and keeps op ids in the order requests go out, which is
+	// the order the server handles them in.
+	sendMu sync.Mutex
+	nextOp uint64
+
+	mu      sync.Mutex
+	pending map[uint64]responseFunc
+	err     error         // why the session ended; set once
+	done    chan struct{} // closed when the session ends
+
+	dmu        sync.Mutex
+	destructs  []uint64 // handles waiting for a batched DestructArrayRequest
+	flushArmed bool
+
+	recvDone chan struct{}
+}
+
+func newSession(stream proxypb.GrpcIfrtService_IfrtSessionClient, cancel context.CancelFunc, log *slog.Logger) *session {
+	return &session{
+		log:      log,
+		stream:   stream,
+		cancel:   cancel,
+		nextOp:   1,
+		pending:  map[uint64]responseFunc{},
+		done:     make(chan struct{}),
+		recvDone: make(chan struct{}),
+	}
+}
+
+// start runs the receive loop. onEnd is called once, with the error that ended the
+// session, after every pending request has been failed with it.
+func (s *session) start(onEnd func(error)) {
+	go func() {
+		defer close(s.recvDone)
+		for {
+			resp, err := s.stream.Recv()
+			if err != nil {
+				onEnd(s.end(disconnected(err)))
+				return
+			}
+			op := resp.GetResponseMetadata().GetOpId()
+			s.mu.Lock()
+			f, ok := s.pending[op]
+			delete(s.pending, op)
+			s.mu.Unlock()
+			if !ok {
+				s.log.Warn("proxy: response to an unknown op id", "op_id", op)
+				continue
+			}
+			f(resp, nil)
+		}
+	}()
+}
+
+// disconnected is the error every pending and later request gets once the stream
+// has ended, as in jaxlib: UNAVAILABLE, whatever the stream's status was.
+func disconnected(cause error) error {
+	if errors.Is(cause, io.EOF) {
+		cause = errors.New("the server ended the session")
+	}
+	return &ifrt.Error{
+		Code: ifrt.Unavailable,
+		Msg:  "proxy: connection to IFRT proxy server was terminated: " + cause.Error(),
+		Err:  cause,
+	}
+}
+
+// end marks the session as ended with err (unless it already was), fails every
+// pending request and returns the error the session ended with.
+func (s *session) end(err error) error {
+	s.mu.Lock()
+	if s.err != nil {
+		err = s.err
+		s.mu.Unlock()
+		return err
+	}
+	s.err = err
+	pending := s.pending
+	s.pending = map[uint64]responseFunc{}
+	close(s.done)
+	s.mu.Unlock()
+	for _, f := range pending {
+		f(nil, err)
+	}
+	return err
+}
+
+// close ends the session from the client side: the stream is cancelled, which
+// makes the server free everything the session holds.
+func (s *session) close() {
+	s.end(ifrt.ErrClientClosed)
+	s.cancel()
+	<-s.recvDone
+}
+
+// Err returns why the session ended, or nil while it is alive.
+func (s *session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// send sends one request and registers f for its response. Handles waiting for a
+// batched DestructArrayRequest go out first.
+func (s *session) send(req *proxypb.IfrtRequest, f responseFunc) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if err := s.flushDestructsLocked(); err != nil {
+		return err
+	}
+	return s.sendLocked(req, f)
+}
+
+func (s *session) sendLocked(req *proxypb.IfrtRequest, f responseFunc) error {
+	op := s.nextOp
+	s.mu.Lock()
+	if s.err != nil {
+		err := s.err
+		s.mu.Unlock()
+		return err
+	}
+	s.pending[op] = f
+	s.mu.Unlock()
+	s.nextOp++
+	if req.RequestMetadata == nil {
+		req.RequestMetadata = &proxypb.RequestMetadata{}
+	}
+	req.RequestMetadata.OpId = op
+	if err := s.stream.Send(req); err != nil {
+		// The receive loop sees the stream's real status and fails f with it.
+		if !errors.Is(err, io.EOF) {
+			s.end(disconnected(err))
+		}
+		<-s.done
+		return s.Err()
+	}
+	return nil
+}
+
+// call sends req and waits for its response. A response with an error status
+// becomes that error (with its code); a response without a typed field is
+// Internal. If ctx ends first, call returns ctx's error and the response, when it
+// comes, is dropped.
+func (s *session) call(ctx context.Context, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, error) {
+	type result struct {
+		resp *proxypb.IfrtResponse
+		err  error
+	}
+	ch := make(chan result, 1)
+	if err := s.send(req, func(resp *proxypb.IfrtResponse, err error) { ch <- result{resp, err} }); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.resp, responseError(r.resp)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// future sends req and returns a future resolved with the response's error.
+func (s *session) future(req *proxypb.IfrtRequest) *ifrt.Future {
+	f, resolve := ifrt.NewFuture()
+	err := s.send(req, func(resp *proxypb.IfrtResponse, err error) {
+		if err == nil {
+			err = responseError(resp)
+		}
+		resolve(err)
+	})
+	if err != nil {
+		resolve(err)
+	}
+	return f
+}
+
+// responseError returns the error a response carries: its status if that is not
+// OK, Internal if it has no typed field.
+func responseError(resp *proxypb.IfrtResponse) error {
+	if st := resp.GetResponseMetadata().GetStatus(); st.GetCode() != proxypb.Code_OK {
+		return wire.StatusToError(st)
+	}
+	if resp.Response == nil {
+		return ifrt.Errorf(ifrt.Internal, "proxy: the server's response to op %d has no content", resp.GetResponseMetadata().GetOpId())
+	}
+	return nil
+}
+
+// typed returns x, or an Internal error when the response held another kind of
+// message than the request asked for (x is then nil).
+func typed[T any](x *T, what string) (*T, error) {
+	if x == nil {
+		return nil, ifrt.Errorf(ifrt.Internal, "proxy: the server answered a %s with another kind of response", what)
+	}
+	return x, nil
+}
+
+// destruct queues a DestructArrayRequest for handle. Handles are sent in batches:
+// with the next request, or after destructBatchDelay. It never blocks, so it is
+// safe to call from a cleanup function.
+func (s *session) destruct(handle uint64) {
+	s.dmu.Lock()
+	s.destructs = append(s.destructs, handle)
+	arm := !s.flushArmed
+	s.flushArmed = true
+	s.dmu.Unlock()
+	if arm {
+		time.AfterFunc(destructBatchDelay, func() {
+			s.sendMu.Lock()
+			defer s.sendMu.Unlock()
+			_ = s.flushDestructsLocked()
+		})
+	}
+}
+
+// flushDestructsLocked sends the queued destruct handles, if any, as one request.
+// The caller holds sendMu.
+func (s *session) flushDestructsLocked() error {
+	s.dmu.Lock()
+	handles := s.destructs
+	s.destructs = nil
+	s.flushArmed = false
+	s.dmu.Unlock()
+	if len(handles) == 0 {
+		return nil
+	}
+	req := &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_DestructArrayRequest{
+		DestructArrayRequest: &proxypb.DestructArrayRequest{ArrayHandle: handles},
+	}}
+	return s.sendLocked(req, func(resp *proxypb.IfrtResponse, err error) {
+		if err == nil {
+			err = responseError(resp)
+		}
+		if err != nil && s.Err() == nil {
+			s.log.Debug("proxy: destructing arrays failed", "handles", len(handles), "err", err)
+		}
+	})
+}
