@@ -341,6 +341,22 @@ func (a *capi) loadedDevices(le unsafe.Pointer) ([]unsafe.Pointer, error) {
 	return ptrList(unsafe.Pointer(r.ptrs), r.n), nil
 }
 
+// logicalIDs returns (replica, partition) per addressable device.
+func (a *capi) logicalIDs(le unsafe.Pointer) ([][2]int, error) {
+	r := C.pjrt_loaded_logical_ids(a.api, (*C.PJRT_LoadedExecutable)(le))
+	if r.err != nil {
+		return nil, a.err(r.err)
+	}
+	out := make([][2]int, int(r.n))
+	if r.n > 0 {
+		ids := unsafe.Slice((*C.PJRT_LogicalDeviceIds)(unsafe.Pointer(r.ptrs)), int(r.n))
+		for i, id := range ids {
+			out[i] = [2]int{int(id.replica), int(id.partition)}
+		}
+	}
+	return out, nil
+}
+
 func (a *capi) executableName(e unsafe.Pointer) (string, error) {
 	r := C.pjrt_executable_name(a.api, (*C.PJRT_Executable)(e))
 	if r.err != nil {

@@ -198,3 +198,7 @@ func (a *capi) eventIsReady(e unsafe.Pointer) (bool, error) {
 func (a *capi) onReady(e unsafe.Pointer, st *eventState) error {
 	return ErrCgoUnavailable
 }
+
+func (a *capi) logicalIDs(le unsafe.Pointer) ([][2]int, error) {
+	return nil, ErrCgoUnavailable
+}

@@ -194,6 +194,20 @@ func (x *Executable) DeviceAssignment() ([]byte, error) {
 	return x.res.api.deviceAssignment(ptr)
 }
 
+// LogicalIDs returns the (replica, partition) of each device in
+// AddressableDevices order (PJRT API 0.96 or newer).
+func (x *Executable) LogicalIDs() ([][2]int, error) {
+	if err := x.res.api.need(fnLoadedExecutableAddressableDeviceLogicalIDs); err != nil {
+		return nil, err
+	}
+	ptr, err := x.res.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer x.res.release()
+	return x.res.api.logicalIDs(ptr)
+}
+
 // OutputShardings returns the serialized xla.OpSharding of each output, from
 // the plugin's Shardings extension; UNIMPLEMENTED if the plugin lacks it.
 func (x *Executable) OutputShardings() ([][]byte, error) { return x.shardings(0) }

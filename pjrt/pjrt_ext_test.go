@@ -458,6 +458,11 @@ func TestSPMDExecute(t *testing.T) {
 			if da, err := x.DeviceAssignment(); err == nil {
 				t.Logf("DeviceAssignment: %d bytes", len(da))
 			}
+			if ids, err := x.LogicalIDs(); err != nil {
+				t.Logf("LogicalIDs: %v", err)
+			} else if want := [][2]int{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}}; !cmp.Equal(ids, want) {
+				t.Errorf("LogicalIDs = %v, want %v", ids, want)
+			}
 			args := make([][]*pjrt.Buffer, 8)
 			for i, d := range x.AddressableDevices() {
 				args[i] = []*pjrt.Buffer{upload(t, c, f32Bytes(float32(i), float32(10*i)), pjrt.F32, []int64{1, 2}, &pjrt.HostBufferOptions{Device: d})}

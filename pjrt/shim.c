@@ -477,6 +477,17 @@ pjrt_ptrs_result pjrt_loaded_addressable_devices(const PJRT_Api* api,
   return r;
 }
 
+pjrt_ptrs_result pjrt_loaded_logical_ids(const PJRT_Api* api,
+                                         PJRT_LoadedExecutable* le) {
+  ARGS(PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args, a);
+  a.executable = le;
+  pjrt_ptrs_result r = {NULL, NULL, 0};
+  r.err = api->PJRT_LoadedExecutable_AddressableDeviceLogicalIds(&a);
+  r.ptrs = (void* const*)a.addressable_device_logical_ids;
+  r.n = a.num_addressable_device_logical_ids;
+  return r;
+}
+
 pjrt_str_result pjrt_executable_name(const PJRT_Api* api, PJRT_Executable* e) {
   ARGS(PJRT_Executable_Name_Args, a);
   a.executable = e;

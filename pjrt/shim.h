@@ -230,6 +230,10 @@ PJRT_Error* pjrt_loaded_destroy(const PJRT_Api* api, PJRT_LoadedExecutable* le);
 PJRT_Error* pjrt_executable_destroy(const PJRT_Api* api, PJRT_Executable* e);
 pjrt_ptrs_result pjrt_loaded_addressable_devices(const PJRT_Api* api,
                                                  PJRT_LoadedExecutable* le);
+// (replica, partition) of each addressable device, as pairs in ptrs (cast to
+// const PJRT_LogicalDeviceIds*).
+pjrt_ptrs_result pjrt_loaded_logical_ids(const PJRT_Api* api,
+                                         PJRT_LoadedExecutable* le);
 pjrt_str_result pjrt_executable_name(const PJRT_Api* api, PJRT_Executable* e);
 pjrt_str_result pjrt_executable_fingerprint(const PJRT_Api* api,
                                             PJRT_Executable* e);
