@@ -39,7 +39,7 @@ var emptyHostData [64]byte
 
 func (c *Client) newBuffer(ptr unsafe.Pointer) *Buffer {
 	b := &Buffer{client: c, res: newResource(c.st.api, c.st, resBuffer, ptr)}
-	runtime.AddCleanup(b, func(r *resource) { _ = r.close() }, b.res)
+	runtime.AddCleanup(b, (*resource).cleanup, b.res)
 	return b
 }
 

@@ -137,7 +137,7 @@ func (p *Plugin) NewClient(ctx context.Context, opts map[string]any) (*Client, e
 		_ = st.close()
 		return nil, err
 	}
-	runtime.AddCleanup(c, func(s *clientState) { _ = s.close() }, st)
+	runtime.AddCleanup(c, (*clientState).cleanup, st)
 	return c, nil
 }
 

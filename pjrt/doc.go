@@ -71,9 +71,11 @@
 // Close. Closing a client first closes every event, buffer and executable made
 // through it, so the plugin never sees a client destroyed under live objects.
 // runtime.AddCleanup destroys objects that become unreachable without Close;
-// it is a safety net, not the contract. Live and the Live* functions count the
-// objects not yet destroyed, for leak tests. Devices and memories belong to
-// their client and need no Close. Plugins are never unloaded.
+// it is a safety net, not the contract (built with -tags invariants, it reports
+// each object it had to destroy on standard error). Live and the Live*
+// functions count the objects not yet destroyed, for leak tests. Devices and
+// memories belong to their client and need no Close. Plugins are never
+// unloaded.
 //
 // Host memory follows the cgo pointer rules: with ImmutableOnlyDuringCall (the
 // default) Go memory is used only during the call; with the other semantics the

@@ -57,7 +57,7 @@ func newEvent(c *Client, ptr unsafe.Pointer) *Event {
 		return ev
 	}
 	ev.res = newResource(c.st.api, c.st, resEvent, ptr)
-	runtime.AddCleanup(ev, func(r *resource) { _ = r.close() }, ev.res)
+	runtime.AddCleanup(ev, (*resource).cleanup, ev.res)
 	return ev
 }
 

@@ -24,7 +24,7 @@ type Executable struct {
 func (c *Client) newExecutable(le unsafe.Pointer) (*Executable, error) {
 	a := c.st.api
 	x := &Executable{client: c, res: newResource(a, c.st, resExecutable, le)}
-	runtime.AddCleanup(x, func(r *resource) { _ = r.close() }, x.res)
+	runtime.AddCleanup(x, (*resource).cleanup, x.res)
 	fail := func(err error) (*Executable, error) {
 		_ = x.res.close()
 		return nil, err

@@ -1,6 +1,8 @@
 package pjrt
 
 import (
+	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"unsafe"
@@ -101,6 +103,30 @@ func (r *resource) close() error {
 		h()
 	}
 	return err
+}
+
+var kindNames = [...]string{resExecutable: "Executable", resBuffer: "Buffer", resEvent: "Event"}
+
+// cleanup is the runtime.AddCleanup function of buffers, executables and events.
+func (r *resource) cleanup() {
+	r.mu.RLock()
+	open := r.ptr != nil
+	r.mu.RUnlock()
+	if open && invariants {
+		fmt.Fprintf(os.Stderr, "pjrt: %s garbage-collected without Close\n", kindNames[r.kind])
+	}
+	_ = r.close()
+}
+
+// cleanup is the runtime.AddCleanup function of clients.
+func (s *clientState) cleanup() {
+	s.mu.RLock()
+	open := s.ptr != nil
+	s.mu.RUnlock()
+	if open && invariants {
+		fmt.Fprintf(os.Stderr, "pjrt: Client garbage-collected without Close\n")
+	}
+	_ = s.close()
 }
 
 // clientState owns the PJRT_Client pointer and the set of live objects created
