@@ -133,6 +133,14 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func errClientClosed() error { return ifrt.Errorf(ifrt.FailedPrecondition, "rm: client is closed") }
+
 // Cluster returns the resource manager's current view. It does not retry.
 func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 	resp, err := c.rpc.GetCluster(ctx, &rmpb.GetClusterRequest{})
@@ -162,6 +170,10 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 			}
 			if permanent(err) {
 				yield(Event{}, err)
+				return
+			}
+			if c.isClosed() {
+				yield(Event{}, errClientClosed())
 				return
 			}
 			c.log.Debug("watch stream ended; watching again", "err", err)
@@ -244,7 +256,7 @@ func (c *Client) RegisterAndHeartbeat(ctx context.Context, info WorkerInfo) (*Re
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "rm: client is closed")
+		return nil, errClientClosed()
 	}
 	c.mu.Unlock()
 	if info.Incarnation == "" {
@@ -262,7 +274,7 @@ func (c *Client) RegisterAndHeartbeat(ctx context.Context, info WorkerInfo) (*Re
 	if c.closed {
 		c.mu.Unlock()
 		cancel()
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "rm: client is closed")
+		return nil, errClientClosed()
 	}
 	c.regs[r] = struct{}{}
 	c.mu.Unlock()
@@ -351,7 +363,14 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 		if permanent(err) {
 			return 0, err
 		}
-		last = err
+		if r.c.isClosed() {
+			return 0, errClientClosed()
+		}
+		// An attempt cut short by a deadline says less than the error before
+		// it (gRPC may report ctx's deadline before ctx.Err does).
+		if c := ifrt.CodeOf(err); last == nil || (c != ifrt.DeadlineExceeded && c != ifrt.Canceled) {
+			last = err
+		}
 		r.c.log.Warn("registration failed; retrying", "slice", info.Slice, "host", info.Host, "attempt", attempt, "err", err)
 		if !sleep(ctx, b.next()) {
 			return 0, fmt.Errorf("rm: registering slice %d host %d: %w (last attempt: %w)", info.Slice, info.Host, context.Cause(ctx), last)

@@ -169,3 +169,30 @@ func FuzzRegisterWorker(f *testing.F) {
 }
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestSlowWatcherIsDropped(t *testing.T) {
+	s, err := New(Config{InstanceType: "cpu:1", InstanceCount: 1, Logger: discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := s.subscribe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	for range s.watchBuffer() + 1 {
+		s.emitLocked(Event{Type: EventSliceUp})
+	}
+	s.mu.Unlock()
+	select {
+	case <-w.dropped:
+	default:
+		t.Fatal("a watcher that read nothing was not dropped")
+	}
+	s.mu.Lock()
+	_, still := s.watchers[w]
+	s.mu.Unlock()
+	if still {
+		t.Error("a dropped watcher is still subscribed")
+	}
+}

@@ -331,14 +331,25 @@ func (s *Server) pickSlotLocked(w WorkerInfo) (*slot, error) {
 	if w.Host != AnyHost {
 		return hosts[w.Host], nil
 	}
-	for _, sl := range hosts { // the same process asking again keeps its host
+	// The same process asking again keeps its host; a worker coming back
+	// to the address it had gets its old host (and ids) back.
+	for _, sl := range hosts {
 		if sl.state == StateLive && sl.info.Incarnation == w.Incarnation {
 			return sl, nil
 		}
 	}
 	for _, sl := range hosts {
-		if sl.state != StateLive {
+		if sl.state == StateLost && sl.info.Address == w.Address {
 			return sl, nil
+		}
+	}
+	// Otherwise a host nobody has held, then one whose worker was lost (its
+	// own worker may still come back for it).
+	for _, want := range []State{StateMissing, StateLost} {
+		for _, sl := range hosts {
+			if sl.state == want {
+				return sl, nil
+			}
 		}
 	}
 	return nil, ifrt.Errorf(ifrt.ResourceExhausted, "rm: slice %d is full: all %d hosts are held by live workers", w.Slice, len(hosts))
@@ -462,9 +473,12 @@ type watcher struct {
 }
 
 // watchBuffer is how many events a watcher may lag behind before it is
-// dropped.
+// dropped: enough for every host of the cluster to join and every slice to
+// come up, within bounds (a dropped watcher watches again and gets a fresh
+// snapshot, so the bound costs only a reconnection).
 func (s *Server) watchBuffer() int {
-	return 64 + 4*s.cfg.InstanceCount*(s.it.Hosts+1)
+	n := 2 * s.cfg.InstanceCount * (s.it.Hosts + 1)
+	return min(max(n, 256), 8192)
 }
 
 func (s *Server) subscribe() (*watcher, *Cluster, error) {

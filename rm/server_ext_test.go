@@ -331,7 +331,8 @@ func TestReRegistrationKeepsDeviceIDs(t *testing.T) {
 func TestRMRestartClientRegistersAgain(t *testing.T) {
 	ctx := testContext(t)
 	n := &network{}
-	cfg := rm.Config{InstanceType: "cpu:2", InstanceCount: 1, HeartbeatTimeout: 200 * time.Millisecond}
+	// Loss detection here comes from the broken stream, not the timeout.
+	cfg := rm.Config{InstanceType: "cpu:2", InstanceCount: 1, HeartbeatTimeout: time.Minute}
 	first := startRM(t, n, cfg)
 	c := newClient(t, n)
 	events := watch(t, c)
@@ -362,14 +363,17 @@ func TestRMRestartClientRegistersAgain(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the worker did not register with the restarted RM")
 	}
-	select {
-	case <-changed:
-	case <-ctx.Done():
-		t.Fatal("the registration did not report the new assignment")
-	}
-	b := reg.Assignment()
-	if b.RMIncarnation != second.Cluster().RMIncarnation {
-		t.Errorf("assignment from RM %q, want the new RM %q", b.RMIncarnation, second.Cluster().RMIncarnation)
+	var b rm.Assignment
+	for {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("the registration did not report the new assignment")
+		}
+		changed = reg.Changed()
+		if b = reg.Assignment(); b.RMIncarnation == second.Cluster().RMIncarnation {
+			break
+		}
 	}
 	if diff := cmp.Diff(a.DeviceIDs, b.DeviceIDs); diff != "" {
 		t.Errorf("device ids changed across the RM restart (-before +after):\n%s", diff)
@@ -390,8 +394,8 @@ func TestRMRestartClientRegistersAgain(t *testing.T) {
 	if err := reg.Err(); err != nil {
 		t.Errorf("Err after Close = %v, want nil", err)
 	}
-	if w := second.Cluster().Workers[0]; w.State != rm.StateLost {
-		t.Errorf("after Close the worker is %v, want lost", w.State)
+	if ev := waitFor(ctx, t, events, rm.EventWorkerLost); ev.Worker.Address != "w0:29005" {
+		t.Errorf("lost worker %+v, want w0:29005", ev.Worker)
 	}
 }
 
@@ -413,6 +417,14 @@ func TestRegistrationEndsWithContext(t *testing.T) {
 	}
 	if !errors.Is(reg.Err(), context.Canceled) {
 		t.Errorf("Err = %v, want context.Canceled", reg.Err())
+	}
+	for ev := range c.Watch(ctx) {
+		if ev.Type == rm.EventSnapshot && ev.Cluster.Workers[0].State == rm.StateLost {
+			break
+		}
+		if ev.Type == rm.EventWorkerLost {
+			break
+		}
 	}
 	if w := srv.Cluster().Workers[0]; w.State != rm.StateLost {
 		t.Errorf("worker is %v after its context ended, want lost", w.State)
@@ -504,5 +516,115 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("New() = %v, want ok=%v", nerr, tc.ok)
 			}
 		})
+	}
+}
+
+func TestAnyHost(t *testing.T) {
+	ctx := testContext(t)
+	n := &network{}
+	startRM(t, n, rm.Config{InstanceType: "tpuv6e:4x4", InstanceCount: 1, HeartbeatTimeout: time.Hour})
+	raw := rawClient(t, n)
+	host := func(addr, inc string) int32 {
+		t.Helper()
+		resp, err := raw.RegisterWorker(ctx, registerReq(0, -1, addr, inc, 4))
+		if err != nil {
+			t.Fatalf("RegisterWorker(%s, %s): %v", addr, inc, err)
+		}
+		return resp.HostIndex
+	}
+	for i, addr := range []string{"a", "b", "c"} {
+		if got := host(addr, addr+"-1"); got != int32(i) {
+			t.Fatalf("worker %s got host %d, want %d", addr, got, i)
+		}
+	}
+	// The same process asking again keeps its host.
+	if got := host("b", "b-1"); got != 1 {
+		t.Errorf("b again got host %d, want 1", got)
+	}
+	// Lose b (its stream ends), then a lost host comes back to its address.
+	resp, err := raw.RegisterWorker(ctx, registerReq(0, 1, "b", "b-1", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := raw.Heartbeat(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId})
+	stream.Recv()
+	stream.CloseSend()
+	if _, err := stream.Recv(); err == nil {
+		t.Fatal("heartbeat stream still open after CloseSend")
+	}
+	if got := host("d", "d-1"); got != 3 {
+		t.Errorf("new worker d got host %d, want the free host 3", got)
+	}
+	if got := host("b", "b-2"); got != 1 {
+		t.Errorf("b restarted got host %d, want its old host 1", got)
+	}
+	if _, err := raw.RegisterWorker(ctx, registerReq(0, -1, "e", "e-1", 4)); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("fifth worker on four hosts: %v, want RESOURCE_EXHAUSTED", err)
+	}
+}
+
+func TestHeartbeatStreamTakeover(t *testing.T) {
+	ctx := testContext(t)
+	n := &network{}
+	srv := startRM(t, n, rm.Config{InstanceType: "cpu:1", InstanceCount: 1, HeartbeatTimeout: time.Hour})
+	raw := rawClient(t, n)
+	resp, err := raw.RegisterWorker(ctx, registerReq(0, 0, "w", "inc", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func() rmpb.ResourceManager_HeartbeatClient {
+		t.Helper()
+		s, err := raw.Heartbeat(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Recv(); err != nil {
+			t.Fatalf("heartbeat answer: %v", err)
+		}
+		return s
+	}
+	first := open()
+	second := open()
+	if _, err := first.Recv(); status.Code(err) != codes.Aborted {
+		t.Errorf("first stream after a takeover: %v, want ABORTED", err)
+	}
+	if err := second.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Recv(); err != nil {
+		t.Errorf("second stream: %v", err)
+	}
+	if w := srv.Cluster().Workers[0]; w.State != rm.StateLive {
+		t.Errorf("worker is %v after a stream takeover, want live", w.State)
+	}
+}
+
+func TestWatchEndsWhenClientCloses(t *testing.T) {
+	ctx := testContext(t)
+	n := &network{}
+	startRM(t, n, rm.Config{InstanceType: "cpu:1", InstanceCount: 1})
+	c := newClient(t, n)
+	var last error
+	first := true
+	for ev, err := range c.Watch(ctx) {
+		if first {
+			if ev.Type != rm.EventSnapshot {
+				t.Fatalf("first event %v, want snapshot", ev.Type)
+			}
+			first = false
+			c.Close()
+			continue
+		}
+		last = err
+	}
+	if !errors.Is(last, ifrt.ErrFailedPrecondition) {
+		t.Errorf("Watch after Close ended with %v, want FAILED_PRECONDITION (client closed)", last)
 	}
 }

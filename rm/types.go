@@ -8,8 +8,10 @@ import (
 	"github.com/openpathways/pathways/rm/rmpb"
 )
 
-// AnyHost as WorkerInfo.Host asks the resource manager to pick the lowest
-// host index of the slice that no live worker holds.
+// AnyHost as WorkerInfo.Host asks the resource manager to pick a host of the
+// slice that no live worker holds: the host this incarnation already holds,
+// else a lost host last held from the same address, else the lowest host
+// never held, else the lowest lost host.
 const AnyHost = -1
 
 // State is the state of a worker slot or a device.
@@ -57,7 +59,10 @@ type WorkerInfo struct {
 	// Incarnation identifies this run of the worker process; Client fills in
 	// a random one when it is empty.
 	Incarnation string
-	Platform    string // the PJRT platform name, e.g. "tpu", "cpu"
+	// Platform is the PJRT platform name, e.g. "tpu", "cpu". It is recorded,
+	// not checked against the instance type, so CPU workers can stand in for
+	// the hosts of a TPU topology in tests.
+	Platform string
 	// Devices, in local index order: exactly as many as the instance type
 	// puts on a host.
 	Devices []LocalDevice

@@ -249,7 +249,7 @@ type RegisterWorkerRequest struct {
 	// (MEGASCALE_SLICE_ID on Pathways workers).
 	SliceIndex int32 `protobuf:"varint,1,opt,name=slice_index,json=sliceIndex,proto3" json:"slice_index,omitempty"`
 	// The host's index within its slice, 0 <= host_index < hosts per slice;
-	// -1 asks the RM to pick the lowest host index not held by a live worker.
+	// -1 asks the RM to pick one not held by a live worker (see rm.AnyHost).
 	HostIndex int32 `protobuf:"varint,2,opt,name=host_index,json=hostIndex,proto3" json:"host_index,omitempty"`
 	// Where the worker serves, e.g. "10.0.0.7:29005".
 	Address string `protobuf:"bytes,3,opt,name=address,proto3" json:"address,omitempty"`
