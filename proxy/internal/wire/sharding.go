@@ -251,6 +251,11 @@ func ShardingParamToOpSharding(p *proxypb.ShardingParamProto, numDevices int) (i
 	if p == nil {
 		return ifrt.OpSharding{}, ifrt.Errorf(ifrt.InvalidArgument, "wire: missing sharding param")
 	}
+	if len(p.ProtoReflect().GetUnknown()) > 0 {
+		// Newer clients add unreduced axes (field 5), which an OpSharding
+		// without the UNREDUCED subgroup support of ifrt cannot express.
+		return ifrt.OpSharding{}, ifrt.Errorf(ifrt.Unimplemented, "wire: sharding param carries fields this server does not know (unreduced axes?)")
+	}
 	axes, perm := p.GetAxisSizes(), p.GetPermutation()
 	if len(axes) != len(perm) {
 		return ifrt.OpSharding{}, ifrt.Errorf(ifrt.InvalidArgument, "wire: sharding param has %d axis sizes and %d permutation entries", len(axes), len(perm))

@@ -20,22 +20,32 @@ const (
 	// ProtocolMakeArrayFromHostBufferWithLayout (23) added
 	// MakeArrayFromHostBufferRequest.layout.
 	ProtocolMakeArrayFromHostBufferWithLayout = 23
-	// ProtocolBitcastArrays (24) added BitcastArrays.
+	// ProtocolBitcastArrays (24) added BitcastArrays (oneof member 34, as
+	// jaxlib 0.10.2's embedded descriptors confirm).
 	ProtocolBitcastArrays = 24
+	// Protocol25 is the newest version jaxlib 0.10.2 advertises. The wire
+	// additions found in jaxlib 0.10.2's embedded descriptors beyond our protos
+	// are LoadedExecutableDestructRequest.delete_options,
+	// RemapPlanProto.input_devices_for_output and
+	// ShardingParamProto.unreduced_axes; which of them version 25 gates is not
+	// known. All three are optional: a server that ignores the first two loses
+	// nothing, and the wire decoders refuse a ShardingParam with unreduced axes.
+	Protocol25 = 25
 )
 
 // The range of protocol versions this module speaks, both as a server and as a
 // client. A server picks min(client max, ProtocolMax) and refuses a client
 // whose range does not overlap this one.
 //
-// The lower bound is upstream's. The upper bound covers what jaxlib 0.10.2
-// advertises and the newer versions that jaxlib 0.11 and 0.12 advertise
-// (BitcastArrays and the versions after it add request kinds; a request kind
-// this module does not know is answered UNIMPLEMENTED, which the client
-// reports for that call alone). See docs/compatibility.md.
+// The lower bound is upstream's (raised to 16 in 2025). The upper bound is
+// the newest version whose wire format was checked against a real client
+// (jaxlib 0.10.2 advertises [16, 25]). Newer clients (jaxlib 0.11, 0.12)
+// advertise a higher maximum; as long as their minimum stays at or below
+// ProtocolMax, negotiation picks ProtocolMax, which lies inside their range.
+// See docs/compatibility.md.
 const (
 	ProtocolMin = ProtocolExecutableDevices
-	ProtocolMax = 26
+	ProtocolMax = Protocol25
 )
 
 // SerDes versions. The IFRT SerDes version travels next to the protocol

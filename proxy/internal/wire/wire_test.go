@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -286,6 +287,16 @@ func TestShardingErrors(t *testing.T) {
 			Devices:       &proxypb.DeviceListProto{DeviceIds: []int32{0, 1}},
 		}), ifrt.ErrInvalidArgument},
 	}
+	// A newer client's unreduced axes (field 5 of ShardingParamProto).
+	param := &proxypb.ShardingParamProto{DimShards: []int64{2}, Permutation: []int32{0}, AxisSizes: []int32{2}}
+	param.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 5, protowire.VarintType), 0))
+	tests = append(tests, struct {
+		name string
+		p    *proxypb.ShardingProto
+		want error
+	}{"sharding param with unreduced axes", serialized(t, wire.TypeShardingParamSharding, &proxypb.ShardingParamShardingProto{
+		ShardingParam: param, Devices: &proxypb.DeviceListProto{DeviceIds: []int32{0, 1}},
+	}), ifrt.ErrUnimplemented})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := wire.ShardingFromProto(tc.p, lookup); !errors.Is(err, tc.want) {
@@ -539,7 +550,8 @@ func TestNegotiateVersion(t *testing.T) {
 		min, max *proxypb.IfrtProxyVersion
 		want     *proxypb.IfrtProxyVersion
 	}{
-		{"jaxlib-like", v(16, 0), v(23, 2), v(23, 2)},
+		{"jaxlib 0.10.2", v(16, 0), v(25, 3), v(25, 3)},
+		{"older client", v(16, 0), v(23, 2), v(23, 2)},
 		{"newer client", v(16, 0), v(wire.ProtocolMax+5, 9), v(wire.ProtocolMax, 9)},
 		{"exact", v(wire.ProtocolMin, 0), v(wire.ProtocolMin, 0), v(wire.ProtocolMin, 0)},
 	}
