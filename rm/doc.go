@@ -121,6 +121,8 @@
 // Logs go to Config.Logger and the client's WithLogger (default
 // slog.Default()), with a "component" attribute of "rm" or "rm-client".
 // Routine events (a worker joined, a refused registration, stream attach) are
-// Debug; a slice up, all slices up, re-registrations are Info; a worker lost,
-// a slice down and failed registration attempts are Warn.
+// Debug; serving, stopping, a slice up, all slices up and re-registrations
+// are Info; a worker lost, a slice down and failed registration attempts are
+// Warn; a registration that ended for good is Error. Nothing is logged per
+// heartbeat.
 package rm

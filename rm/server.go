@@ -222,6 +222,10 @@ func (s *Server) stop(hard bool) *grpc.Server {
 	return srv
 }
 
+func errShuttingDown() error {
+	return ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down")
+}
+
 // Ready returns a channel closed the first time every slice is up. It is not
 // reopened when a slice goes down later; use Cluster or a watch for that.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
@@ -251,7 +255,7 @@ func (s *Server) snapshotLocked() *Cluster {
 				if sl.state != StateMissing {
 					d.WorkerAddress = sl.info.Address
 					d.Platform = sl.info.Platform
-					d.Description = sl.info.Devices[l]
+					d.Description = sl.info.Devices[l].clone()
 				}
 				c.Devices = append(c.Devices, d)
 			}
@@ -281,7 +285,7 @@ func (s *Server) register(w WorkerInfo) (registration, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return registration{}, ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down")
+		return registration{}, errShuttingDown()
 	}
 	sl, err := s.pickSlotLocked(w)
 	if err != nil {
@@ -440,7 +444,7 @@ func (s *Server) attach(id uint64) (l *lease, stream uint64, takeover <-chan str
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return nil, 0, nil, ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down")
+		return nil, 0, nil, errShuttingDown()
 	}
 	l = s.leases[id]
 	if l == nil {
@@ -485,7 +489,7 @@ func (s *Server) subscribe() (*watcher, *Cluster, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return nil, nil, ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down")
+		return nil, nil, errShuttingDown()
 	}
 	w := &watcher{ch: make(chan Event, s.watchBuffer()), dropped: make(chan struct{})}
 	s.watchers[w] = struct{}{}

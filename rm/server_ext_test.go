@@ -444,6 +444,11 @@ func TestLifecycle(t *testing.T) {
 		if _, err := stream.Recv(); err != nil {
 			t.Fatal(err)
 		}
+		// A heartbeat stream that never sent anything must not hold up a
+		// graceful shutdown either.
+		if _, err := raw.Heartbeat(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if err := srv.Shutdown(ctx); err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}

@@ -52,22 +52,9 @@ type recvResult struct {
 
 func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error {
 	s := svc.s
-	first, err := stream.Recv()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		return err
-	}
-	l, id, takeover, err := s.attach(first.GetLeaseId())
-	if err != nil {
-		return toStatus(err)
-	}
-	slice, host := l.slot.slice, l.slot.host
-	log := s.log.With("slice", slice, "host", host, "lease", l.id)
-	log.Debug("heartbeat stream attached")
-
 	ctx := stream.Context()
+	// Receive on a goroutine so that shutdown and lease changes are noticed
+	// while waiting for the worker.
 	recvs := make(chan recvResult, 1)
 	go func() {
 		for {
@@ -82,6 +69,26 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 			}
 		}
 	}()
+
+	var first *rmpb.HeartbeatRequest
+	select {
+	case <-s.quit:
+		return toStatus(errShuttingDown())
+	case <-ctx.Done():
+		return toStatus(ctx.Err())
+	case r := <-recvs:
+		if errors.Is(r.err, io.EOF) {
+			return nil
+		} else if r.err != nil {
+			return r.err
+		}
+		first = r.req
+	}
+	l, id, takeover, err := s.attach(first.GetLeaseId())
+	if err != nil {
+		return toStatus(err)
+	}
+	s.log.Debug("heartbeat stream attached", "slice", l.slot.slice, "host", l.slot.host)
 
 	req := first
 	for {
@@ -103,7 +110,7 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 		case <-takeover:
 			return toStatus(ifrt.Errorf(ifrt.Aborted, "rm: another heartbeat stream took over lease %#x", l.id))
 		case <-s.quit:
-			return toStatus(ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down"))
+			return toStatus(errShuttingDown())
 		case <-ctx.Done():
 			s.detach(l, id, "heartbeat stream broke: "+context.Cause(ctx).Error())
 			return toStatus(ctx.Err())
@@ -140,7 +147,7 @@ func (svc *service) Watch(_ *rmpb.WatchRequest, stream rmpb.ResourceManager_Watc
 		case <-ctx.Done():
 			return toStatus(ctx.Err())
 		case <-s.quit:
-			return toStatus(ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager is shutting down"))
+			return toStatus(errShuttingDown())
 		case <-w.dropped:
 			return toStatus(ifrt.Errorf(ifrt.ResourceExhausted, "rm: the watcher fell more than %d events behind; watch again", s.watchBuffer()))
 		case e := <-w.ch:

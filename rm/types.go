@@ -427,6 +427,13 @@ func eventFromPB(p *rmpb.WatchEvent) Event {
 	return e
 }
 
+// clone returns a deep copy of d.
+func (d LocalDevice) clone() LocalDevice {
+	d.Coords = slices.Clone(d.Coords)
+	d.MemoryKinds = slices.Clone(d.MemoryKinds)
+	return d
+}
+
 // clone returns a deep copy of w.
 func (w Worker) clone() Worker {
 	w.DeviceIDs = slices.Clone(w.DeviceIDs)
