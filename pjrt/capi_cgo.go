@@ -143,19 +143,19 @@ func (a *capi) extensionTypes() []int {
 	return out
 }
 
-// createClient builds the named values in C memory and calls Client_Create.
-func (a *capi) createClient(opts []namedValue) (unsafe.Pointer, error) {
+// cNamedValues builds opts as a C PJRT_NamedValue array; free releases it.
+func cNamedValues(opts []namedValue) (nvs *C.PJRT_NamedValue, free func()) {
 	var allocs []unsafe.Pointer
-	defer func() {
+	free = func() {
 		for _, p := range allocs {
 			C.free(p)
 		}
-	}()
-	var nvs *C.PJRT_NamedValue
-	if len(opts) > 0 {
-		nvs = (*C.PJRT_NamedValue)(C.calloc(C.size_t(len(opts)), C.size_t(unsafe.Sizeof(C.PJRT_NamedValue{}))))
-		allocs = append(allocs, unsafe.Pointer(nvs))
 	}
+	if len(opts) == 0 {
+		return nil, free
+	}
+	nvs = (*C.PJRT_NamedValue)(C.calloc(C.size_t(len(opts)), C.size_t(unsafe.Sizeof(C.PJRT_NamedValue{}))))
+	allocs = append(allocs, unsafe.Pointer(nvs))
 	for i, o := range opts {
 		name := C.CString(o.name)
 		allocs = append(allocs, unsafe.Pointer(name))
@@ -186,6 +186,13 @@ func (a *capi) createClient(opts []namedValue) (unsafe.Pointer, error) {
 		}
 		C.pjrt_nv_set(nvs, C.size_t(i), name, C.size_t(len(o.name)), C.int(o.kind), str, i64, list, f, b, size)
 	}
+	return nvs, free
+}
+
+// createClient calls Client_Create with opts as named values.
+func (a *capi) createClient(opts []namedValue) (unsafe.Pointer, error) {
+	nvs, free := cNamedValues(opts)
+	defer free()
 	r := C.pjrt_client_create(a.api, nvs, C.size_t(len(opts)))
 	if r.err != nil {
 		return nil, a.err(r.err)
@@ -240,7 +247,10 @@ func (a *capi) defaultDeviceAssignment(c unsafe.Pointer, replicas, partitions in
 }
 
 func (a *capi) deviceInfo(d unsafe.Pointer) (deviceInfo, error) {
-	r := C.pjrt_device_info_get(a.api, (*C.PJRT_Device)(d))
+	return a.toDeviceInfo(C.pjrt_device_info_get(a.api, (*C.PJRT_Device)(d)))
+}
+
+func (a *capi) toDeviceInfo(r C.pjrt_device_info) (deviceInfo, error) {
 	if r.err != nil {
 		return deviceInfo{}, a.err(r.err)
 	}
@@ -254,6 +264,65 @@ func (a *capi) deviceInfo(d unsafe.Pointer) (deviceInfo, error) {
 		attrs:           namedValues(r.attrs, r.num_attrs),
 		addressable:     bool(r.addressable),
 	}, nil
+}
+
+func (a *capi) createTopology(name string, opts []namedValue) (unsafe.Pointer, error) {
+	nvs, free := cNamedValues(opts)
+	defer free()
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	r := C.pjrt_topology_create(a.api, cname, C.size_t(len(name)), nvs, C.size_t(len(opts)))
+	if r.err != nil {
+		return nil, a.err(r.err)
+	}
+	return r.ptr, nil
+}
+
+func (a *capi) destroyTopology(t unsafe.Pointer) error {
+	return a.err(C.pjrt_topology_destroy(a.api, (*C.PJRT_TopologyDescription)(t)))
+}
+
+func (a *capi) topologyInfo(t unsafe.Pointer) (name, version string, devices []deviceInfo, err error) {
+	tp := (*C.PJRT_TopologyDescription)(t)
+	r := C.pjrt_topology_platform_name(a.api, tp)
+	if r.err != nil {
+		return "", "", nil, a.err(r.err)
+	}
+	name = gostr(r.s, r.n)
+	r = C.pjrt_topology_platform_version(a.api, tp)
+	if r.err != nil {
+		return "", "", nil, a.err(r.err)
+	}
+	version = gostr(r.s, r.n)
+	d := C.pjrt_topology_descriptions(a.api, tp)
+	if d.err != nil {
+		return "", "", nil, a.err(d.err)
+	}
+	for _, p := range ptrList(unsafe.Pointer(d.ptrs), d.n) {
+		info, err := a.toDeviceInfo(C.pjrt_description_info_get(a.api, (*C.PJRT_DeviceDescription)(p)))
+		if err != nil {
+			return "", "", nil, err
+		}
+		devices = append(devices, info)
+	}
+	return name, version, devices, nil
+}
+
+// compileForTopology runs PJRT_Compile; client may be nil. The result is a
+// PJRT_Executable (not loaded).
+func (a *capi) compileForTopology(t, client unsafe.Pointer, program []byte, format string, opts []byte) (unsafe.Pointer, error) {
+	cformat := C.CString(format)
+	defer C.free(unsafe.Pointer(cformat))
+	r := C.pjrt_compile_for_topology(a.api, (*C.PJRT_TopologyDescription)(t), (*C.PJRT_Client)(client),
+		unsafe.Pointer(unsafe.SliceData(program)), C.size_t(len(program)),
+		cformat, C.size_t(len(format)),
+		unsafe.Pointer(unsafe.SliceData(opts)), C.size_t(len(opts)))
+	runtime.KeepAlive(program)
+	runtime.KeepAlive(opts)
+	if r.err != nil {
+		return nil, a.err(r.err)
+	}
+	return r.ptr, nil
 }
 
 func (a *capi) deviceMemories(d unsafe.Pointer) (mems []unsafe.Pointer, def unsafe.Pointer, err error) {

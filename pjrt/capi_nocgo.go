@@ -202,3 +202,17 @@ func (a *capi) onReady(e unsafe.Pointer, st *eventState) error {
 func (a *capi) logicalIDs(le unsafe.Pointer) ([][2]int, error) {
 	return nil, ErrCgoUnavailable
 }
+
+func (a *capi) createTopology(name string, opts []namedValue) (unsafe.Pointer, error) {
+	return nil, ErrCgoUnavailable
+}
+
+func (a *capi) destroyTopology(t unsafe.Pointer) error { return ErrCgoUnavailable }
+
+func (a *capi) topologyInfo(t unsafe.Pointer) (name, version string, devices []deviceInfo, err error) {
+	return "", "", nil, ErrCgoUnavailable
+}
+
+func (a *capi) compileForTopology(t, client unsafe.Pointer, program []byte, format string, opts []byte) (unsafe.Pointer, error) {
+	return nil, ErrCgoUnavailable
+}

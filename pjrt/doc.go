@@ -24,6 +24,11 @@
 // with N argument rows, one per device of Executable.AddressableDevices, and
 // returns one output row and one completion event per device.
 //
+// Plugin.NewTopology and Topology.Compile compile ahead of time for devices that
+// are not present (PJRT_Compile): libtpu compiles for a named slice such as
+// "v5e:2x2" on a machine without TPUs, and the serialized result loads later
+// with Client.DeserializeExecutable. CPU plugins answer UNIMPLEMENTED.
+//
 // Client create options are plugin-specific named values. The XLA CPU plugins
 // take "cpu_device_count" (int64); the newer one (API 0.115) also "process_id"
 // (int64) and "asynchronous" (bool) and rejects unknown names, while the 0.81

@@ -1,7 +1,7 @@
 package pjrt
 
 // apiFn indexes the function-table slots the package calls, in the order of
-// PJRT_SHIM_FUNCTIONS in shim.h (TestFnTable checks that they agree).
+// PJRT_SHIM_FUNCTIONS in shim.h (TestFnTableMatchesShim checks that they agree).
 type apiFn int
 
 const (
@@ -65,6 +65,12 @@ const (
 	fnBufferCopyToDevice                                       // PJRT_Buffer_CopyToDevice, 0.0
 	fnBufferToHostBuffer                                       // PJRT_Buffer_ToHostBuffer, 0.0
 	fnBufferReadyEvent                                         // PJRT_Buffer_ReadyEvent, 0.0
+	fnTopologyDescriptionCreate                                // PJRT_TopologyDescription_Create, 0.0
+	fnTopologyDescriptionDestroy                               // PJRT_TopologyDescription_Destroy, 0.0
+	fnTopologyDescriptionPlatformName                          // PJRT_TopologyDescription_PlatformName, 0.0
+	fnTopologyDescriptionPlatformVersion                       // PJRT_TopologyDescription_PlatformVersion, 0.0
+	fnTopologyDescriptionGetDeviceDescriptions                 // PJRT_TopologyDescription_GetDeviceDescriptions, 0.0
+	fnCompile                                                  // PJRT_Compile, 0.0
 	fnExecutableOutputElementTypes                             // PJRT_Executable_OutputElementTypes, 0.29
 	fnExecutableOutputDimensions                               // PJRT_Executable_OutputDimensions, 0.29
 	fnBufferCopyToMemory                                       // PJRT_Buffer_CopyToMemory, 0.32
@@ -140,6 +146,12 @@ var fnNames = [...]string{
 	"PJRT_Buffer_CopyToDevice",
 	"PJRT_Buffer_ToHostBuffer",
 	"PJRT_Buffer_ReadyEvent",
+	"PJRT_TopologyDescription_Create",
+	"PJRT_TopologyDescription_Destroy",
+	"PJRT_TopologyDescription_PlatformName",
+	"PJRT_TopologyDescription_PlatformVersion",
+	"PJRT_TopologyDescription_GetDeviceDescriptions",
+	"PJRT_Compile",
 	"PJRT_Executable_OutputElementTypes",
 	"PJRT_Executable_OutputDimensions",
 	"PJRT_Buffer_CopyToMemory",
@@ -154,5 +166,5 @@ var fnNames = [...]string{
 }
 
 var fnMinors = [...]int{
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29, 29, 32, 35, 48, 79, 87, 89, 92, 96, 102,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29, 29, 32, 35, 48, 79, 87, 89, 92, 96, 102,
 }

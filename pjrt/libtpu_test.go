@@ -117,6 +117,9 @@ func libtpuChild(t *testing.T, path string) {
 		t.Fatal("PJRT_Client_Create did not return in 2 minutes")
 	}
 
+	// Deviceless (ahead-of-time) compilation for a TPU slice.
+	libtpuAOT(t, p)
+
 	// The Go runtime still works: goroutines, GC, timers, a preemption signal.
 	ch := make(chan int)
 	go func() { ch <- 42 }()
@@ -223,6 +226,65 @@ func TestCPUPluginsRuntimeConflicts(t *testing.T) {
 	}
 	runtime.GC()
 	reportSignalChanges(t, before, beforeFlags)
+}
+
+func libtpuAOT(t *testing.T, p *Plugin) {
+	ctx := context.Background()
+	var topo *Topology
+	for _, name := range []string{"v5e:2x2", "v6e:2x2", "v5p:2x2x1", "v4:2x2x1"} {
+		tp, err := p.NewTopology(ctx, name, nil)
+		if err != nil {
+			t.Logf("NewTopology(%q): %v", name, firstLine(err.Error()))
+			continue
+		}
+		topo = tp
+		break
+	}
+	if topo == nil {
+		t.Log("no TPU topology could be described; skipping AOT compile")
+		return
+	}
+	defer topo.Close()
+	devs := topo.Devices()
+	t.Logf("topology %q: platform %q version %q, %d devices", topo.Name(), topo.PlatformName(), topo.PlatformVersion(), len(devs))
+	for i, d := range devs {
+		if i < 2 {
+			t.Logf("  device %d kind %q %s attributes %v", d.ID, d.Kind, d.String, d.Attributes)
+		}
+	}
+	const program = `func.func @main(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}`
+	start := time.Now()
+	x, err := topo.Compile(ctx, []byte(program), "mlir", CompileOptions{DeviceAssignment: [][]int{{devs[0].ID}}}.Marshal())
+	if err != nil {
+		t.Errorf("AOT compile for %s: %v", topo.Name(), firstLine(err.Error()))
+		return
+	}
+	defer x.Close()
+	blob, err := x.Serialize()
+	if err != nil {
+		t.Errorf("Serialize: %v", err)
+		return
+	}
+	types, _ := x.OutputTypes()
+	dims, _ := x.OutputDims()
+	t.Logf("AOT-compiled %q for %s in %v: outputs %v %v, serialized %d bytes",
+		x.Name(), topo.Name(), time.Since(start).Round(time.Millisecond), types, dims, len(blob))
+
+	// The JAX 0.10.2 portable artifact (MLIR bytecode) on libtpu.
+	artifact, err := os.ReadFile("testdata/jax_export_f32.mlirbc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := topo.Compile(ctx, artifact, "mlir", CompileOptions{DeviceAssignment: [][]int{{devs[0].ID}}}.Marshal())
+	if err != nil {
+		t.Errorf("libtpu AOT compile of the JAX 0.10.2 artifact: %v", firstLine(err.Error()))
+		return
+	}
+	defer y.Close()
+	t.Logf("libtpu AOT-compiles the JAX 0.10.2 portable artifact: %d outputs", y.NumOutputs())
 }
 
 func firstLine(s string) string {

@@ -166,6 +166,24 @@ func TestClientDevicesAndMemories(t *testing.T) {
 	}
 }
 
+func TestTopologyOnCPU(t *testing.T) {
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			plugin := p.load(t)
+			topo, err := plugin.NewTopology(testContext(t), "cpu", nil)
+			if err != nil {
+				t.Logf("NewTopology on the CPU plugin: %v (code %v)", err, pjrt.CodeOf(err))
+				if pjrt.CodeOf(err) == pjrt.OK {
+					t.Errorf("error without a code: %v", err)
+				}
+				return
+			}
+			defer topo.Close()
+			t.Logf("CPU topology: %s %s, %d devices", topo.PlatformName(), topo.PlatformVersion(), len(topo.Devices()))
+		})
+	}
+}
+
 func TestCreateOptions(t *testing.T) {
 	for _, p := range cpuPlugins {
 		t.Run(p.name, func(t *testing.T) {

@@ -17,6 +17,8 @@ const (
 	resExecutable resKind = iota
 	resBuffer
 	resEvent
+	resTopology // PJRT_TopologyDescription; never owned by a client
+	resCompiled // PJRT_Executable from PJRT_Compile; never owned by a client
 )
 
 // resource owns one native PJRT object (buffer, loaded executable, event). The
@@ -46,6 +48,10 @@ func newResource(api *capi, owner *clientState, kind resKind, ptr unsafe.Pointer
 		live.executables.Add(1)
 	case resEvent:
 		live.events.Add(1)
+	case resTopology:
+		live.topologies.Add(1)
+	case resCompiled:
+		live.executables.Add(1)
 	}
 	if owner != nil {
 		owner.adopt(r)
@@ -91,6 +97,12 @@ func (r *resource) close() error {
 	case resEvent:
 		err = r.api.destroyEvent(ptr)
 		live.events.Add(-1)
+	case resTopology:
+		err = r.api.destroyTopology(ptr)
+		live.topologies.Add(-1)
+	case resCompiled:
+		err = r.api.destroyExecutable(ptr)
+		live.executables.Add(-1)
 	}
 	r.ptr, r.extra = nil, nil
 	hooks := r.onClose
@@ -105,7 +117,8 @@ func (r *resource) close() error {
 	return err
 }
 
-var kindNames = [...]string{resExecutable: "Executable", resBuffer: "Buffer", resEvent: "Event"}
+var kindNames = [...]string{resExecutable: "Executable", resBuffer: "Buffer", resEvent: "Event",
+	resTopology: "Topology", resCompiled: "CompiledExecutable"}
 
 // cleanup is the runtime.AddCleanup function of buffers, executables and events.
 func (r *resource) cleanup() {

@@ -319,15 +319,11 @@ pjrt_ptr_result pjrt_deserialize_and_load(const PJRT_Api* api, PJRT_Client* c,
 
 // ---- devices and memories ----
 
-pjrt_device_info pjrt_device_info_get(const PJRT_Api* api, PJRT_Device* d) {
+pjrt_device_info pjrt_description_info_get(const PJRT_Api* api,
+                                           PJRT_DeviceDescription* desc) {
   pjrt_device_info r;
   memset(&r, 0, sizeof(r));
   r.local_hardware_id = -1;
-
-  ARGS(PJRT_Device_GetDescription_Args, g);
-  g.device = d;
-  if ((r.err = api->PJRT_Device_GetDescription(&g)) != NULL) return r;
-  PJRT_DeviceDescription* desc = g.device_description;
 
   ARGS(PJRT_DeviceDescription_Id_Args, id);
   id.device_description = desc;
@@ -362,6 +358,21 @@ pjrt_device_info pjrt_device_info_get(const PJRT_Api* api, PJRT_Device* d) {
   if ((r.err = api->PJRT_DeviceDescription_Attributes(&at)) != NULL) return r;
   r.attrs = at.attributes;
   r.num_attrs = at.num_attributes;
+  return r;
+}
+
+pjrt_device_info pjrt_device_info_get(const PJRT_Api* api, PJRT_Device* d) {
+  ARGS(PJRT_Device_GetDescription_Args, g);
+  g.device = d;
+  PJRT_Error* err = api->PJRT_Device_GetDescription(&g);
+  if (err != NULL) {
+    pjrt_device_info r;
+    memset(&r, 0, sizeof(r));
+    r.err = err;
+    return r;
+  }
+  pjrt_device_info r = pjrt_description_info_get(api, g.device_description);
+  if (r.err != NULL) return r;
 
   ARGS(PJRT_Device_IsAddressable_Args, ad);
   ad.device = d;
@@ -438,6 +449,85 @@ pjrt_int_result pjrt_memory_kind_id(const PJRT_Api* api, PJRT_Memory* m) {
   pjrt_int_result r = {NULL, 0};
   r.err = api->PJRT_Memory_Kind_Id(&a);
   r.v = a.kind_id;
+  return r;
+}
+
+// ---- topologies ----
+
+pjrt_ptr_result pjrt_topology_create(const PJRT_Api* api, const char* name,
+                                     size_t name_size,
+                                     const PJRT_NamedValue* opts, size_t n) {
+  ARGS(PJRT_TopologyDescription_Create_Args, a);
+  a.topology_name = name;
+  a.topology_name_size = name_size;
+  a.create_options = opts;
+  a.num_options = n;
+  pjrt_ptr_result r = {NULL, NULL};
+  r.err = api->PJRT_TopologyDescription_Create(&a);
+  if (r.err == NULL) r.ptr = a.topology;
+  return r;
+}
+
+PJRT_Error* pjrt_topology_destroy(const PJRT_Api* api,
+                                  PJRT_TopologyDescription* t) {
+  ARGS(PJRT_TopologyDescription_Destroy_Args, a);
+  a.topology = t;
+  return api->PJRT_TopologyDescription_Destroy(&a);
+}
+
+pjrt_str_result pjrt_topology_platform_name(const PJRT_Api* api,
+                                            PJRT_TopologyDescription* t) {
+  ARGS(PJRT_TopologyDescription_PlatformName_Args, a);
+  a.topology = t;
+  pjrt_str_result r = {NULL, NULL, 0};
+  r.err = api->PJRT_TopologyDescription_PlatformName(&a);
+  r.s = a.platform_name;
+  r.n = a.platform_name_size;
+  return r;
+}
+
+pjrt_str_result pjrt_topology_platform_version(const PJRT_Api* api,
+                                               PJRT_TopologyDescription* t) {
+  ARGS(PJRT_TopologyDescription_PlatformVersion_Args, a);
+  a.topology = t;
+  pjrt_str_result r = {NULL, NULL, 0};
+  r.err = api->PJRT_TopologyDescription_PlatformVersion(&a);
+  r.s = a.platform_version;
+  r.n = a.platform_version_size;
+  return r;
+}
+
+pjrt_ptrs_result pjrt_topology_descriptions(const PJRT_Api* api,
+                                            PJRT_TopologyDescription* t) {
+  ARGS(PJRT_TopologyDescription_GetDeviceDescriptions_Args, a);
+  a.topology = t;
+  pjrt_ptrs_result r = {NULL, NULL, 0};
+  r.err = api->PJRT_TopologyDescription_GetDeviceDescriptions(&a);
+  r.ptrs = (void* const*)a.descriptions;
+  r.n = a.num_descriptions;
+  return r;
+}
+
+pjrt_ptr_result pjrt_compile_for_topology(const PJRT_Api* api,
+                                          PJRT_TopologyDescription* t,
+                                          PJRT_Client* client, const void* code,
+                                          size_t code_size, const char* format,
+                                          size_t format_size, const void* opts,
+                                          size_t opts_size) {
+  ARGS(PJRT_Program, p);
+  p.code = (char*)code;
+  p.code_size = code_size;
+  p.format = format;
+  p.format_size = format_size;
+  ARGS(PJRT_Compile_Args, a);
+  a.topology = t;
+  a.program = &p;
+  a.compile_options = (const char*)opts;
+  a.compile_options_size = opts_size;
+  a.client = client;
+  pjrt_ptr_result r = {NULL, NULL};
+  r.err = api->PJRT_Compile(&a);
+  if (r.err == NULL) r.ptr = a.executable;
   return r;
 }
 

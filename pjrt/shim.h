@@ -79,6 +79,12 @@
   X(PJRT_Buffer_CopyToDevice, 0)                       \
   X(PJRT_Buffer_ToHostBuffer, 0)                       \
   X(PJRT_Buffer_ReadyEvent, 0)                         \
+  X(PJRT_TopologyDescription_Create, 0)                \
+  X(PJRT_TopologyDescription_Destroy, 0)               \
+  X(PJRT_TopologyDescription_PlatformName, 0)          \
+  X(PJRT_TopologyDescription_PlatformVersion, 0)       \
+  X(PJRT_TopologyDescription_GetDeviceDescriptions, 0) \
+  X(PJRT_Compile, 0)                                   \
   X(PJRT_Executable_OutputElementTypes, 29)            \
   X(PJRT_Executable_OutputDimensions, 29)              \
   X(PJRT_Buffer_CopyToMemory, 32)                      \
@@ -205,6 +211,9 @@ typedef struct {
   int local_hardware_id;
 } pjrt_device_info;
 pjrt_device_info pjrt_device_info_get(const PJRT_Api* api, PJRT_Device* d);
+// The description part only (addressable false, local_hardware_id -1).
+pjrt_device_info pjrt_description_info_get(const PJRT_Api* api,
+                                           PJRT_DeviceDescription* desc);
 pjrt_ptrs_result pjrt_device_memories(const PJRT_Api* api, PJRT_Device* d);
 pjrt_ptr_result pjrt_device_default_memory(const PJRT_Api* api,
                                            PJRT_Device* d);
@@ -222,6 +231,26 @@ typedef struct {
 } pjrt_memory_info;
 pjrt_memory_info pjrt_memory_info_get(const PJRT_Api* api, PJRT_Memory* m);
 pjrt_int_result pjrt_memory_kind_id(const PJRT_Api* api, PJRT_Memory* m);
+
+// Topologies and deviceless compilation.
+pjrt_ptr_result pjrt_topology_create(const PJRT_Api* api, const char* name,
+                                     size_t name_size,
+                                     const PJRT_NamedValue* opts, size_t n);
+PJRT_Error* pjrt_topology_destroy(const PJRT_Api* api,
+                                  PJRT_TopologyDescription* t);
+pjrt_str_result pjrt_topology_platform_name(const PJRT_Api* api,
+                                            PJRT_TopologyDescription* t);
+pjrt_str_result pjrt_topology_platform_version(const PJRT_Api* api,
+                                               PJRT_TopologyDescription* t);
+pjrt_ptrs_result pjrt_topology_descriptions(const PJRT_Api* api,
+                                            PJRT_TopologyDescription* t);
+// PJRT_Compile against a topology (client may be NULL): an unloaded executable.
+pjrt_ptr_result pjrt_compile_for_topology(const PJRT_Api* api,
+                                          PJRT_TopologyDescription* t,
+                                          PJRT_Client* client, const void* code,
+                                          size_t code_size, const char* format,
+                                          size_t format_size, const void* opts,
+                                          size_t opts_size);
 
 // Executables.
 pjrt_ptr_result pjrt_loaded_get_executable(const PJRT_Api* api,

@@ -129,13 +129,14 @@ func (s HostBufferSemantics) String() string {
 // safety net). Tests check that every counter returns to zero.
 type LiveObjects struct {
 	Clients     int64
-	Executables int64
+	Executables int64 // loaded executables and CompiledExecutables
 	Buffers     int64
 	Events      int64
+	Topologies  int64
 }
 
 var live struct {
-	clients, executables, buffers, events atomic.Int64
+	clients, executables, buffers, events, topologies atomic.Int64
 }
 
 // Live returns the current live-object counters.
@@ -145,13 +146,15 @@ func Live() LiveObjects {
 		Executables: live.executables.Load(),
 		Buffers:     live.buffers.Load(),
 		Events:      live.events.Load(),
+		Topologies:  live.topologies.Load(),
 	}
 }
 
 // LiveClients returns the number of clients not yet closed.
 func LiveClients() int64 { return live.clients.Load() }
 
-// LiveExecutables returns the number of loaded executables not yet closed.
+// LiveExecutables returns the number of executables (loaded or compiled for a
+// topology) not yet closed.
 func LiveExecutables() int64 { return live.executables.Load() }
 
 // LiveBuffers returns the number of buffers not yet closed.
