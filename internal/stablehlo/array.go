@@ -15,6 +15,10 @@ type array struct {
 	i   []int64
 	u   []uint64
 	b   []bool
+
+	// shared marks storage that another value (or the caller's Tensor) may
+	// also reference; such storage is never reused for an op's result.
+	shared bool
 }
 
 type elemClass int
@@ -76,6 +80,7 @@ func (a *array) size() int {
 // withType returns a shallow copy sharing storage but with another shape
 // (same element type); used by reshape.
 func (a *array) withType(t TensorType) *array {
+	a.shared = true
 	c := *a
 	c.t = t
 	return &c
@@ -295,7 +300,7 @@ func copyElem(dst *array, di int, src *array, si int) {
 
 // clone returns a deep copy.
 func (a *array) clone() *array {
-	c := &array{t: a.t}
+	c := &array{t: a.t} // not shared: the copy owns its storage
 	c.f32 = append([]float32(nil), a.f32...)
 	c.f64 = append([]float64(nil), a.f64...)
 	c.i = append([]int64(nil), a.i...)

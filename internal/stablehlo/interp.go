@@ -56,7 +56,9 @@ func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err er
 		if n := want.NumElements() * int64(want.Elem.ByteSize()); int64(len(a.Data)) != n {
 			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), want, n)
 		}
-		in[i] = decodeTensor(a)
+		if in[i] = viewTensor(a); in[i] == nil {
+			in[i] = decodeTensor(a)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -68,6 +70,11 @@ func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err er
 	}
 	out = make([]*Tensor, len(res))
 	for i, r := range res {
+		if data := bytesView(r); data != nil {
+			out[i] = &Tensor{Type: r.t, Data: data}
+			r.shared = true // a second result naming the same value gets a copy
+			continue
+		}
 		out[i] = encodeArray(r)
 	}
 	return out, nil
@@ -83,7 +90,18 @@ func (ev *evaluator) call(f *Func, args []*array) ([]*array, error) {
 	res, err := ev.runRegion(f.body, args)
 	ev.frame = saved
 	ev.depth--
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(f.results) {
+		return nil, invalidf("@%s returns %d values, declares %d", f.Name, len(res), len(f.results))
+	}
+	for i, r := range res {
+		if r == nil || !r.t.Equal(f.results[i].Type) {
+			return nil, invalidf("@%s result %d does not have the declared type %s", f.Name, i, f.results[i].Type)
+		}
+	}
+	return res, nil
 }
 
 // runRegion binds args to the region's block arguments, runs its ops in the
@@ -114,7 +132,17 @@ func (ev *evaluator) runRegion(r *Region, args []*array) ([]*array, error) {
 		if len(out) != len(op.results) {
 			return nil, opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
 		}
+		for _, o := range out {
+			if o != nil && (len(op.regions) > 0 || op.callee != "" || containsArray(in, o)) {
+				o.shared = true // may also live in another slot or frame
+			}
+		}
 		for i, s := range op.results {
+			// A declared type that disagrees with the computed one would leave
+			// the value's storage in the wrong slice; reject it here.
+			if o := out[i]; o == nil || !o.t.Equal(op.resultTypes[i]) || int64(o.size()) != o.t.NumElements() {
+				return nil, opError(op, invalidf("result %d does not have the declared type %s", i, op.resultTypes[i]))
+			}
 			frame[s] = out[i]
 		}
 	}
@@ -123,6 +151,15 @@ func (ev *evaluator) runRegion(r *Region, args []*array) ([]*array, error) {
 		res[i] = frame[s]
 	}
 	return res, nil
+}
+
+func containsArray(list []*array, a *array) bool {
+	for _, x := range list {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 // opError prefixes err with the op's name and position, keeping its code;

@@ -149,20 +149,33 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-// matmul computes out[b,i,j] = sum_k l[b,i,k] * r[b,k,j].
+// matmul computes out[b,i,j] = sum_k l[b,i,k] * r[b,k,j], splitting rows
+// across goroutines when the product is large.
 func matmul[T float32 | float64 | int64 | uint64](out, l, r []T, B, M, N, K int) {
-	for b := 0; b < B; b++ {
-		lb := l[b*M*K : (b+1)*M*K]
+	rows := B * M
+	work := rows * N * K
+	if work < 1<<18 {
+		matmulRows(out, l, r, M, N, K, 0, rows)
+		return
+	}
+	// parallelFor splits element ranges; scale so each chunk is whole rows.
+	parallelFor(rows*parallelMin, func(lo, hi int) {
+		matmulRows(out, l, r, M, N, K, lo/parallelMin, hi/parallelMin)
+	})
+}
+
+// matmulRows computes output rows [lo, hi) of the flattened [B*M, N] result
+// with an i-k-j loop, which streams through r and out contiguously.
+func matmulRows[T float32 | float64 | int64 | uint64](out, l, r []T, M, N, K, lo, hi int) {
+	for row := lo; row < hi; row++ {
+		b := row / M
+		lrow := l[row*K : (row+1)*K]
 		rb := r[b*K*N : (b+1)*K*N]
-		ob := out[b*M*N : (b+1)*M*N]
-		for i := 0; i < M; i++ {
-			row := ob[i*N : (i+1)*N]
-			for k := 0; k < K; k++ {
-				a := lb[i*K+k]
-				rrow := rb[k*N : (k+1)*N]
-				for j := range row {
-					row[j] += a * rrow[j]
-				}
+		orow := out[row*N : (row+1)*N]
+		for k, a := range lrow {
+			rrow := rb[k*N : (k+1)*N]
+			for j := range orow {
+				orow[j] += a * rrow[j]
 			}
 		}
 	}

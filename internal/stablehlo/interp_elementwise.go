@@ -44,8 +44,11 @@ func evalBinary(kind binaryKind) evalFunc {
 		if !a.t.Equal(b.t) || !a.t.Equal(op.resultTypes[0]) {
 			return nil, invalidf("operand types %s and %s do not match result %s", a.t, b.t, op.resultTypes[0])
 		}
-		out, err := applyBinary(kind, a, b)
-		if err != nil {
+		out := reusableOperand(op, in)
+		if out == nil {
+			out = newArray(a.t)
+		}
+		if err := applyBinaryInto(kind, out, a, b); err != nil {
 			return nil, err
 		}
 		return []*array{out}, nil
@@ -54,33 +57,52 @@ func evalBinary(kind binaryKind) evalFunc {
 
 func applyBinary(kind binaryKind, a, b *array) (*array, error) {
 	out := newArray(a.t)
+	return out, applyBinaryInto(kind, out, a, b)
+}
+
+// applyBinaryInto computes out = kind(a, b); out may be a or b.
+func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 	e := a.t.Elem
 	switch e.class() {
 	case classF32:
-		if !binaryFloat(kind, out.f32, a.f32, b.f32) {
-			return nil, invalidf("op is not defined for %s", e)
+		if !binaryDefinedForFloat(kind) {
+			return invalidf("op is not defined for %s", e)
 		}
-		roundTo16(e, out.f32)
+		parallelFor(len(out.f32), func(lo, hi int) {
+			binaryFloat(kind, out.f32[lo:hi], a.f32[lo:hi], b.f32[lo:hi])
+			roundTo16(e, out.f32[lo:hi])
+		})
 	case classF64:
-		if !binaryFloat(kind, out.f64, a.f64, b.f64) {
-			return nil, invalidf("op is not defined for %s", e)
+		if !binaryDefinedForFloat(kind) {
+			return invalidf("op is not defined for %s", e)
 		}
+		parallelFor(len(out.f64), func(lo, hi int) {
+			binaryFloat(kind, out.f64[lo:hi], a.f64[lo:hi], b.f64[lo:hi])
+		})
 	case classInt:
 		if !binarySigned(kind, e, out.i, a.i, b.i) {
-			return nil, invalidf("op is not defined for %s", e)
+			return invalidf("op is not defined for %s", e)
 		}
 		out.normalize()
 	case classUint:
 		if !binaryUnsigned(kind, e, out.u, a.u, b.u) {
-			return nil, invalidf("op is not defined for %s", e)
+			return invalidf("op is not defined for %s", e)
 		}
 		out.normalize()
 	default:
 		if !binaryBool(kind, out.b, a.b, b.b) {
-			return nil, invalidf("op is not defined for %s", e)
+			return invalidf("op is not defined for %s", e)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+func binaryDefinedForFloat(kind binaryKind) bool {
+	switch kind {
+	case binAnd, binOr, binXor, binShl, binShrA, binShrL:
+		return false
+	}
+	return true
 }
 
 func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
@@ -502,7 +524,10 @@ func evalUnary(kind unaryKind) evalFunc {
 		if !a.t.Equal(op.resultTypes[0]) {
 			return nil, invalidf("operand type %s does not match result %s", a.t, op.resultTypes[0])
 		}
-		out := newArray(a.t)
+		out := reusableOperand(op, in)
+		if out == nil {
+			out = newArray(a.t)
+		}
 		e := a.t.Elem
 		switch e.class() {
 		case classF32:

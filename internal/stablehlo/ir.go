@@ -58,6 +58,8 @@ type Op struct {
 	pos         int // byte offset in the source, for messages
 	line, col   int
 	eval        evalFunc
+	lastUse     []bool        // per operand: no later op reads it (see markLastUses)
+	fused       *fusedProgram // set on ops made by fuseRegion
 }
 
 // NumPartitions returns mhlo.num_partitions (default 1).

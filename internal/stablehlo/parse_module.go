@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 )
 
@@ -21,7 +22,7 @@ func Parse(src []byte) (m *Module, err error) {
 				return
 			}
 			line, col := position(src, p.tok.pos)
-			err = internalf("%d:%d: parser failure: %v", line, col, r)
+			err = internalf("%d:%d: parser failure: %v\n%s", line, col, r, debug.Stack())
 		}
 	}()
 	p.advance()
@@ -226,6 +227,8 @@ func (p *parser) finish() error {
 			if err := p.resolveRegion(f.body); err != nil {
 				return err
 			}
+			fuseRegion(f.body)
+			markLastUses(f.body)
 		}
 	}
 	return nil
@@ -246,6 +249,9 @@ func (p *parser) resolveRegion(r *Region) error {
 				return invalidf("%d:%d: call to @%s has %d operands and %d results, function has %d and %d",
 					op.line, op.col, op.callee, len(op.operands), len(op.results), len(f.params), len(f.results))
 			}
+		}
+		if err := checkArity(op); err != nil {
+			return err
 		}
 		op.eval = lookupEval(op)
 		if op.eval == nil && m.unsupported == nil {

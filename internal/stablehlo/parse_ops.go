@@ -277,6 +277,8 @@ func (p *parser) parsePrettyOp(op *Op, nres int) {
 		op.operandTyps, op.resultTypes = ins, outs
 	case nres > 1 && nres == len(ins):
 		op.operandTyps, op.resultTypes = ins, ins
+	case nres == 1 && len(ins) == 0:
+		p.failAt(op.pos, "%s: missing result type", op.Name)
 	case nres == 1:
 		op.resultTypes = ins[len(ins)-1:]
 		if len(ins) == 1 {

@@ -1,0 +1,68 @@
+package stablehlo
+
+import "unsafe"
+
+// On little-endian hosts the bytes of f32, f64, i64 and ui64 tensors already
+// are the interpreter's representation, so inputs are viewed in place and
+// results handed out without copying. Viewed inputs are marked shared, so no
+// op ever writes to the caller's memory.
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// viewTensor returns an array over t.Data without copying, or nil when the
+// type, alignment or host byte order does not allow it.
+func viewTensor(t *Tensor) *array {
+	e := t.Type.Elem
+	n := int(t.Type.NumElements())
+	if !littleEndian || n == 0 || len(t.Data) != n*e.ByteSize() {
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(t.Data))
+	if uintptr(p)%uintptr(e.ByteSize()) != 0 {
+		return nil
+	}
+	a := &array{t: t.Type, shared: true}
+	switch e {
+	case F32:
+		a.f32 = unsafe.Slice((*float32)(p), n)
+	case F64:
+		a.f64 = unsafe.Slice((*float64)(p), n)
+	case I64:
+		a.i = unsafe.Slice((*int64)(p), n)
+	case U64:
+		a.u = unsafe.Slice((*uint64)(p), n)
+	default:
+		return nil
+	}
+	return a
+}
+
+// bytesView returns the storage of an unshared native-layout array as
+// bytes, or nil when it must be encoded (copied) instead.
+func bytesView(a *array) []byte {
+	if !littleEndian || a.shared {
+		return nil
+	}
+	switch a.t.Elem {
+	case F32:
+		if len(a.f32) > 0 {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.f32))), 4*len(a.f32))
+		}
+	case F64:
+		if len(a.f64) > 0 {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.f64))), 8*len(a.f64))
+		}
+	case I64:
+		if len(a.i) > 0 {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.i))), 8*len(a.i))
+		}
+	case U64:
+		if len(a.u) > 0 {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.u))), 8*len(a.u))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package stablehlo
+
+// Elementwise fusion. A run of consecutive float elementwise ops of one
+// type becomes a single op that walks the data in cache-sized tiles and
+// applies every step to a tile before moving on, so intermediate values
+// that nothing else reads never reach memory. Each step still rounds like
+// the op it replaces, so results are identical to op-by-op evaluation.
+
+const (
+	fusionMinElements = 1 << 12
+	fusionTile        = 1 << 12
+)
+
+// fusedRef names a step operand: an input of the fused op (ext >= 0) or
+// the value computed by an earlier step (ext < 0, val = step index).
+type fusedRef struct{ ext, val int }
+
+type fusedStep struct {
+	unary  bool
+	bin    binaryKind
+	un     unaryKind
+	a, b   fusedRef
+	output int // index into the fused op's results, or -1 for a temporary
+}
+
+type fusedProgram struct {
+	steps []fusedStep
+	typ   TensorType
+	names []string // original op names, for messages
+}
+
+func fusableKind(op *Op) (unary bool, bin binaryKind, un unaryKind, ok bool) {
+	name := trimDialect(op.Name)
+	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) {
+		return false, k, 0, len(op.operands) == 2
+	}
+	if k, found := unaryOps[name]; found && floatUnaryFunc(k) != nil {
+		return true, 0, k, len(op.operands) == 1
+	}
+	return false, 0, 0, false
+}
+
+func fusableType(op *Op) (TensorType, bool) {
+	if len(op.resultTypes) != 1 {
+		return TensorType{}, false
+	}
+	t := op.resultTypes[0]
+	if !t.Elem.isFloat() || !t.supported() || t.NumElements() < fusionMinElements {
+		return TensorType{}, false
+	}
+	for _, ot := range op.operandTyps {
+		if !ot.Equal(t) {
+			return TensorType{}, false
+		}
+	}
+	return t, len(op.operandTyps) == len(op.operands)
+}
+
+// fuseRegion rewrites runs of fusable ops in r (and nested regions).
+func fuseRegion(r *Region) {
+	for _, op := range r.ops {
+		for _, sub := range op.regions {
+			fuseRegion(sub)
+		}
+	}
+	var out []*Op
+	for i := 0; i < len(r.ops); {
+		t, ok := fusableType(r.ops[i])
+		_, _, _, kindOK := fusableKind(r.ops[i])
+		if !ok || !kindOK {
+			out = append(out, r.ops[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(r.ops) {
+			t2, ok2 := fusableType(r.ops[j])
+			_, _, _, k2 := fusableKind(r.ops[j])
+			if !ok2 || !k2 || !t2.Equal(t) {
+				break
+			}
+			j++
+		}
+		if j-i < 2 {
+			out = append(out, r.ops[i])
+			i++
+			continue
+		}
+		out = append(out, buildFused(r, i, j, t))
+		i = j
+	}
+	r.ops = out
+}
+
+// buildFused turns r.ops[i:j] into one op.
+func buildFused(r *Region, i, j int, t TensorType) *Op {
+	group := r.ops[i:j]
+	usedAfter := map[int]bool{}
+	for _, op := range r.ops[j:] {
+		for _, s := range op.operands {
+			usedAfter[s] = true
+		}
+		for _, sub := range op.regions {
+			collectUses(sub, usedAfter)
+		}
+	}
+	for _, s := range r.rets {
+		usedAfter[s] = true
+	}
+	first := group[0]
+	fused := &Op{Name: "stablehlo.fused_elementwise", attrs: map[string]*Attr{}, pos: first.pos, line: first.line, col: first.col}
+	prog := &fusedProgram{typ: t}
+	stepOf := map[int]int{} // slot -> step computing it
+	extOf := map[int]int{}  // slot -> fused operand index
+	ref := func(s int) fusedRef {
+		if v, ok := stepOf[s]; ok {
+			return fusedRef{ext: -1, val: v}
+		}
+		if e, ok := extOf[s]; ok {
+			return fusedRef{ext: e}
+		}
+		extOf[s] = len(fused.operands)
+		fused.operands = append(fused.operands, s)
+		fused.operandTyps = append(fused.operandTyps, t)
+		return fusedRef{ext: extOf[s]}
+	}
+	for k, op := range group {
+		unary, bin, un, _ := fusableKind(op)
+		st := fusedStep{unary: unary, bin: bin, un: un, a: ref(op.operands[0]), output: -1}
+		if !unary {
+			st.b = ref(op.operands[1])
+		}
+		res := op.results[0]
+		stepOf[res] = k
+		if usedAfter[res] {
+			st.output = len(fused.results)
+			fused.results = append(fused.results, res)
+			fused.resultTypes = append(fused.resultTypes, t)
+		}
+		prog.steps = append(prog.steps, st)
+		prog.names = append(prog.names, op.Name)
+	}
+	fused.fused = prog
+	fused.eval = evalFused
+	return fused
+}
+
+func evalFused(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	prog := op.fused
+	outs := make([]*array, len(op.results))
+	for i := range outs {
+		outs[i] = newArray(prog.typ)
+	}
+	n := int(prog.typ.NumElements())
+	e := prog.typ.Elem
+	if e == F64 {
+		runFused(prog, n, e, in, outs, func(a *array) []float64 { return a.f64 })
+	} else {
+		runFused(prog, n, e, in, outs, func(a *array) []float32 { return a.f32 })
+	}
+	return outs, nil
+}
+
+func runFused[T float32 | float64](prog *fusedProgram, n int, e ElemType, in, outs []*array, data func(*array) []T) {
+	parallelFor(n, func(lo, hi int) {
+		temps := make([][]T, len(prog.steps))
+		for k, st := range prog.steps {
+			if st.output < 0 {
+				temps[k] = make([]T, fusionTile)
+			}
+		}
+		slice := func(r fusedRef, lo, hi int) []T {
+			if r.ext >= 0 {
+				return data(in[r.ext])[lo:hi]
+			}
+			if o := prog.steps[r.val].output; o >= 0 {
+				return data(outs[o])[lo:hi]
+			}
+			return temps[r.val][:hi-lo]
+		}
+		for tlo := lo; tlo < hi; tlo += fusionTile {
+			thi := min(tlo+fusionTile, hi)
+			for k, st := range prog.steps {
+				var dst []T
+				if st.output >= 0 {
+					dst = data(outs[st.output])[tlo:thi]
+				} else {
+					dst = temps[k][:thi-tlo]
+				}
+				if st.unary {
+					unaryFloatSlice(st.un, dst, slice(st.a, tlo, thi))
+				} else {
+					binaryFloat(st.bin, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))
+				}
+				if f32, ok := any(dst).([]float32); ok {
+					roundTo16(e, f32)
+				}
+			}
+		}
+	})
+}
+
+func unaryFloatSlice[T float32 | float64](kind unaryKind, dst, a []T) {
+	dst = dst[:len(a)]
+	switch kind {
+	case unNeg:
+		for i, x := range a {
+			dst[i] = -x
+		}
+	default:
+		f := floatUnaryFunc(kind)
+		for i, x := range a {
+			dst[i] = T(f(float64(x)))
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package stablehlo
+
+import (
+	"strings"
+	"testing"
+)
+
+// opCase runs ops on constants: body defines %0... and returns %r of type
+// want's type; the result must equal want (bit-exact, NaNs equal).
+type opCase struct {
+	name     string
+	body     string
+	wantType string
+	want     string
+}
+
+func runOpCases(t *testing.T, cases []opCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "func.func @main() -> " + c.wantType + " {\n" + c.body + "\n  return %r : " + c.wantType + "\n}"
+			m := mustParse(t, src)
+			got, err := runMain(t, m)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			want := literal(t, c.wantType, c.want)
+			if msg := compareTensors(got[0], want, 1e-6, 1e-7); msg != "" {
+				t.Errorf("%s\n%s", msg, src)
+			}
+		})
+	}
+}
+
+func TestElementwiseOps(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	i32x4 := "tensor<4xi32>"
+	ints := cst("a", i32x4, "[17, -17, 17, -17]") + cst("b", i32x4, "[3, 3, -3, -3]")
+	f32x4 := "tensor<4xf32>"
+	floats := cst("x", f32x4, "[1.5, -2.5, 0.0, 4.0]") + cst("y", f32x4, "[2.0, 0.5, -1.0, 3.0]")
+	runOpCases(t, []opCase{
+		{"add_spec", cst("a", "tensor<2x2xi32>", "[[1, 2], [3, 4]]") + cst("b", "tensor<2x2xi32>", "[[5, 6], [7, 8]]") +
+			"  %r = stablehlo.add %a, %b : tensor<2x2xi32>", "tensor<2x2xi32>", "[[6, 8], [10, 12]]"},
+		{"divide_int_truncates", ints + "  %r = stablehlo.divide %a, %b : tensor<4xi32>", i32x4, "[5, -5, -5, 5]"},
+		{"remainder_int_sign_of_dividend", ints + "  %r = stablehlo.remainder %a, %b : tensor<4xi32>", i32x4, "[2, -2, 2, -2]"},
+		{"divide_by_zero_and_overflow", cst("a", i32x4, "[7, -7, -2147483648, 0]") + cst("b", i32x4, "[0, 0, -1, 0]") +
+			"  %r = stablehlo.divide %a, %b : tensor<4xi32>", i32x4, "[-1, -1, -2147483648, -1]"},
+		{"remainder_by_zero", cst("a", i32x4, "[7, -7, -2147483648, 0]") + cst("b", i32x4, "[0, 0, -1, 0]") +
+			"  %r = stablehlo.remainder %a, %b : tensor<4xi32>", i32x4, "[7, -7, 0, 0]"},
+		{"divide_unsigned_by_zero", cst("a", "tensor<2xui8>", "[7, 200]") + cst("b", "tensor<2xui8>", "[0, 3]") +
+			"  %r = stablehlo.divide %a, %b : tensor<2xui8>", "tensor<2xui8>", "[255, 66]"},
+		{"power_int_negative_exponent", cst("a", "tensor<5xi32>", "[2, 1, -1, -1, 3]") + cst("b", "tensor<5xi32>", "[-1, -5, -3, -4, 4]") +
+			"  %r = stablehlo.power %a, %b : tensor<5xi32>", "tensor<5xi32>", "[0, 1, -1, 1, 81]"},
+		{"add_i8_wraps", cst("a", "tensor<2xi8>", "[127, -128]") + cst("b", "tensor<2xi8>", "[1, -1]") +
+			"  %r = stablehlo.add %a, %b : tensor<2xi8>", "tensor<2xi8>", "[-128, 127]"},
+		{"shift_left_past_width", cst("a", i32x4, "[1, 1, -1, 3]") + cst("b", i32x4, "[31, 32, 1, -1]") +
+			"  %r = stablehlo.shift_left %a, %b : tensor<4xi32>", i32x4, "[-2147483648, 0, -2, 0]"},
+		{"shift_right_arithmetic_past_width", cst("a", i32x4, "[-8, -8, 8, -1]") + cst("b", i32x4, "[1, 40, 40, 31]") +
+			"  %r = stablehlo.shift_right_arithmetic %a, %b : tensor<4xi32>", i32x4, "[-4, -1, 0, -1]"},
+		{"shift_right_logical_signed", cst("a", i32x4, "[-8, -8, 8, -1]") + cst("b", i32x4, "[1, 32, 2, 28]") +
+			"  %r = stablehlo.shift_right_logical %a, %b : tensor<4xi32>", i32x4, "[2147483644, 0, 2, 15]"},
+		{"shift_right_arithmetic_unsigned", cst("a", "tensor<2xui8>", "[128, 64]") + cst("b", "tensor<2xui8>", "[1, 1]") +
+			"  %r = stablehlo.shift_right_arithmetic %a, %b : tensor<2xui8>", "tensor<2xui8>", "[192, 32]"},
+		{"count_leading_zeros_spec", cst("a", "tensor<2x2xi64>", "[[0, 1], [128, -1]]") +
+			"  %r = stablehlo.count_leading_zeros %a : tensor<2x2xi64>", "tensor<2x2xi64>", "[[64, 63], [56, 0]]"},
+		{"popcnt_spec", cst("a", "tensor<4xi64>", "[0, 1, 2, 127]") +
+			"  %r = stablehlo.popcnt %a : tensor<4xi64>", "tensor<4xi64>", "[0, 1, 1, 7]"},
+		{"popcnt_negative_i8", cst("a", "tensor<1xi8>", "[-1]") + "  %r = stablehlo.popcnt %a : tensor<1xi8>", "tensor<1xi8>", "[8]"},
+		{"not_bool_and_int", cst("a", "tensor<2xi1>", "[true, false]") + "  %n = stablehlo.not %a : tensor<2xi1>\n" +
+			"  %r = stablehlo.convert %n : (tensor<2xi1>) -> tensor<2xi32>", "tensor<2xi32>", "[0, 1]"},
+		{"xor_ui32", cst("a", "tensor<2xui32>", "[4294967295, 5]") + cst("b", "tensor<2xui32>", "[1, 3]") +
+			"  %r = stablehlo.xor %a, %b : tensor<2xui32>", "tensor<2xui32>", "[4294967294, 6]"},
+		{"maximum_nan_and_zeros", cst("x", f32x4, "[0x7FC00000, 1.0, -0.0, 0.0]") + cst("y", f32x4, "[1.0, 0x7FC00000, 0.0, -0.0]") +
+			"  %r = stablehlo.maximum %x, %y : tensor<4xf32>", f32x4, "[0x7FC00000, 0x7FC00000, 0.0, 0.0]"},
+		{"minimum_zeros", cst("x", "tensor<2xf32>", "[-0.0, 0.0]") + cst("y", "tensor<2xf32>", "[0.0, -0.0]") +
+			"  %r = stablehlo.minimum %x, %y : tensor<2xf32>", "tensor<2xf32>", "[-0.0, -0.0]"},
+		{"remainder_float", floats + "  %r = stablehlo.remainder %x, %y : tensor<4xf32>", f32x4, "[1.5, -0.0, 0.0, 1.0]"},
+		{"atan2", floats + "  %r = stablehlo.atan2 %x, %y : tensor<4xf32>", f32x4, "[0.6435011, -1.3734008, 3.1415927, 0.9272952]"},
+		{"sign_float", cst("x", f32x4, "[-2.0, -0.0, 0x7FC00000, 3.0]") + "  %r = stablehlo.sign %x : tensor<4xf32>", f32x4, "[-1.0, -0.0, 0x7FC00000, 1.0]"},
+		{"round_afz_and_even", cst("x", f32x4, "[-2.5, 0.5, 1.5, 2.5]") + "  %a = stablehlo.round_nearest_afz %x : tensor<4xf32>\n" +
+			"  %e = stablehlo.round_nearest_even %x : tensor<4xf32>\n  %r = stablehlo.subtract %a, %e : tensor<4xf32>", f32x4, "[-1.0, 1.0, 0.0, 1.0]"},
+		{"is_finite", cst("x", f32x4, "[0x7F800000, 0xFF800000, 0x7FC00000, 1.0]") +
+			"  %r = stablehlo.is_finite %x : (tensor<4xf32>) -> tensor<4xi1>", "tensor<4xi1>", "[false, false, false, true]"},
+		{"logistic", cst("x", "tensor<2xf32>", "[0.0, 2.0]") + "  %r = stablehlo.logistic %x : tensor<2xf32>", "tensor<2xf32>", "[0.5, 0.880797]"},
+		{"bf16_rounds_each_op", cst("x", "tensor<2xbf16>", "[1.0, 256.0]") + cst("y", "tensor<2xbf16>", "[0.00390625, 1.0]") +
+			"  %r = stablehlo.add %x, %y : tensor<2xbf16>", "tensor<2xbf16>", "[1.0, 256.0]"},
+		{"f16_overflow", cst("x", "tensor<2xf16>", "[60000.0, 1.0]") + "  %r = stablehlo.add %x, %x : tensor<2xf16>", "tensor<2xf16>", "[0x7C00, 2.0]"},
+	})
+}
+
+func TestCompareSelectClamp(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	f := cst("x", "tensor<5xf32>", "[0xFFC00000, 0xFF800000, -0.0, 0.0, 0x7FC00000]") +
+		cst("y", "tensor<5xf32>", "[0xFF800000, -0.0, 0.0, 0x7FC00000, 0x7FC00000]")
+	var cases []opCase
+	for _, c := range []struct{ dir, typ, want string }{
+		{"LT", "FLOAT", "[false, true, false, false, false]"},
+		{"EQ", "FLOAT", "[false, false, true, false, false]"},
+		{"NE", "FLOAT", "[true, true, false, true, true]"},
+		{"LT", "TOTALORDER", "[true, true, true, true, false]"},
+		{"EQ", "TOTALORDER", "[false, false, false, false, true]"},
+		{"GE", "TOTALORDER", "[false, false, false, false, true]"},
+	} {
+		cases = append(cases, opCase{"compare_" + c.dir + "_" + c.typ, f +
+			"  %r = stablehlo.compare " + c.dir + ", %x, %y, " + c.typ + " : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xi1>",
+			"tensor<5xi1>", c.want})
+	}
+	ints := cst("a", "tensor<3xi32>", "[-1, 0, 5]") + cst("b", "tensor<3xi32>", "[1, 0, 4]")
+	cases = append(cases,
+		opCase{"compare_signed", ints + "  %r = stablehlo.compare LT, %a, %b, SIGNED : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>", "tensor<3xi1>", "[true, false, false]"},
+		opCase{"compare_generic_attrs", ints + `  %r = "stablehlo.compare"(%a, %b) {comparison_direction = #stablehlo<comparison_direction LE>} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>`, "tensor<3xi1>", "[true, true, false]"},
+		opCase{"compare_unsigned", cst("a", "tensor<2xui32>", "[4294967295, 1]") + cst("b", "tensor<2xui32>", "[1, 2]") +
+			"  %r = stablehlo.compare GT, %a, %b, UNSIGNED : (tensor<2xui32>, tensor<2xui32>) -> tensor<2xi1>", "tensor<2xi1>", "[true, false]"},
+		opCase{"select_elementwise", ints + cst("p", "tensor<3xi1>", "[true, false, true]") +
+			"  %r = stablehlo.select %p, %a, %b : tensor<3xi1>, tensor<3xi32>", "tensor<3xi32>", "[-1, 0, 5]"},
+		opCase{"select_scalar_pred", ints + cst("p", "tensor<i1>", "false") +
+			"  %r = stablehlo.select %p, %a, %b : (tensor<i1>, tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>", "tensor<3xi32>", "[1, 0, 4]"},
+		opCase{"clamp_scalar_bounds", ints + cst("lo", "tensor<i32>", "0") + cst("hi", "tensor<i32>", "3") +
+			"  %r = stablehlo.clamp %lo, %a, %hi : (tensor<i32>, tensor<3xi32>, tensor<i32>) -> tensor<3xi32>", "tensor<3xi32>", "[0, 0, 3]"},
+	)
+	runOpCases(t, cases)
+}
+
+func TestConvertOps(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	f := cst("x", "tensor<5xf32>", "[1.0e+10, -1.0e+10, 0x7FC00000, 2.7, -2.7]")
+	runOpCases(t, []opCase{
+		{"f32_to_i32_saturates", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xi32>", "tensor<5xi32>", "[2147483647, -2147483648, 0, 2, -2]"},
+		{"f32_to_ui8_saturates", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xui8>", "tensor<5xui8>", "[255, 0, 0, 2, 0]"},
+		{"i32_to_i8_wraps", cst("a", "tensor<3xi32>", "[300, -129, 5]") + "  %r = stablehlo.convert %a : (tensor<3xi32>) -> tensor<3xi8>", "tensor<3xi8>", "[44, 127, 5]"},
+		{"f32_to_bf16_rounds_even", cst("x", "tensor<2xf32>", "[1.00390625, 1.01171875]") + "  %r = stablehlo.convert %x : (tensor<2xf32>) -> tensor<2xbf16>", "tensor<2xbf16>", "[1.0, 1.015625]"},
+		{"f32_to_f16_subnormal", cst("x", "tensor<3xf32>", "[5.96046448e-08, 2.98023224e-08, 65520.0]") + "  %r = stablehlo.convert %x : (tensor<3xf32>) -> tensor<3xf16>", "tensor<3xf16>", "[0x0001, 0x0000, 0x7C00]"},
+		{"to_bool", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xi1>", "tensor<5xi1>", "[true, true, true, true, true]"},
+		{"bitcast_f32_to_u32", cst("x", "tensor<2xf32>", "[1.0, -2.0]") + "  %r = stablehlo.bitcast_convert %x : (tensor<2xf32>) -> tensor<2xui32>", "tensor<2xui32>", "[1065353216, 3221225472]"},
+		{"bitcast_u32_to_u8_adds_dim", cst("x", "tensor<1xui32>", "[16909060]") + "  %r = stablehlo.bitcast_convert %x : (tensor<1xui32>) -> tensor<1x4xui8>", "tensor<1x4xui8>", "[[4, 3, 2, 1]]"},
+		{"iota_dim1", "  %r = stablehlo.iota dim = 1 : tensor<2x3xf32>", "tensor<2x3xf32>", "[[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]"},
+	})
+}
+
+func TestShapeOps(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	m23 := cst("a", "tensor<2x3xi32>", "[[1, 2, 3], [4, 5, 6]]")
+	runOpCases(t, []opCase{
+		{"pad_spec", m23 + cst("z", "tensor<i32>", "0") +
+			"  %r = stablehlo.pad %a, %z, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x9xi32>",
+			"tensor<5x9xi32>", "[[0, 1, 0, 0, 2, 0, 0, 3, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 4, 0, 0, 5, 0, 0, 6, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0]]"},
+		{"pad_negative", m23 + cst("z", "tensor<i32>", "9") +
+			"  %r = stablehlo.pad %a, %z, low = [-1, 1], high = [0, -2], interior = [0, 0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<1x2xi32>",
+			"tensor<1x2xi32>", "[[9, 4]]"},
+		{"slice_strided", cst("a", "tensor<3x4xi32>", "[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]") +
+			"  %r = stablehlo.slice %a [0:3:2, 1:4:2] : (tensor<3x4xi32>) -> tensor<2x2xi32>", "tensor<2x2xi32>", "[[1, 3], [9, 11]]"},
+		{"slice_generic", m23 + `  %r = "stablehlo.slice"(%a) <{start_indices = array<i64: 1, 1>, limit_indices = array<i64: 2, 3>, strides = array<i64: 1, 1>}> : (tensor<2x3xi32>) -> tensor<1x2xi32>`,
+			"tensor<1x2xi32>", "[[5, 6]]"},
+		{"transpose", m23 + "  %r = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xi32>", "tensor<3x2xi32>", "[[1, 4], [2, 5], [3, 6]]"},
+		{"reverse", m23 + "  %r = stablehlo.reverse %a, dims = [0, 1] : tensor<2x3xi32>", "tensor<2x3xi32>", "[[6, 5, 4], [3, 2, 1]]"},
+		{"broadcast_in_dim", cst("v", "tensor<1x3xi32>", "[[1, 2, 3]]") +
+			"  %r = stablehlo.broadcast_in_dim %v, dims = [0, 2] : (tensor<1x3xi32>) -> tensor<2x2x3xi32>", "tensor<2x2x3xi32>", "[[[1, 2, 3], [1, 2, 3]], [[1, 2, 3], [1, 2, 3]]]"},
+		{"concatenate", m23 + "  %r = stablehlo.concatenate %a, %a, dim = 1 : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x6xi32>", "tensor<2x6xi32>", "[[1, 2, 3, 1, 2, 3], [4, 5, 6, 4, 5, 6]]"},
+		{"dynamic_slice_clamps", m23 + cst("i", "tensor<i64>", "5") + cst("j", "tensor<i64>", "-3") +
+			"  %r = stablehlo.dynamic_slice %a, %i, %j, sizes = [1, 2] : (tensor<2x3xi32>, tensor<i64>, tensor<i64>) -> tensor<1x2xi32>", "tensor<1x2xi32>", "[[4, 5]]"},
+		{"dynamic_update_slice_clamps", m23 + cst("u", "tensor<1x2xi32>", "[[7, 8]]") + cst("i", "tensor<i32>", "0") + cst("j", "tensor<i32>", "2") +
+			"  %r = stablehlo.dynamic_update_slice %a, %u, %i, %j : (tensor<2x3xi32>, tensor<1x2xi32>, tensor<i32>, tensor<i32>) -> tensor<2x3xi32>", "tensor<2x3xi32>", "[[1, 7, 8], [4, 5, 6]]"},
+		{"reshape", m23 + "  %r = stablehlo.reshape %a : (tensor<2x3xi32>) -> tensor<3x2xi32>", "tensor<3x2xi32>", "[[1, 2], [3, 4], [5, 6]]"},
+		{"optimization_barrier", m23 + "  %r, %s = stablehlo.optimization_barrier %a, %a : tensor<2x3xi32>, tensor<2x3xi32>", "tensor<2x3xi32>", "[[1, 2, 3], [4, 5, 6]]"},
+	})
+}
+
+func TestDotReduceSort(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	runOpCases(t, []opCase{
+		{"dot_general_batched_spec", cst("l", "tensor<2x2x2xi64>", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]") +
+			cst("m", "tensor<2x2x2xi64>", "[[[1, 0], [0, 1]], [[1, 0], [0, 1]]]") +
+			"  %r = stablehlo.dot_general %l, %m, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x2x2xi64>, tensor<2x2x2xi64>) -> tensor<2x2x2xi64>",
+			"tensor<2x2x2xi64>", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"},
+		{"dot_vector", cst("a", "tensor<3xf32>", "[1.0, 2.0, 3.0]") +
+			"  %r = stablehlo.dot %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>", "tensor<f32>", "14.0"},
+		{"dot_nan_propagates", cst("a", "tensor<1x2xf32>", "[[0.0, 1.0]]") + cst("b", "tensor<2x1xf32>", "[[0x7F800000], [1.0]]") +
+			"  %r = stablehlo.dot %a, %b : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>", "tensor<1x1xf32>", "[[0x7FC00000]]"},
+		{"reduce_applies", cst("a", "tensor<2x3xi32>", "[[1, 2, 3], [4, 5, 6]]") + cst("z", "tensor<i32>", "0") +
+			"  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xi32>, tensor<i32>) -> tensor<2xi32>", "tensor<2xi32>", "[6, 15]"},
+		{"reduce_window_generic", cst("a", "tensor<3x2xi64>", "[[1, 2], [3, 4], [5, 6]]") + cst("z", "tensor<i64>", "0") +
+			`  %r = "stablehlo.reduce_window"(%a, %z) ({
+    ^bb0(%p: tensor<i64>, %q: tensor<i64>):
+      %s = stablehlo.add %p, %q : tensor<i64>
+      stablehlo.return %s : tensor<i64>
+  }) {window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 4, 1>, base_dilations = array<i64: 2, 1>, window_dilations = array<i64: 3, 1>, padding = dense<[[2, 1], [0, 0]]> : tensor<2x2xi64>} : (tensor<3x2xi64>, tensor<i64>) -> tensor<2x2xi64>`,
+			"tensor<2x2xi64>", "[[0, 0], [3, 4]]"},
+		{"sort_two_operands_spec", cst("a", "tensor<2x3xi64>", "[[1, 2, 3], [3, 2, 1]]") + cst("b", "tensor<2x3xi64>", "[[3, 2, 1], [1, 2, 3]]") +
+			`  %r, %s = "stablehlo.sort"(%a, %b) ({
+    ^bb0(%x: tensor<i64>, %y: tensor<i64>, %u: tensor<i64>, %v: tensor<i64>):
+      %c = stablehlo.compare GT, %x, %y, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<2x3xi64>, tensor<2x3xi64>) -> (tensor<2x3xi64>, tensor<2x3xi64>)`,
+			"tensor<2x3xi64>", "[[3, 2, 3], [1, 2, 1]]"},
+	})
+}
+
+func TestControlFlow(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	branches := `({
+    stablehlo.return %a : tensor<i32>
+  }, {
+    stablehlo.return %b : tensor<i32>
+  })`
+	runOpCases(t, []opCase{
+		{"case_out_of_range_runs_last", cst("a", "tensor<i32>", "10") + cst("b", "tensor<i32>", "20") + cst("i", "tensor<i32>", "-4") +
+			`  %r = "stablehlo.case"(%i) ` + branches + ` : (tensor<i32>) -> tensor<i32>`, "tensor<i32>", "20"},
+		{"if_true", cst("a", "tensor<i32>", "10") + cst("b", "tensor<i32>", "20") + cst("p", "tensor<i1>", "true") +
+			`  %r = "stablehlo.if"(%p) ` + branches + ` : (tensor<i1>) -> tensor<i32>`, "tensor<i32>", "10"},
+		{"while_generic", cst("n", "tensor<i32>", "0") + cst("one", "tensor<i32>", "1") + cst("lim", "tensor<i32>", "5") +
+			`  %r = "stablehlo.while"(%n) ({
+    ^bb0(%c: tensor<i32>):
+      %p = stablehlo.compare LT, %c, %lim : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+  }, {
+    ^bb0(%c: tensor<i32>):
+      %d = stablehlo.add %c, %one : tensor<i32>
+      stablehlo.return %d : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32>`, "tensor<i32>", "5"},
+	})
+}
+
+func TestRunContextCancelled(t *testing.T) {
+	m := mustParse(t, `func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+  %0 = stablehlo.while(%c = %arg0) : tensor<i32>
+  cond {
+    %t = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    stablehlo.return %c : tensor<i32>
+  }
+  return %0 : tensor<i32>
+}`)
+	ctx, cancel := contextWithShortTimeout()
+	defer cancel()
+	_, err := m.Run(ctx, []*Tensor{literal(t, "tensor<i32>", "0")})
+	if err != ctx.Err() || err == nil {
+		t.Fatalf("Run error = %v, want the context's error unchanged", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	m := mustParse(t, "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  return %arg0 : tensor<2xf32>\n}")
+	good := literal(t, "tensor<2xf32>", "[1.0, 2.0]")
+	for _, c := range []struct {
+		name string
+		args []*Tensor
+	}{
+		{"too_few", nil},
+		{"too_many", []*Tensor{good, good}},
+		{"wrong_type", []*Tensor{literal(t, "tensor<2xi32>", "[1, 2]")}},
+		{"wrong_shape", []*Tensor{literal(t, "tensor<3xf32>", "[1.0, 2.0, 3.0]")}},
+		{"short_data", []*Tensor{{Type: good.Type, Data: good.Data[:4]}}},
+		{"nil", []*Tensor{nil}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := runMain(t, m, c.args...); errorCode(err) != InvalidArgument {
+				t.Errorf("Run error = %v, want InvalidArgument", err)
+			}
+		})
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"unknown_op", `func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.fft"(%arg0) {fft_type = #stablehlo<fft_type FFT>, fft_length = array<i64: 2>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}`, "stablehlo.fft"},
+		{"custom_call", `func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}`, "stablehlo.custom_call"},
+		{"complex_type", `func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}`, "complex<f32>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := mustParse(t, c.src)
+			err := m.Unsupported()
+			if errorCode(err) != Unimplemented || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Unsupported() = %v, want Unimplemented naming %q", err, c.want)
+			}
+			if _, err := runMain(t, m, &Tensor{}); errorCode(err) != Unimplemented {
+				t.Fatalf("Run error = %v, want Unimplemented", err)
+			}
+		})
+	}
+}
