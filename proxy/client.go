@@ -63,6 +63,17 @@ type Client struct {
 
 var _ ifrt.Client = (*Client)(nil)
 
+// init registers the backend "proxy" with ifrt.Open: "proxy:grpc://host:port"
+// dials the server at host:port with default options.
+func init() {
+	ifrt.Register("proxy", func(ctx context.Context, config string) (ifrt.Client, error) {
+		if config == "" {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, `proxy: the backend string needs a target, as in "proxy:grpc://host:port"`)
+		}
+		return Dial(ctx, config)
+	})
+}
+
 // Dial connects to the IFRT Proxy server at target and starts a session, as
 // jaxlib's client does: GetVersion, then an IfrtSession stream whose first request
 // is Init. target is "grpc://host:port" (JAX_BACKEND_TARGET's form) or any gRPC

@@ -12,6 +12,9 @@
 //	devs := client.AddressableDevices()
 //	a, err := client.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{...}, nil)
 //
+// Binaries that choose a backend by name can use ifrt.Open(ctx,
+// "proxy:grpc://host:port") once this package is linked in.
+//
 // Dial accepts JAX_BACKEND_TARGET's form "grpc://host:port" or any gRPC target
 // ("dns:///host:port", "passthrough:///bufnet" with a bufconn dialer passed
 // through WithDialOptions). It negotiates the protocol version (GetVersion),
