@@ -322,6 +322,7 @@ def sorting():
     k = ints(101, 0, 4, (10,), np.int32)
     v = np.arange(10, dtype=np.float32)
     emit("sort_multi_operand", lambda a, b: lax.sort((a, b), num_keys=1, is_stable=True), k, v)
+    emit("top_k", lambda a: lax.top_k(a, 3), f32(103, 4, 6))
     emit("sort_descending_int", lambda a: (jnp.sort(a)[::-1], jnp.argsort(-a, stable=True)),
          ints(102, -9, 9, (12,), np.int32))
 
@@ -420,6 +421,17 @@ def sharded():
         emit("sharded_spmd_gspmd", f, x, y, jit_kwargs=kwargs, rtol=1e-5, atol=1e-5)
         jax.config.update("jax_use_shardy_partitioner", True)
         emit("sharded_spmd_shardy", f, x, y, jit_kwargs=kwargs, rtol=1e-5, atol=1e-5)
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", prev)
+    # shard_map bodies hold per-device collectives: the interpreter rejects
+    # them (Unimplemented) and Module.UsesCollectives reports them.
+    smap = jax.shard_map(lambda a: lax.psum(a * 2, "x"), mesh=jax.sharding.Mesh(np.array(jax.devices()[:4]), ("x",)),
+                         in_specs=P("x"), out_specs=P())
+    try:
+        jax.config.update("jax_use_shardy_partitioner", False)
+        emit("shard_map_psum_gspmd", smap, f32(134, 8))
+        jax.config.update("jax_use_shardy_partitioner", True)
+        emit("shard_map_psum_shardy", smap, f32(134, 8))
     finally:
         jax.config.update("jax_use_shardy_partitioner", prev)
     emit("donated_alias", lambda a, b: (a + b, b * 2), f32(132, 3), f32(133, 3),

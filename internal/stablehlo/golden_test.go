@@ -69,7 +69,10 @@ func loadGolden(t testing.TB, dir string) map[string]goldenCase {
 
 // goldenUnsupported lists corpus programs the interpreter rejects on
 // purpose; each must fail with Unimplemented.
-var goldenUnsupported = map[string]string{}
+var goldenUnsupported = map[string]string{
+	"shard_map_psum_gspmd":  "per-device shard_map body with all_reduce",
+	"shard_map_psum_shardy": "per-device shard_map body with all_reduce",
+}
 
 func TestGoldenCorpus(t *testing.T) {
 	cases := loadGolden(t, goldenDir)
@@ -103,6 +106,9 @@ func TestGoldenCorpus(t *testing.T) {
 			}
 			got, err := m.Run(context.Background(), args)
 			if reason, ok := goldenUnsupported[name]; ok {
+				if !m.UsesCollectives() {
+					t.Errorf("UsesCollectives() = false for %s", reason)
+				}
 				var e *Error
 				if !errors.As(err, &e) || e.Code() != Unimplemented {
 					t.Fatalf("Run error = %v, want Unimplemented (%s)", err, reason)

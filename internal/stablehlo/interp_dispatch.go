@@ -35,6 +35,8 @@ var evalTable = map[string]evalFunc{
 	"rng_bit_generator":       evalRngBitGenerator,
 	"func.call":               evalCall,
 	"sdy.sharding_constraint": evalIdentity,
+	"sdy.reshard":             evalIdentity,
+	"chlo.top_k":              evalTopK,
 }
 
 func init() {

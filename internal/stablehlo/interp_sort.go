@@ -83,3 +83,68 @@ func evalSort(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	return outs, nil
 }
+
+// evalTopK implements chlo.top_k: the k largest entries of the last
+// dimension in descending order (NaN above +Inf, ties by lower index), and
+// their i32 indices.
+func evalTopK(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if len(in) != 1 || len(op.resultTypes) != 2 {
+		return nil, invalidf("top_k takes one operand and returns values and indices")
+	}
+	a := in[0]
+	k, err := op.int1("k")
+	if err != nil {
+		return nil, err
+	}
+	rank := len(a.t.Shape)
+	if rank == 0 || k < 0 || k > a.t.Shape[rank-1] {
+		return nil, invalidf("top_k: k=%d does not fit %s", k, a.t)
+	}
+	vt, it := op.resultTypes[0], op.resultTypes[1]
+	want := append(append([]int64(nil), a.t.Shape[:rank-1]...), k)
+	if vt.Elem != a.t.Elem || !shapesEqual(vt.Shape, want) || !shapesEqual(it.Shape, want) || !it.Elem.isInt() {
+		return nil, invalidf("top_k result types do not match %s and k=%d", a.t, k)
+	}
+	n := int(a.t.Shape[rank-1])
+	rows := a.size() / max(n, 1)
+	values, indices := newArray(vt), newArray(it)
+	perm := make([]int, n)
+	key := func(i int) (float64, bool) { // value as float64 and whether it is an int
+		switch a.t.Elem.class() {
+		case classF32:
+			return float64(a.f32[i]), false
+		case classF64:
+			return a.f64[i], false
+		}
+		return 0, true
+	}
+	for r := 0; r < rows && n > 0; r++ {
+		base := r * n
+		for j := range perm {
+			perm[j] = base + j
+		}
+		sort.SliceStable(perm, func(x, y int) bool {
+			fx, isInt := key(perm[x])
+			if isInt {
+				if a.u != nil {
+					return a.u[perm[x]] > a.u[perm[y]]
+				}
+				if a.b != nil {
+					return a.b[perm[x]] && !a.b[perm[y]]
+				}
+				return a.i[perm[x]] > a.i[perm[y]]
+			}
+			fy, _ := key(perm[y])
+			return totalOrderKey(fx) > totalOrderKey(fy)
+		})
+		for j := 0; j < int(k); j++ {
+			copyElem(values, r*int(k)+j, a, perm[j])
+			if indices.i != nil {
+				indices.i[r*int(k)+j] = int64(perm[j] - base)
+			} else {
+				indices.u[r*int(k)+j] = uint64(perm[j] - base)
+			}
+		}
+	}
+	return []*array{values, indices}, nil
+}

@@ -248,6 +248,9 @@ func (p *parser) parsePrettyOp(op *Op, nres int) {
 	case "stablehlo.while":
 		p.parsePrettyWhile(op)
 		return
+	case "sdy.manual_computation":
+		p.parseManualComputation(op)
+		return
 	case "func.call", "stablehlo.custom_call", "stablehlo.composite":
 		if op.Name == "stablehlo.composite" {
 			p.expectKind(tokString, "a composite name")
@@ -510,3 +513,50 @@ func (p *parser) parsePrettyWhile(op *Op) {
 }
 
 var _ = strings.TrimPrefix
+
+// parseManualComputation parses Shardy's shard_map body:
+//
+//	sdy.manual_computation(%x) in_shardings=[...] out_shardings=[...]
+//	    manual_axes={"x"} (%arg1: T) { ... sdy.return %y : T } : (U) -> V
+//
+// The interpreter cannot run it (it is per-device code), but the module
+// must still parse so that UsesCollectives can report it.
+func (p *parser) parseManualComputation(op *Op) {
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		op.operands = append(op.operands, p.parseOperand())
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	for p.tok.kind == tokIdent && p.peek().text == "=" {
+		key := p.tok.text
+		p.advance()
+		p.advance()
+		op.attrs[key] = p.parseAttrValueNoType()
+	}
+	r := &Region{}
+	p.pushScope()
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		t := p.expectKind(tokValue, "a block argument")
+		p.expectPunct(":")
+		typ := p.parseType()
+		r.args = append(r.args, p.define(t.text, t.pos))
+		r.argTypes = append(r.argTypes, typ)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	p.parseBlockInto(r)
+	p.popScope()
+	op.regions = []*Region{r}
+	p.expectPunct(":")
+	ins, outs, arrow := p.parseSignature()
+	if !arrow {
+		p.fail("expected \"->\" in sdy.manual_computation signature")
+	}
+	op.operandTyps, op.resultTypes = ins, outs
+}
