@@ -63,6 +63,24 @@ func fuseRegion(r *Region) {
 			fuseRegion(sub)
 		}
 	}
+	// lastRead[s] is the index of the last op reading slot s (its nested
+	// regions included); len(r.ops) when the terminator returns it.
+	lastRead := map[int]int{}
+	for k, op := range r.ops {
+		uses := map[int]bool{}
+		for _, s := range op.operands {
+			uses[s] = true
+		}
+		for _, sub := range op.regions {
+			collectUses(sub, uses)
+		}
+		for s := range uses {
+			lastRead[s] = k
+		}
+	}
+	for _, s := range r.rets {
+		lastRead[s] = len(r.ops)
+	}
 	var out []*Op
 	for i := 0; i < len(r.ops); {
 		t, ok := fusableType(r.ops[i])
@@ -86,27 +104,15 @@ func fuseRegion(r *Region) {
 			i++
 			continue
 		}
-		out = append(out, buildFused(r, i, j, t))
+		out = append(out, buildFused(r.ops[i:j], j, lastRead, t))
 		i = j
 	}
 	r.ops = out
 }
 
-// buildFused turns r.ops[i:j] into one op.
-func buildFused(r *Region, i, j int, t TensorType) *Op {
-	group := r.ops[i:j]
-	usedAfter := map[int]bool{}
-	for _, op := range r.ops[j:] {
-		for _, s := range op.operands {
-			usedAfter[s] = true
-		}
-		for _, sub := range op.regions {
-			collectUses(sub, usedAfter)
-		}
-	}
-	for _, s := range r.rets {
-		usedAfter[s] = true
-	}
+// buildFused turns group, the region's ops before index end, into one op
+// whose results are the values read after the group.
+func buildFused(group []*Op, end int, lastRead map[int]int, t TensorType) *Op {
 	first := group[0]
 	fused := &Op{Name: "stablehlo.fused_elementwise", attrs: map[string]*Attr{}, pos: first.pos, line: first.line, col: first.col}
 	prog := &fusedProgram{typ: t}
@@ -132,7 +138,7 @@ func buildFused(r *Region, i, j int, t TensorType) *Op {
 		}
 		res := op.results[0]
 		stepOf[res] = k
-		if usedAfter[res] {
+		if k, read := lastRead[res]; read && k >= end {
 			st.output = len(fused.results)
 			fused.results = append(fused.results, res)
 			fused.resultTypes = append(fused.resultTypes, t)

@@ -8,6 +8,8 @@ import (
 
 type tokKind int
 
+var sigilKinds = [256]tokKind{'%': tokValue, '@': tokSymbol, '#': tokHash, '!': tokBang, '^': tokCaret}
+
 const (
 	tokEOF    tokKind = iota
 	tokIdent          // bare identifier: stablehlo.add, tensor, dense, x
@@ -36,18 +38,30 @@ type lexer struct {
 	off int
 }
 
-// position converts a byte offset to 1-based line and column.
-func position(src []byte, off int) (line, col int) {
-	line, col = 1, 1
-	for i := 0; i < off && i < len(src); i++ {
-		if src[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+// lineIndex maps byte offsets to 1-based line and column numbers.
+type lineIndex []int // byte offset of the start of each line
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, c := range src {
+		if c == '\n' {
+			idx = append(idx, i+1)
 		}
 	}
-	return
+	return idx
+}
+
+func (idx lineIndex) position(off int) (line, col int) {
+	lo, hi := 0, len(idx)-1
+	for lo < hi { // last line start <= off
+		mid := (lo + hi + 1) / 2
+		if idx[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1, off - idx[lo] + 1
 }
 
 type parseError struct {
@@ -98,7 +112,7 @@ func (l *lexer) next() (token, *parseError) {
 	c := l.src[l.off]
 	switch {
 	case c == '%' || c == '@' || c == '#' || c == '!' || c == '^':
-		kind := map[byte]tokKind{'%': tokValue, '@': tokSymbol, '#': tokHash, '!': tokBang, '^': tokCaret}[c]
+		kind := sigilKinds[c]
 		if l.off+1 < len(l.src) && l.src[l.off+1] == '"' {
 			l.off++
 			s, err := l.lexString()

@@ -1,7 +1,6 @@
 package stablehlo
 
 import (
-	"fmt"
 	"runtime/debug"
 	"strings"
 )
@@ -11,17 +10,17 @@ import (
 // InvalidArgument *Errors whose message starts with "line:col: ". Ops the
 // interpreter cannot run do not fail Parse; see Module.Unsupported.
 func Parse(src []byte) (m *Module, err error) {
-	p := &parser{lex: lexer{src: src}, meshes: map[string]string{}}
+	p := &parser{lex: lexer{src: src}, lines: newLineIndex(src), meshes: map[string]string{}}
 	p.mod = &Module{funcs: map[string]*Func{}, numPartitions: 1, numReplicas: 1}
 	defer func() {
 		if r := recover(); r != nil {
 			m = nil
 			if pe, ok := r.(*parseError); ok {
-				line, col := position(src, pe.off)
+				line, col := p.lines.position(pe.off)
 				err = invalidf("%d:%d: %s", line, col, pe.msg)
 				return
 			}
-			line, col := position(src, p.tok.pos)
+			line, col := p.lines.position(p.tok.pos)
 			err = internalf("%d:%d: parser failure: %v\n%s", line, col, r, debug.Stack())
 		}
 	}()
@@ -306,5 +305,3 @@ func sortedFuncNames(m map[string]*Func) []string {
 	}
 	return names
 }
-
-var _ = fmt.Sprint

@@ -1,7 +1,5 @@
 package stablehlo
 
-import "strings"
-
 type resultName struct {
 	name  string
 	count int
@@ -36,7 +34,7 @@ func (p *parser) parseOp(r *Region) bool {
 		nres += n.count
 	}
 	op := &Op{pos: p.tok.pos, attrs: map[string]*Attr{}}
-	op.line, op.col = position(p.lex.src, op.pos)
+	op.line, op.col = p.lines.position(op.pos)
 	switch p.tok.kind {
 	case tokString:
 		op.Name = p.tok.text
@@ -459,7 +457,7 @@ func (p *parser) syntheticBinaryRegion(name string, pos int, initTypes []TensorT
 	p.nslots += 3
 	inner := &Op{Name: name, operands: []int{a, b}, results: []int{res},
 		operandTyps: []TensorType{t, t}, resultTypes: []TensorType{t}, attrs: map[string]*Attr{}, pos: pos}
-	inner.line, inner.col = position(p.lex.src, pos)
+	inner.line, inner.col = p.lines.position(pos)
 	return &Region{args: []int{a, b}, argTypes: []TensorType{t, t}, ops: []*Op{inner}, rets: []int{res}}
 }
 
@@ -511,8 +509,6 @@ func (p *parser) parsePrettyWhile(op *Op) {
 		op.regions = append(op.regions, r)
 	}
 }
-
-var _ = strings.TrimPrefix
 
 // parseManualComputation parses Shardy's shard_map body:
 //

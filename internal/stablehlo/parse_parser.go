@@ -9,9 +9,10 @@ import (
 // with *parseError and turned into an *Error at the top (see Parse), which
 // keeps the many small grammar functions free of error plumbing.
 type parser struct {
-	lex lexer
-	tok token
-	mod *Module
+	lex   lexer
+	lines lineIndex
+	tok   token
+	mod   *Module
 
 	// per-function state
 	scopes []map[string]int
@@ -130,9 +131,10 @@ func parseIntLiteral(s string) (int64, error) {
 
 // skipBalanced consumes tokens from an opening bracket to its match. Inside
 // angle brackets "->" is a token of its own, so it never counts as ">".
+var closeOf = map[string]string{"(": ")", "[": "]", "{": "}", "<": ">"}
+
 func (p *parser) skipBalanced() {
 	open := p.tok.text
-	closeOf := map[string]string{"(": ")", "[": "]", "{": "}", "<": ">"}
 	if _, ok := closeOf[open]; !ok || p.tok.kind != tokPunct {
 		p.fail("expected a bracket, found %s", describe(p.tok))
 	}
