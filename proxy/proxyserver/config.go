@@ -1,0 +1,116 @@
+package proxyserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"math"
+
+	"google.golang.org/grpc"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// Defaults of the Config fields left zero.
+const (
+	// DefaultMaxMsgSize is the gRPC message size limit, both ways, of a server
+	// that Serve starts. Upstream sets no limit; CompileRequests with large
+	// programs exceed grpc-go's 4 MiB default.
+	DefaultMaxMsgSize = math.MaxInt32
+	// DefaultMaxHostBufferSize bounds one host buffer (64 GiB).
+	DefaultMaxHostBufferSize = 64 << 30
+	// DefaultChunkSize is the size of the chunks HostBufferLookup streams,
+	// upstream's 1 MiB.
+	DefaultChunkSize = 1 << 20
+)
+
+// Config configures a Server. Only Backend is required.
+type Config struct {
+	// Backend serves every array and executable of every session. The server
+	// does not close it. Required.
+	Backend ifrt.Client
+
+	// Logger receives the server's logs: the client's advertised version range
+	// at Info once per connection, session starts and ends at Info, errors of
+	// requests at Debug with every request. Default slog.Default().
+	Logger *slog.Logger
+
+	// PluginPrograms serves pathwaysutils-style plugin programs
+	// (xla::ifrt::PluginProgram): JSON objects with one top-level key, which
+	// selects the handler. A program with another key fails to compile with
+	// "Bad PluginProgram". Default none.
+	PluginPrograms map[string]PluginHandler
+
+	// MaxRecvMsgSize and MaxSendMsgSize are the gRPC message size limits of
+	// the grpc.Server that Serve creates (not of one passed to Register).
+	// Default DefaultMaxMsgSize.
+	MaxRecvMsgSize int
+	MaxSendMsgSize int
+
+	// MaxHostBufferSize bounds the size of one host buffer, stored or
+	// produced. Default DefaultMaxHostBufferSize.
+	MaxHostBufferSize int64
+
+	// ChunkSize is the size of the messages HostBufferLookup streams. Default
+	// DefaultChunkSize.
+	ChunkSize int
+
+	// ServerOptions are added to the options of the grpc.Server that Serve
+	// creates (interceptors, credentials, keepalive...). Default none.
+	ServerOptions []grpc.ServerOption
+}
+
+// Validate reports a missing backend, negative sizes and empty plugin entries.
+func (c Config) Validate() error {
+	if c.Backend == nil {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend is required")
+	}
+	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes must not be negative")
+	}
+	for k, h := range c.PluginPrograms {
+		if k == "" || h == nil {
+			return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: plugin program %q has no handler or an empty key", k)
+		}
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.MaxRecvMsgSize == 0 {
+		c.MaxRecvMsgSize = DefaultMaxMsgSize
+	}
+	if c.MaxSendMsgSize == 0 {
+		c.MaxSendMsgSize = DefaultMaxMsgSize
+	}
+	if c.MaxHostBufferSize == 0 {
+		c.MaxHostBufferSize = DefaultMaxHostBufferSize
+	}
+	if c.ChunkSize == 0 {
+		c.ChunkSize = DefaultChunkSize
+	}
+	return c
+}
+
+// PluginHandler compiles the plugin programs of one top-level JSON key. body
+// is the value under that key. A returned error fails the compile; its message
+// is prefixed with "Bad PluginProgram", which pathwaysutils reports as a
+// server that does not know the request.
+type PluginHandler func(ctx context.Context, backend ifrt.Client, body json.RawMessage) (*PluginExecutable, error)
+
+// PluginExecutable is a compiled plugin program.
+type PluginExecutable struct {
+	// Name is reported as the executable's name. Default the JSON key.
+	Name string
+	// Devices are the executable's devices; every array argument must have one
+	// shard per device. Default the backend's addressable devices.
+	Devices ifrt.DeviceList
+	// Execute runs the program on its arguments and returns its outputs. The
+	// execution's status (what pathwaysutils waits on) is its error. Required.
+	Execute func(ctx context.Context, args []ifrt.Array) ([]ifrt.Array, error)
+	// Close, if set, is called once when the executable is released.
+	Close func()
+}

@@ -1,0 +1,128 @@
+package proxyserver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// hostBuffers are the host buffers of one session, keyed by handle. A consumer
+// may ask for a buffer before it arrives: take blocks until put stores it or
+// the session ends.
+type hostBuffers struct {
+	mu     sync.Mutex
+	slots  map[uint64]*bufferSlot
+	closed bool
+}
+
+type bufferSlot struct {
+	ready chan struct{} // closed once data is stored
+	data  []byte
+	taken bool // a consumer is waiting for or took this slot
+}
+
+func newHostBuffers() *hostBuffers { return &hostBuffers{slots: map[uint64]*bufferSlot{}} }
+
+func (b *hostBuffers) slot(h uint64) *bufferSlot {
+	s, ok := b.slots[h]
+	if !ok {
+		s = &bufferSlot{ready: make(chan struct{})}
+		b.slots[h] = s
+	}
+	return s
+}
+
+// put stores data under h; a buffer already stored there is ALREADY_EXISTS.
+func (b *hostBuffers) put(h uint64, data []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
+	}
+	s := b.slot(h)
+	select {
+	case <-s.ready:
+		return ifrt.Errorf(ifrt.AlreadyExists, "host buffer %d already exists", h)
+	default:
+	}
+	s.data = data
+	close(s.ready)
+	return nil
+}
+
+// take waits for the buffer h, removes it and returns its data. It fails with
+// CANCELLED when the session ends first and with ctx's error when ctx does.
+func (b *hostBuffers) take(ctx context.Context, h uint64) ([]byte, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
+	}
+	s := b.slot(h)
+	if s.taken {
+		b.mu.Unlock()
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d is used twice", h)
+	}
+	s.taken = true
+	b.mu.Unlock()
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, ifrt.Errorf(ifrt.Canceled, "waiting for host buffer %d: the session has ended", h)
+	}
+	b.mu.Lock()
+	if b.slots[h] == s {
+		delete(b.slots, h)
+	}
+	b.mu.Unlock()
+	return s.data, nil
+}
+
+// lookup returns the stored buffer h without removing it.
+func (b *hostBuffers) lookup(ctx context.Context, h uint64) ([]byte, error) {
+	b.mu.Lock()
+	s, ok := b.slots[h]
+	b.mu.Unlock()
+	if !ok || s.taken {
+		return nil, ifrt.Errorf(ifrt.NotFound, "unknown host buffer handle %d", h)
+	}
+	select {
+	case <-s.ready:
+		return s.data, nil
+	case <-ctx.Done():
+		return nil, ifrt.WithCode(ifrt.CodeOf(ctx.Err()), ctx.Err())
+	}
+}
+
+// remove drops the stored buffer h.
+func (b *hostBuffers) remove(h uint64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.slots[h]
+	if !ok || s.taken {
+		return ifrt.Errorf(ifrt.NotFound, "unknown host buffer handle %d", h)
+	}
+	select {
+	case <-s.ready:
+	default:
+		return ifrt.Errorf(ifrt.NotFound, "unknown host buffer handle %d", h)
+	}
+	delete(b.slots, h)
+	return nil
+}
+
+// close drops every buffer; later puts and takes fail.
+func (b *hostBuffers) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.slots = map[uint64]*bufferSlot{}
+	b.mu.Unlock()
+}
+
+// len reports how many buffers are stored or awaited.
+func (b *hostBuffers) len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.slots)
+}

@@ -1,0 +1,235 @@
+package proxyserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+)
+
+// interopBackend is a backend the interop tests serve to the real JAX client.
+type interopBackend struct {
+	name string
+	// newClient returns a fresh backend with at least 8 devices.
+	newClient func(t *testing.T) ifrt.Client
+	// live reports the arrays and executables the backend holds; ok is false if
+	// it cannot tell.
+	live func(c ifrt.Client) (arrays, executables int, ok bool)
+	// compilesBytecode says the backend compiles the MLIR bytecode JAX sends, so
+	// that the jit scripts can run.
+	compilesBytecode bool
+}
+
+// interopBackends lists the backends under test. A backend that compiles
+// bytecode (pjrt/pjrtifrt) joins by adding an entry.
+var interopBackends = []interopBackend{{
+	name: "gocpu",
+	newClient: func(t *testing.T) ifrt.Client {
+		c, err := gocpu.New(gocpu.Config{Devices: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	},
+	live: func(c ifrt.Client) (int, int, bool) {
+		var g *gocpu.Client
+		if !c.As(&g) {
+			return 0, 0, false
+		}
+		a, e := g.Live()
+		return a, e, true
+	},
+}}
+
+// interopServer is a proxy server on a loopback TCP port.
+type interopServer struct {
+	srv     *proxyserver.Server
+	backend ifrt.Client
+	addr    string
+	logs    *syncBuffer
+}
+
+func startInteropServer(t *testing.T, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
+	t.Helper()
+	testenv.Python(t) // skip (or fail) before starting anything
+	c := b.newClient(t)
+	logs := &syncBuffer{}
+	srv, err := proxyserver.New(proxyserver.Config{
+		Backend:        c,
+		Logger:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		PluginPrograms: plugins,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		// ErrServerClosed: Serve had not started when Shutdown ran.
+		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		c.Close()
+		if t.Failed() {
+			t.Logf("server log:\n%s", logs.String())
+		}
+	})
+	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs}
+}
+
+// runScript runs testdata/<script> against the server and returns the JSON
+// objects it printed, keyed by field.
+func (s *interopServer) runScript(t *testing.T, script string, extraEnv ...string) (map[string]json.RawMessage, error) {
+	t.Helper()
+	python := testenv.Python(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, _ := filepath.Abs("testdata")
+	cmd := exec.CommandContext(ctx, python, filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"JAX_PLATFORMS=proxy",
+		"JAX_BACKEND_TARGET=grpc://"+s.addr,
+		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
+		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=30",
+		"TF_CPP_MIN_LOG_LEVEL=1",
+	)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	out := map[string]json.RawMessage{}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			continue
+		}
+		for k, v := range obj {
+			out[k] = v
+		}
+	}
+	if runErr != nil {
+		return out, fmt.Errorf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, runErr, stdout.String(), lastLines(stderr.String(), 60))
+	}
+	t.Logf("%s stderr (tail):\n%s", script, lastLines(stderr.String(), 8))
+	return out, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// expectFreed waits for the client's session to end and checks the backend
+// holds nothing.
+func (s *interopServer) expectFreed(t *testing.T, b interopBackend) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for s.srv.Sessions() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.srv.Sessions(); n > 0 {
+		t.Fatalf("%d sessions still open after the client exited", n)
+	}
+	if a, e, ok := b.live(s.backend); ok && (a != 0 || e != 0) {
+		t.Errorf("after the client exited the backend holds %d arrays and %d executables, want 0 and 0", a, e)
+	}
+}
+
+func decode[T any](t *testing.T, out map[string]json.RawMessage, key string) T {
+	t.Helper()
+	var v T
+	raw, ok := out[key]
+	if !ok {
+		t.Fatalf("the script printed no %q", key)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	return v
+}
+
+func TestInteropDevicesAndTransfers(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			s := startInteropServer(t, b, nil)
+			out, err := s.runScript(t, "devices_transfer.py")
+			if err != nil {
+				t.Fatal(err)
+			}
+			type dev struct {
+				ID       int
+				Platform string
+				Kind     string
+			}
+			devs := decode[[]dev](t, out, "devices")
+			if len(devs) != len(s.backend.Devices()) {
+				t.Errorf("jax.devices() lists %d devices, the backend has %d", len(devs), len(s.backend.Devices()))
+			}
+			for i, d := range devs {
+				if d.Platform != "cpu" || d.ID != int(s.backend.Devices()[i].ID) {
+					t.Errorf("device %d = %+v, want id %d on platform cpu", i, d, s.backend.Devices()[i].ID)
+				}
+			}
+			for name, ok := range decode[map[string]bool](t, out, "transfers") {
+				if !ok {
+					t.Errorf("device_put/device_get of %s is not bit-exact", name)
+				}
+			}
+			if !decode[bool](t, out, "strided") {
+				t.Error("a strided numpy array did not round-trip")
+			}
+			if v := decode[float64](t, out, "scalar"); v != 3.5 {
+				t.Errorf("scalar = %v, want 3.5", v)
+			}
+			if v := decode[[]int](t, out, "empty"); len(v) != 2 || v[0] != 0 || v[1] != 4 {
+				t.Errorf("empty array shape = %v", v)
+			}
+			if msg := decode[*string](t, out, "deleted_error"); msg == nil || !strings.Contains(strings.ToLower(*msg), "deleted") {
+				t.Errorf("using a deleted array: error = %v, want one that says it was deleted", msg)
+			}
+			decode[bool](t, out, "ready")
+			s.expectFreed(t, b)
+			if !strings.Contains(s.logs.String(), "client_protocol_max") {
+				t.Error("the server did not log the client's version range")
+			}
+			for _, line := range strings.Split(s.logs.String(), "\n") {
+				if strings.Contains(line, "ifrt proxy client version") {
+					t.Log(line)
+					break
+				}
+			}
+		})
+	}
+}

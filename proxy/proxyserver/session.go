@@ -1,0 +1,413 @@
+package proxyserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/internal/wire"
+	"github.com/openpathways/pathways/proxy/proxypb"
+)
+
+// session is one IfrtSession stream and everything it holds.
+//
+// Requests are planned one at a time, in arrival order, on the stream's
+// goroutine: planning decodes the request, looks up the handles it uses and
+// registers the handles it creates (as pending entries), without blocking.
+// The work then runs on its own goroutine, waits for the entries it uses, and
+// resolves the entries it created; its response goes out when it is done, in
+// whatever order. So a handle created by request N is visible to request N+1
+// even while N's work is pending, and a request that deletes an array waits for
+// the requests before it that use the array.
+type session struct {
+	srv     *Server
+	id      uint64
+	version *proxypb.IfrtProxyVersion
+	log     *slog.Logger
+	stream  proxypb.GrpcIfrtService_IfrtSessionServer
+	buffers *hostBuffers
+
+	ctx      context.Context
+	cancel   context.CancelFunc
+	finished chan struct{} // closed when the session has freed everything
+	work     sync.WaitGroup
+	sendMu   sync.Mutex
+
+	mu         sync.Mutex
+	arrays     map[uint64]*entry[ifrt.Array]
+	exes       map[uint64]*entry[*executable]
+	futures    map[uint64]*ifrt.Future
+	nextHandle uint64
+	live       map[ifrt.Array]int // arrays this session produced, by reference count
+	liveExes   map[*executable]struct{}
+}
+
+func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion) *session {
+	ctx, cancel := context.WithCancel(stream.Context())
+	return &session{
+		srv: srv, id: id, version: v, stream: stream,
+		log:        srv.log.With("session", id),
+		buffers:    newHostBuffers(),
+		ctx:        ctx,
+		cancel:     cancel,
+		finished:   make(chan struct{}),
+		arrays:     map[uint64]*entry[ifrt.Array]{},
+		exes:       map[uint64]*entry[*executable]{},
+		futures:    map[uint64]*ifrt.Future{},
+		nextHandle: wire.ServerHandleMin,
+		live:       map[ifrt.Array]int{},
+		liveExes:   map[*executable]struct{}{},
+	}
+}
+
+// run reads requests until the stream ends, then frees everything.
+func (s *session) run() error {
+	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber())
+	start := time.Now()
+	defer func() {
+		s.teardown()
+		s.log.Info("ifrt proxy session ended", "duration", time.Since(start))
+	}()
+	for {
+		req, err := s.stream.Recv()
+		if err != nil {
+			return nil
+		}
+		s.dispatch(req)
+	}
+}
+
+// teardown cancels pending work, waits for it, and frees every array,
+// executable and host buffer of the session.
+func (s *session) teardown() {
+	s.cancel()
+	s.work.Wait()
+	s.buffers.close()
+	s.mu.Lock()
+	arrays, exes := s.live, s.liveExes
+	s.live, s.liveExes = map[ifrt.Array]int{}, map[*executable]struct{}{}
+	s.arrays, s.exes, s.futures = map[uint64]*entry[ifrt.Array]{}, map[uint64]*entry[*executable]{}, map[uint64]*ifrt.Future{}
+	s.mu.Unlock()
+	for a := range arrays {
+		a.Delete()
+	}
+	for e := range exes {
+		e.release()
+	}
+	if len(arrays) > 0 || len(exes) > 0 {
+		s.log.Debug("ifrt proxy session freed its objects", "arrays", len(arrays), "executables", len(exes))
+	}
+	s.srv.endSession(s)
+	close(s.finished)
+}
+
+// op is one request in flight.
+type op struct {
+	id      uint64
+	kind    string
+	results []*entry[ifrt.Array] // array handles the request creates
+	uses    []chan struct{}      // closed when the request is done with what it uses
+}
+
+// plan is the planning step of a request: it returns either a response (the
+// request is done), or work to run asynchronously, or an error.
+type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
+
+func (s *session) dispatch(req *proxypb.IfrtRequest) {
+	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: requestKind(req)}
+	var (
+		resp *proxypb.IfrtResponse
+		run  runFunc
+		err  error
+	)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = s.panicked(o, r)
+			}
+		}()
+		resp, run, err = s.plan(o, req)
+	}()
+	if err != nil || run == nil {
+		s.finish(o, resp, err)
+		return
+	}
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		var resp *proxypb.IfrtResponse
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = s.panicked(o, r)
+				}
+			}()
+			resp, err = run(s.ctx)
+		}()
+		s.finish(o, resp, err)
+	}()
+}
+
+func (s *session) panicked(o *op, r any) error {
+	s.log.Error("ifrt proxy request panicked", "op_id", o.id, "kind", o.kind, "panic", r, "stack", string(debug.Stack()))
+	return ifrt.Errorf(ifrt.Internal, "proxyserver: %s request %d failed: internal error: %v", o.kind, o.id, r)
+}
+
+// finish records err under every array handle the request created and did not
+// resolve, releases what the request used, and sends its response.
+func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
+	for _, e := range o.results {
+		if err != nil {
+			e.resolve(nil, err)
+		} else {
+			e.resolve(nil, ifrt.Errorf(ifrt.Internal, "proxyserver: %s request %d did not produce this array", o.kind, o.id))
+		}
+	}
+	for _, u := range o.uses {
+		close(u)
+	}
+	if err != nil {
+		resp = &proxypb.IfrtResponse{}
+		s.log.Debug("ifrt proxy request failed", "op_id", o.id, "kind", o.kind, "error", err)
+	} else {
+		s.log.Debug("ifrt proxy request done", "op_id", o.id, "kind", o.kind)
+	}
+	if resp == nil {
+		resp = &proxypb.IfrtResponse{}
+	}
+	resp.ResponseMetadata = &proxypb.ResponseMetadata{OpId: o.id, Status: wire.ErrorToStatus(err)}
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if serr := s.stream.Send(resp); serr != nil {
+		s.log.Debug("ifrt proxy response not sent", "op_id", o.id, "error", serr)
+	}
+}
+
+// Handles.
+
+// checkClientHandle validates a handle the client chose.
+func checkClientHandle(h uint64) error {
+	if h == 0 || h >= wire.ServerHandleMin {
+		return ifrt.Errorf(ifrt.InvalidArgument, "handle %d is not a client handle: want [1, 2^48)", h)
+	}
+	return nil
+}
+
+// mint returns a fresh server handle. Callers hold s.mu.
+func (s *session) mint() uint64 {
+	h := s.nextHandle
+	s.nextHandle++
+	return h
+}
+
+// reserveArrays registers pending entries under the client handles hs, or under
+// n fresh server handles if hs is empty, and returns the handles.
+func (s *session) reserveArrays(o *op, hs []uint64, n int) ([]uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case len(hs) == 0:
+		hs = make([]uint64, max(n, 0))
+		for i := range hs {
+			hs[i] = s.mint()
+		}
+	case n >= 0 && len(hs) != n:
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "%d result handles for %d results", len(hs), n)
+	default:
+		for _, h := range hs {
+			if err := checkClientHandle(h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	seen := make(map[uint64]bool, len(hs))
+	for _, h := range hs {
+		if _, dup := s.arrays[h]; dup || seen[h] {
+			return nil, ifrt.Errorf(ifrt.AlreadyExists, "array handle %d is already in use", h)
+		}
+		seen[h] = true
+	}
+	for _, h := range hs {
+		e := newEntry[ifrt.Array]()
+		s.arrays[h] = e
+		o.results = append(o.results, e)
+	}
+	return hs, nil
+}
+
+// useArrays looks up the arrays hs and marks them used by o until o finishes.
+func (s *session) useArrays(o *op, hs []uint64) ([]*entry[ifrt.Array], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*entry[ifrt.Array], len(hs))
+	for i, h := range hs {
+		e, ok := s.arrays[h]
+		if !ok {
+			return nil, ifrt.Errorf(ifrt.NotFound, "Unknown array handle: %d", h)
+		}
+		out[i] = e
+	}
+	for _, e := range out {
+		u := make(chan struct{})
+		e.uses = append(e.uses, u)
+		o.uses = append(o.uses, u)
+	}
+	return out, nil
+}
+
+// priorUses returns the uses of e registered so far. Callers hold s.mu.
+func priorUses[T any](e *entry[T]) []chan struct{} {
+	live := e.uses[:0]
+	for _, u := range e.uses {
+		select {
+		case <-u:
+		default:
+			live = append(live, u)
+		}
+	}
+	e.uses = live
+	return append([]chan struct{}(nil), live...)
+}
+
+func waitAll(ctx context.Context, chans []chan struct{}) error {
+	for _, c := range chans {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return ifrt.Errorf(ifrt.Canceled, "the session has ended")
+		}
+	}
+	return nil
+}
+
+// awaitArrays waits for the entries and returns their arrays.
+func awaitArrays(ctx context.Context, es []*entry[ifrt.Array]) ([]ifrt.Array, error) {
+	out := make([]ifrt.Array, len(es))
+	for i, e := range es {
+		a, err := e.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// produced resolves o's reserved entries with arrays, which the session now
+// holds. If the counts differ, the arrays are deleted and an error returned.
+func (s *session) produced(o *op, arrays []ifrt.Array) error {
+	if len(arrays) != len(o.results) {
+		for _, a := range arrays {
+			a.Delete()
+		}
+		return ifrt.Errorf(ifrt.Internal, "%s produced %d arrays for %d result handles", o.kind, len(arrays), len(o.results))
+	}
+	s.hold(arrays...)
+	for i, e := range o.results {
+		e.resolve(arrays[i], nil)
+	}
+	o.results = nil
+	return nil
+}
+
+// hold counts arrays as held by the session.
+func (s *session) hold(arrays ...ifrt.Array) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range arrays {
+		if a != nil {
+			s.live[a]++
+		}
+	}
+}
+
+// drop releases one reference to a; the last one deletes it.
+func (s *session) drop(a ifrt.Array) {
+	s.mu.Lock()
+	n, ok := s.live[a]
+	if ok && n > 1 {
+		s.live[a] = n - 1
+		s.mu.Unlock()
+		return
+	}
+	delete(s.live, a)
+	s.mu.Unlock()
+	if ok {
+		a.Delete()
+	}
+}
+
+// registerFuture registers f under a fresh server handle, or under h if it is
+// a valid client handle, and returns the handle.
+func (s *session) registerFuture(h uint64, f *ifrt.Future) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h == 0 {
+		h = s.mint()
+	} else if err := checkClientHandle(h); err != nil {
+		return 0, err
+	}
+	if _, dup := s.futures[h]; dup {
+		return 0, ifrt.Errorf(ifrt.AlreadyExists, "future handle %d is already in use", h)
+	}
+	s.futures[h] = f
+	return h, nil
+}
+
+// takeFuture removes and returns the future h.
+func (s *session) takeFuture(h uint64) (*ifrt.Future, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.futures[h]
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.NotFound, "Unknown future handle: %d", h)
+	}
+	delete(s.futures, h)
+	return f, nil
+}
+
+// lookup resolves device ids against the backend.
+func (s *session) lookup(id ifrt.DeviceID) (*ifrt.Device, error) {
+	return s.srv.backend.LookupDevice(id)
+}
+
+// entry is a handle's value, possibly still being computed.
+type entry[T any] struct {
+	done chan struct{}
+	once sync.Once
+	val  T
+	err  error
+	uses []chan struct{} // guarded by the session's mu
+}
+
+func newEntry[T any]() *entry[T] { return &entry[T]{done: make(chan struct{})} }
+
+// resolve sets the entry's value; only the first call counts.
+func (e *entry[T]) resolve(v T, err error) {
+	e.once.Do(func() {
+		e.val, e.err = v, err
+		close(e.done)
+	})
+}
+
+func (e *entry[T]) wait(ctx context.Context) (T, error) {
+	select {
+	case <-e.done:
+		return e.val, e.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ifrt.Errorf(ifrt.Canceled, "the session has ended")
+	}
+}
+
+func requestKind(req *proxypb.IfrtRequest) string {
+	if req.GetRequest() == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%T", req.GetRequest())[len("*proxypb.IfrtRequest_"):]
+}

@@ -1,0 +1,29 @@
+"""Shared set-up of the interop scripts: connect JAX to the server under test.
+
+The Go test sets JAX_PLATFORMS=proxy, JAX_BACKEND_TARGET and
+IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS; pathwaysutils.initialize() registers
+the "proxy" backend. Scripts print one JSON object per line on stdout, which
+the Go test reads.
+"""
+
+import json
+import sys
+
+
+def init():
+  import jax
+
+  jax.config.update("jax_enable_x64", True)
+  import pathwaysutils
+
+  pathwaysutils.initialize()
+  return jax
+
+
+def emit(**kv):
+  print(json.dumps(kv), flush=True)
+
+
+def fail(msg):
+  emit(fatal=msg)
+  sys.exit(1)
