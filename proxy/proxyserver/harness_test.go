@@ -205,7 +205,9 @@ func (s *sess) close() {
 }
 
 // status returns the response's error, nil if OK.
-func status(resp *proxypb.IfrtResponse) error { return wire.StatusToError(resp.GetResponseMetadata().GetStatus()) }
+func status(resp *proxypb.IfrtResponse) error {
+	return wire.StatusToError(resp.GetResponseMetadata().GetStatus())
+}
 
 func mustOK(t testing.TB, resp *proxypb.IfrtResponse) *proxypb.IfrtResponse {
 	t.Helper()
