@@ -296,6 +296,36 @@ def reductions():
                                   lax.cummax(a, axis=0)), x, rtol=1e-5, atol=1e-6)
 
 
+def convolutions():
+    x = f32(140, 2, 6, 6, 3)
+    w = f32(141, 3, 3, 3, 4, scale=0.5)
+
+    def conv(a, k, stride=(1, 1), padding="SAME", **kw):
+        return lax.conv_general_dilated(a, k, stride, padding,
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"), **kw)
+
+    emit("conv2d_nhwc", lambda a, k: (conv(a, k), conv(a, k, (2, 2), "VALID"),
+                                      conv(a, k, padding=((2, 1), (0, 2)), lhs_dilation=(2, 1),
+                                           rhs_dilation=(1, 2))),
+         x, w, rtol=1e-5, atol=1e-5)
+    emit("conv2d_grouped", lambda a, k: conv(a, k, feature_group_count=3), f32(142, 1, 5, 5, 6),
+         f32(143, 3, 3, 2, 6), rtol=1e-5, atol=1e-5)
+    emit("conv1d_nchw", lambda a, k: lax.conv_general_dilated(a, k, (1,), "SAME"),
+         f32(144, 2, 3, 9), f32(145, 5, 3, 4), rtol=1e-5, atol=1e-5)
+
+    def cnn_loss(k, a):
+        h = jax.nn.relu(conv(a, k))
+        pooled = lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return jnp.sum(pooled ** 2)
+
+    emit("cnn_grad_maxpool", jax.grad(cnn_loss, argnums=(0, 1)), w, x, rtol=1e-4, atol=1e-4)
+    emit("depthwise_conv_grad", jax.grad(lambda k, a: jnp.sum(conv(a, k, feature_group_count=3) ** 2)),
+         f32(146, 3, 3, 1, 3), f32(147, 2, 5, 5, 3), rtol=1e-4, atol=1e-4)
+    emit("reduce_precision", lambda a: (lax.reduce_precision(a, 5, 10), lax.reduce_precision(a, 8, 7),
+                                        lax.reduce_precision(a * 1e-3, 4, 3)),
+         np.concatenate([f32(148, 16, scale=1e5), np.array([np.nan, np.inf, -0.0, 1e-40], np.float32)]))
+
+
 def indexing():
     x = f32(90, 5, 4)
     idx = np.array([4, 0, 2, 2], np.int32)
@@ -448,7 +478,7 @@ def main():
         if re.search(r"\.(mlir|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
-                    shapes, dots, reductions, indexing, sorting, control_flow, models, random,
+                    shapes, dots, reductions, convolutions, indexing, sorting, control_flow, models, random,
                     sharded):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")

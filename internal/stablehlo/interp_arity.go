@@ -16,6 +16,7 @@ var opArity = map[string]arity{
 	"gather": {2, 2, 1}, "case": {1, 1, -1}, "if": {1, 1, -1},
 	"rng_bit_generator": {1, 1, 2}, "sort": {1, -1, -1}, "while": {0, -1, -1},
 	"reduce": {2, -1, -1}, "reduce_window": {2, -1, -1}, "scatter": {3, -1, -1},
+	"convolution": {2, 2, 1}, "select_and_scatter": {3, 3, 1}, "reduce_precision": {1, 1, 1},
 }
 
 func init() {
@@ -42,7 +43,8 @@ func checkArity(op *Op) *Error {
 	if a.results >= 0 && len(op.resultTypes) != a.results {
 		return invalidf("%d:%d: %s: wrong number of results (%d)", op.line, op.col, op.Name, len(op.resultTypes))
 	}
-	wantRegions := map[string]int{"reduce": 1, "reduce_window": 1, "scatter": 1, "sort": 1, "while": 2, "if": 2}[name]
+	wantRegions := map[string]int{"reduce": 1, "reduce_window": 1, "scatter": 1, "sort": 1, "while": 2, "if": 2,
+		"select_and_scatter": 2}[name]
 	if wantRegions > 0 && len(op.regions) != wantRegions {
 		return invalidf("%d:%d: %s: needs %d regions, has %d", op.line, op.col, op.Name, wantRegions, len(op.regions))
 	}

@@ -37,6 +37,9 @@ var evalTable = map[string]evalFunc{
 	"sdy.sharding_constraint": evalIdentity,
 	"sdy.reshard":             evalIdentity,
 	"chlo.top_k":              evalTopK,
+	"convolution":             evalConvolution,
+	"select_and_scatter":      evalSelectAndScatter,
+	"reduce_precision":        evalReducePrecision,
 }
 
 func init() {

@@ -249,6 +249,9 @@ func (p *parser) parsePrettyOp(op *Op, nres int) {
 	case "sdy.manual_computation":
 		p.parseManualComputation(op)
 		return
+	case "stablehlo.convolution":
+		p.parsePrettyConvolution(op)
+		return
 	case "func.call", "stablehlo.custom_call", "stablehlo.composite":
 		if op.Name == "stablehlo.composite" {
 			p.expectKind(tokString, "a composite name")
@@ -553,6 +556,46 @@ func (p *parser) parseManualComputation(op *Op) {
 	ins, outs, arrow := p.parseSignature()
 	if !arrow {
 		p.fail("expected \"->\" in sdy.manual_computation signature")
+	}
+	op.operandTyps, op.resultTypes = ins, outs
+}
+
+// parsePrettyConvolution parses
+//
+//	stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+//	    window = {stride = [1, 1], pad = [[0, 0], [0, 0]], ...} {attrs} : (A, B) -> C
+func (p *parser) parsePrettyConvolution(op *Op) {
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		op.operands = append(op.operands, p.parseOperand())
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	p.expectIdent("dim_numbers")
+	p.expectPunct("=")
+	start := p.tok.pos
+	p.skipBalanced()
+	p.expectIdent("x")
+	p.skipBalanced()
+	p.expectArrow()
+	p.skipBalanced()
+	op.attrs["dim_numbers"] = &Attr{Kind: AttrString, Raw: string(p.lex.src[start:p.lastEnd()])}
+	if p.acceptPunct(",") {
+		p.expectIdent("window")
+		p.expectPunct("=")
+		op.attrs["window"] = &Attr{Kind: AttrDict, Dict: p.parseDict()}
+	}
+	if p.isPunct("{") {
+		for k, v := range p.parseDict() {
+			op.attrs[k] = v
+		}
+	}
+	p.expectPunct(":")
+	ins, outs, arrow := p.parseSignature()
+	if !arrow {
+		p.fail("expected \"->\" in convolution signature")
 	}
 	op.operandTyps, op.resultTypes = ins, outs
 }
