@@ -59,7 +59,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithConnectTimeout bounds how long Dial keeps trying to reach the server (it
 // retries every second while the server is unavailable, as jaxlib does). Default
-// DefaultConnectTimeout; the context passed to Dial can end it sooner.
+// DefaultConnectTimeout; zero or less means no limit but the context passed to
+// Dial, which can end it sooner in any case.
 func WithConnectTimeout(d time.Duration) Option {
 	return optionFunc(func(o *options) { o.connectTimeout = d })
 }

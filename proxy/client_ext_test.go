@@ -1,0 +1,312 @@
+package proxy_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/ifrt/ifrttest"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/test/bufconn"
+)
+
+const defaultTestTimeout = 60 * time.Second
+
+// startServer serves a proxyserver over a fresh gocpu backend on a bufconn
+// listener and returns the dial options that reach it.
+func startServer(t testing.TB, devices int) []proxy.Option {
+	t.Helper()
+	opts, _, _ := startServerWith(t, devices)
+	return opts
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func startServerWith(t testing.TB, devices int) ([]proxy.Option, *proxyserver.Server, *gocpu.Client) {
+	t.Helper()
+	backend, err := gocpu.New(gocpu.Config{Devices: devices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(4 << 20)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		srv.Close()
+		<-served
+		backend.Close()
+	})
+	return []proxy.Option{
+		proxy.WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })),
+		proxy.WithInsecure(),
+		proxy.WithLogger(quietLogger()),
+	}, srv, backend
+}
+
+func dial(t testing.TB, opts []proxy.Option) *proxy.Client {
+	t.Helper()
+	return dialTarget(t, "passthrough:///bufnet", opts...)
+}
+
+func dialTarget(t testing.TB, target string, opts ...proxy.Option) *proxy.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := proxy.Dial(ctx, target, opts...)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	return c
+}
+
+// gocpuCompiles reports whether the gocpu backend compiles StableHLO text yet.
+func gocpuCompiles(t *testing.T) bool {
+	c, err := gocpu.New(gocpu.Config{Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const prog = `func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}`
+	_, err = c.Compile(context.Background(), &ifrt.MLIRProgram{Module: []byte(prog)}, &ifrt.CompileOptions{Devices: c.AddressableDevices()})
+	return !errors.Is(err, ifrt.ErrUnimplemented)
+}
+
+// TestConformance runs the ifrt conformance suite on proxy clients of a
+// proxyserver over gocpu: over bufconn with 8 devices (full coverage) and 3 (an
+// odd count), and over loopback TCP.
+func TestConformance(t *testing.T) {
+	programs := gocpuCompiles(t)
+	for _, tc := range []struct {
+		name    string
+		devices int
+		tcp     bool
+	}{{"bufconn8", 8, false}, {"bufconn3", 3, false}, {"tcp8", 8, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ifrttest.RunConformance(t, ifrttest.Harness{
+				NewClient: func(t *testing.T) ifrt.Client {
+					if tc.tcp {
+						return dialTarget(t, startTCPServer(t, tc.devices), proxy.WithLogger(quietLogger()))
+					}
+					return dial(t, startServer(t, tc.devices))
+				},
+				Programs: programs,
+			})
+		})
+	}
+}
+
+func TestCloseEndsTheServerSession(t *testing.T) {
+	opts, srv, backend := startServerWith(t, 2)
+	c := dial(t, opts)
+	if got := srv.Sessions(); got != 1 {
+		t.Fatalf("server has %d sessions, want 1", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for srv.Sessions() != 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the server kept the session after Close")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for arrays, _ := backend.Live(); arrays != 0; arrays, _ = backend.Live() {
+		if ctx.Err() != nil {
+			t.Fatalf("the backend still holds %d arrays after Close", arrays)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); !errors.Is(err, ifrt.ErrClientClosed) {
+		t.Errorf("MakeArrayFromHostBuffer after Close = %v, want ErrClientClosed", err)
+	}
+}
+
+func TestServerCloseDisconnectsTheClient(t *testing.T) {
+	opts, srv, _ := startServerWith(t, 2)
+	lost := make(chan error, 1)
+	c := dial(t, append(opts, proxy.WithOnDisconnect(func(err error) { lost <- err })))
+	defer c.Close()
+	srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	select {
+	case err := <-lost:
+		if !errors.Is(err, ifrt.ErrUnavailable) {
+			t.Errorf("on_disconnect got %v, want Unavailable", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the client did not notice the server closing")
+	}
+	<-c.Done()
+	spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); !errors.Is(err, ifrt.ErrUnavailable) {
+		t.Errorf("call after the server closed = %v, want Unavailable", err)
+	}
+}
+
+func TestVersionNegotiatedWithProxyServer(t *testing.T) {
+	c := dial(t, startServer(t, 1))
+	defer c.Close()
+	if p, _ := c.Version(); p < 16 {
+		t.Errorf("negotiated protocol %d", p)
+	}
+	if got := c.Platform().RuntimeType; len(got) < len("proxy/") || got[:6] != "proxy/" {
+		t.Errorf("RuntimeType = %q, want proxy/...", got)
+	}
+}
+
+// startTCPServer serves a proxyserver over gocpu on a loopback TCP port and
+// returns its target, in JAX_BACKEND_TARGET's form.
+func startTCPServer(t testing.TB, devices int) string {
+	t.Helper()
+	backend, err := gocpu.New(gocpu.Config{Devices: devices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		srv.Close()
+		<-served
+		backend.Close()
+	})
+	return "grpc://" + lis.Addr().String()
+}
+
+func TestOpenByName(t *testing.T) {
+	target := startTCPServer(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := ifrt.Open(ctx, "proxy:"+target)
+	if err != nil {
+		t.Fatalf("ifrt.Open: %v", err)
+	}
+	defer c.Close()
+	var pc *proxy.Client
+	if !c.As(&pc) || len(pc.AddressableDevices()) != 2 {
+		t.Errorf("ifrt.Open gave %T with %d devices", c, len(c.AddressableDevices()))
+	}
+	if _, err := ifrt.Open(ctx, "proxy"); !errors.Is(err, ifrt.ErrInvalidArgument) {
+		t.Errorf(`ifrt.Open("proxy") = %v, want InvalidArgument`, err)
+	}
+}
+
+func TestUnreachableArraysAreFreedOnTheServer(t *testing.T) {
+	opts, _, backend := startServerWith(t, 2)
+	c := dial(t, opts)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	kept, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), ifrt.ArraySpec{
+		DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		for range 20 {
+			spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[1], "")}
+			if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	for {
+		runtime.GC()
+		arrays, _ := backend.Live()
+		if arrays == 1 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the backend holds %d arrays, want only the one still referenced", arrays)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := kept.Ready().Await(ctx); err != nil {
+		t.Errorf("the referenced array: %v", err)
+	}
+}
+
+// TestConcurrentChurn mixes array traffic from many goroutines with garbage
+// collections, so that batched destructs interleave with other requests.
+func TestConcurrentChurn(t *testing.T) {
+	opts, _, backend := startServerWith(t, 4)
+	c := dial(t, opts)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	devs := c.AddressableDevices()
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 40 {
+				s, _ := ifrt.NewTiledSharding(devs, int64(len(devs)))
+				data := make([]byte, 4*len(devs))
+				data[0] = byte(g + i)
+				a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.S32, Shape: ifrt.Shape{int64(len(devs))}, Sharding: s}, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				parts, err := c.DisassembleArray(ctx, a, ifrt.AlwaysCopy)
+				if err != nil {
+					errs <- err
+					return
+				}
+				got := make([]byte, 4)
+				if err := parts[0].CopyToHostBuffer(ctx, got, nil); err != nil || got[0] != byte(g+i) {
+					errs <- fmt.Errorf("goroutine %d: shard 0 = %v, %v", g, got, err)
+					return
+				}
+				if i%10 == 0 {
+					runtime.GC()
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for {
+		runtime.GC()
+		if arrays, _ := backend.Live(); arrays == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			arrays, _ := backend.Live()
+			t.Fatalf("the backend still holds %d arrays", arrays)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
