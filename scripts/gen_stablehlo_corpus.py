@@ -136,6 +136,16 @@ def elementwise():
     special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-30], np.float32)
     emit("special_values_f32", lambda a, b: (a + b, a * b, jnp.maximum(a, b), jnp.minimum(a, b),
                                              jnp.isfinite(a), a / b), special, special[::-1].copy())
+    sp = jax.scipy.special
+    chlo_math = lambda a: (jnp.sinh(a), jnp.cosh(a), jnp.arcsin(a / 4), jnp.arccos(a / 4), jnp.arctan(a),
+                           jnp.arcsinh(a), jnp.arccosh(jnp.abs(a) + 1), jnp.arctanh(a / 4),
+                           sp.gammaln(jnp.abs(a) + 0.5), sp.digamma(jnp.abs(a) + 0.5), sp.erfc(a),
+                           jnp.square(a), jnp.nextafter(a, a + 1), jnp.nextafter(a, -jnp.inf))
+    emit("chlo_math_f32", chlo_math, x, rtol=2e-5, atol=2e-6)
+    emit("chlo_nextafter_bf16", lambda a, b: jnp.nextafter(a, b), x.astype(ml_dtypes.bfloat16),
+         np.concatenate([f32(8, 4, 4), np.full((4, 1), np.inf, np.float32)], axis=1).astype(ml_dtypes.bfloat16))
+    with jax.enable_x64(True):
+        emit("chlo_math_f64", chlo_math, f64(9, 4, 5), rtol=1e-9, atol=1e-12)
     emit("erf_f32", lambda a: (jax.scipy.special.erf(a), jax.scipy.special.erfinv(jnp.tanh(a))),
          x, rtol=2e-5, atol=2e-6)
 

@@ -26,12 +26,13 @@ const (
 	binShl
 	binShrA
 	binShrL
+	binNextAfter
 )
 
 var binaryOps = map[string]binaryKind{
 	"add": binAdd, "subtract": binSub, "multiply": binMul, "divide": binDiv,
 	"remainder": binRem, "power": binPow, "maximum": binMax, "minimum": binMin,
-	"atan2": binAtan2, "and": binAnd, "or": binOr, "xor": binXor,
+	"atan2": binAtan2, "and": binAnd, "or": binOr, "xor": binXor, "chlo.next_after": binNextAfter,
 	"shift_left": binShl, "shift_right_arithmetic": binShrA, "shift_right_logical": binShrL,
 }
 
@@ -67,6 +68,12 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 	case classF32:
 		if !binaryDefinedForFloat(kind) {
 			return invalidf("op is not defined for %s", e)
+		}
+		if kind == binNextAfter && e != F32 {
+			for i := range out.f32 {
+				out.f32[i] = nextAfter16(e, a.f32[i], b.f32[i])
+			}
+			return nil
 		}
 		parallelFor(len(out.f32), func(lo, hi int) {
 			binaryFloat(kind, out.f32[lo:hi], a.f32[lo:hi], b.f32[lo:hi])
@@ -145,10 +152,48 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 		for i := range a {
 			dst[i] = T(math.Atan2(float64(a[i]), float64(b[i])))
 		}
+	case binNextAfter:
+		for i := range a {
+			dst[i] = nextAfter(a[i], b[i])
+		}
 	default:
 		return false
 	}
 	return true
+}
+
+// nextAfter16 steps a bf16 or f16 value one unit toward y.
+func nextAfter16(e ElemType, x, y float32) float32 {
+	to, from := f32ToBF16, bf16ToF32
+	if e == F16 {
+		to, from = f32ToF16, f16ToF32
+	}
+	switch {
+	case x != x || y != y:
+		return x + y // NaN
+	case x == y:
+		return y
+	case x == 0:
+		h := uint16(1)
+		if y < 0 {
+			h |= 0x8000
+		}
+		return from(h)
+	}
+	h := to(x)
+	if (x < y) == (x > 0) {
+		h++
+	} else {
+		h--
+	}
+	return from(h)
+}
+
+func nextAfter[T float32 | float64](x, y T) T {
+	if f, ok := any(x).(float32); ok {
+		return T(math.Nextafter32(f, float32(y)))
+	}
+	return T(math.Nextafter(float64(x), float64(y)))
 }
 
 // floatMax propagates NaN, as XLA's maximum does.
@@ -446,6 +491,17 @@ const (
 	unErf
 	unErfInv
 	unErfc
+	unSinh
+	unCosh
+	unAsin
+	unAcos
+	unAtan
+	unAsinh
+	unAcosh
+	unAtanh
+	unLgamma
+	unDigamma
+	unSquare
 )
 
 var unaryOps = map[string]unaryKind{
@@ -456,6 +512,9 @@ var unaryOps = map[string]unaryKind{
 	"ceil": unCeil, "round_nearest_afz": unRoundAfz, "round_nearest_even": unRoundEven,
 	"not": unNot, "popcnt": unPopcnt, "count_leading_zeros": unClz,
 	"chlo.erf": unErf, "chlo.erf_inv": unErfInv, "chlo.erfc": unErfc,
+	"chlo.sinh": unSinh, "chlo.cosh": unCosh, "chlo.asin": unAsin, "chlo.acos": unAcos,
+	"chlo.atan": unAtan, "chlo.asinh": unAsinh, "chlo.acosh": unAcosh, "chlo.atanh": unAtanh,
+	"chlo.lgamma": unLgamma, "chlo.digamma": unDigamma, "chlo.square": unSquare, "chlo.tan": unTan,
 }
 
 func floatUnaryFunc(kind unaryKind) func(float64) float64 {
@@ -511,8 +570,51 @@ func floatUnaryFunc(kind unaryKind) func(float64) float64 {
 		return math.Erfinv
 	case unErfc:
 		return math.Erfc
+	case unSinh:
+		return math.Sinh
+	case unCosh:
+		return math.Cosh
+	case unAsin:
+		return math.Asin
+	case unAcos:
+		return math.Acos
+	case unAtan:
+		return math.Atan
+	case unAsinh:
+		return math.Asinh
+	case unAcosh:
+		return math.Acosh
+	case unAtanh:
+		return math.Atanh
+	case unLgamma:
+		return func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	case unDigamma:
+		return digamma
+	case unSquare:
+		return func(x float64) float64 { return x * x }
 	}
 	return nil
+}
+
+// digamma is the derivative of lgamma: reflection for x < 0.5, recurrence
+// up to x >= 6, then the asymptotic series.
+func digamma(x float64) float64 {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, -1):
+		return math.NaN()
+	case x <= 0 && x == math.Floor(x):
+		return math.NaN() // poles
+	case x < 0.5:
+		return digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
+	}
+	r := 0.0
+	for x < 6 {
+		r -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	series := f * (1.0/12 - f*(1.0/120-f*(1.0/252-f*(1.0/240-f*(1.0/132)))))
+	return r + math.Log(x) - 0.5/x - series
 }
 
 func evalUnary(kind unaryKind) evalFunc {
@@ -573,6 +675,8 @@ func evalUnary(kind unaryKind) evalFunc {
 					out.i[i] = int64(compareInts(x, 0))
 				case unNot:
 					out.i[i] = ^x
+				case unSquare:
+					out.i[i] = x * x
 				case unPopcnt:
 					out.i[i] = int64(bits.OnesCount64(uint64(x) & widthMask(w)))
 				case unClz:
@@ -594,6 +698,8 @@ func evalUnary(kind unaryKind) evalFunc {
 					out.u[i] = uint64(min(x, 1))
 				case unNot:
 					out.u[i] = ^x
+				case unSquare:
+					out.u[i] = x * x
 				case unPopcnt:
 					out.u[i] = uint64(bits.OnesCount64(x))
 				case unClz:

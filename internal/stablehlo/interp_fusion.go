@@ -31,7 +31,7 @@ type fusedProgram struct {
 
 func fusableKind(op *Op) (unary bool, bin binaryKind, un unaryKind, ok bool) {
 	name := trimDialect(op.Name)
-	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) {
+	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) && k != binNextAfter {
 		return false, k, 0, len(op.operands) == 2
 	}
 	if k, found := unaryOps[name]; found && floatUnaryFunc(k) != nil {
