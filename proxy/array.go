@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,8 @@ type array struct {
 	// the client knowing for sure (the server did not say which inputs its
 	// program donates); IsDeleted then asks the server.
 	mayBeDonated atomic.Bool
+
+	cleanup runtime.Cleanup // destructs the handle once the array is unreachable
 }
 
 var _ ifrt.Array = (*array)(nil)
@@ -38,8 +41,14 @@ var _ ifrt.Array = (*array)(nil)
 // DestructArray for its handle (batched with others), so the server drops it.
 func (c *Client) newArray(handle uint64, spec ifrt.ArraySpec) *array {
 	a := &array{c: c, handle: handle, spec: spec}
-	runtime.AddCleanup(a, c.destructHandle, handle)
+	a.cleanup = runtime.AddCleanup(a, c.destructHandle, handle)
 	return a
+}
+
+// release destructs the handle now, for arrays the client made for its own use.
+func (a *array) release() {
+	a.cleanup.Stop()
+	a.c.destructHandle(a.handle)
 }
 
 // destructHandle queues a DestructArray for handle unless the session is over
@@ -83,16 +92,20 @@ func (a *array) usable() error {
 	return nil
 }
 
-// CopyToHostBuffer asks the server to copy the array into a host buffer
-// (CopyToHostBufferRequest), downloads it (HostBufferLookup) and then frees it
-// (HostBufferDelete, not waited for).
+// CopyToHostBuffer reads the array as jaxlib does, which any server supports:
+// a single-device array directly; a replicated one through its
+// FullyReplicatedShard; a sharded one through DisassembleArray, reading the
+// shards in parallel and assembling them here. Each single-device read is a
+// CopyToHostBufferRequest, a HostBufferLookup of the bytes and a
+// HostBufferDelete that is not waited for.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
 	if err := a.usable(); err != nil {
 		return err
 	}
-	for _, d := range a.spec.Sharding.Devices() {
+	devs := a.spec.Sharding.Devices()
+	for _, d := range devs {
 		if !d.Addressable {
-			return ifrt.Errorf(ifrt.FailedPrecondition, "proxy: array on %v is not fully addressable", a.spec.Sharding.Devices())
+			return ifrt.Errorf(ifrt.FailedPrecondition, "proxy: array on %v is not fully addressable", devs)
 		}
 	}
 	if a.spec.DType == ifrt.TOKEN {
@@ -105,6 +118,24 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if int64(len(dst)) != size {
 		return ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, the array needs %d", len(dst), size)
 	}
+	switch {
+	case len(devs) == 1:
+		return a.copySingle(ctx, dst, byteStrides)
+	case a.spec.Sharding.IsFullyReplicated():
+		s, err := a.c.FullyReplicatedShard(ctx, a, ifrt.ReuseInput)
+		if err != nil {
+			return err
+		}
+		shard := s.(*array)
+		defer shard.release()
+		return shard.copySingle(ctx, dst, byteStrides)
+	}
+	return a.copySharded(ctx, dst, byteStrides)
+}
+
+// copySingle reads a single-device array into dst, already checked to be the
+// right size.
+func (a *array) copySingle(ctx context.Context, dst []byte, byteStrides []int64) error {
 	if byteStrides == nil {
 		// jaxlib always sends explicit strides.
 		byteStrides = ifrt.DenseByteStrides(a.spec.Shape, a.spec.DType.HostByteSize())
@@ -125,6 +156,60 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	}
 	defer a.c.deleteHostBufferAsync(hb)
 	return a.c.lookupHostBuffer(ctx, hb, dst)
+}
+
+// copySharded reads the distinct shards of a sharded array in parallel and
+// assembles them into dst.
+func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64) error {
+	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return err
+	}
+	parts, err := a.c.DisassembleArray(ctx, a, ifrt.ReuseInput)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		defer p.(*array).release()
+	}
+	elem := a.spec.DType.HostByteSize()
+	full := dst
+	dense := byteStrides == nil || slices.Equal(byteStrides, ifrt.DenseByteStrides(a.spec.Shape, elem))
+	if !dense {
+		full = make([]byte, a.spec.Shape.NumElements()*int64(elem))
+	}
+	seen := map[string]bool{}
+	errs := make(chan error, len(parts))
+	n := 0
+	for i, p := range parts {
+		key := domains[i].String()
+		if seen[key] {
+			continue // a replica of a shard already read
+		}
+		seen[key] = true
+		n++
+		go func() {
+			buf := make([]byte, domains[i].Shape().NumElements()*int64(elem))
+			err := p.(*array).copySingle(ctx, buf, nil)
+			if err == nil {
+				ifrt.InsertDomain(full, elem, a.spec.Shape, domains[i], buf)
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	if !dense {
+		ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	}
+	return nil
 }
 
 // Ready sends a CheckValueReady request; the future resolves with its answer.
