@@ -265,6 +265,8 @@ def shapes():
     emit("iota_onehot", lambda i: (jnp.arange(10, dtype=jnp.int32).reshape(2, 5),
                                    jax.nn.one_hot(i, 5), lax.broadcasted_iota(jnp.float32, (3, 4), 1)),
          np.array([0, 3, 4, 1], np.int32))
+    scale = lax.composite(lambda a, factor: jnp.tanh(a) * factor, name="corpus.scaled_tanh")
+    emit("composite", lambda a: scale(a, factor=3.0), x)
     emit("optimization_barrier", lambda a, b: lax.optimization_barrier((a * 2, b + 1)),
          x, np.int32(4))
 

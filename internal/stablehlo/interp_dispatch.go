@@ -34,6 +34,7 @@ var evalTable = map[string]evalFunc{
 	"custom_call":             evalCustomCall,
 	"rng_bit_generator":       evalRngBitGenerator,
 	"func.call":               evalCall,
+	"composite":               evalCall, // runs its decomposition
 	"sdy.sharding_constraint": evalIdentity,
 	"sdy.reshard":             evalIdentity,
 	"chlo.top_k":              evalTopK,

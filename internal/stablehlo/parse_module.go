@@ -239,7 +239,7 @@ func (p *parser) resolveRegion(r *Region) error {
 		if isCollective(op) {
 			m.collectives = true
 		}
-		if op.callee != "" && op.Name == "func.call" {
+		if op.callee != "" && (op.Name == "func.call" || op.Name == "stablehlo.composite") {
 			f := m.funcs[op.callee]
 			if f == nil || f.body == nil {
 				return invalidf("%d:%d: call to unknown function @%s", op.line, op.col, op.callee)

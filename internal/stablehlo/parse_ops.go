@@ -187,6 +187,10 @@ func (p *parser) parseGenericOp(op *Op, nres int) {
 		if a := op.attrs["call_target_name"]; a != nil {
 			op.callee = a.Str
 		}
+	case "stablehlo.composite":
+		if a := op.attrs["decomposition"]; a != nil && a.Kind == AttrSymbol {
+			op.callee = a.Str
+		}
 	}
 }
 
@@ -252,10 +256,28 @@ func (p *parser) parsePrettyOp(op *Op, nres int) {
 	case "stablehlo.convolution":
 		p.parsePrettyConvolution(op)
 		return
-	case "func.call", "stablehlo.custom_call", "stablehlo.composite":
-		if op.Name == "stablehlo.composite" {
-			p.expectKind(tokString, "a composite name")
+	case "stablehlo.composite":
+		// stablehlo.composite "name" %a, %b {decomposition = @f, ...} : sig
+		op.attrs["name"] = &Attr{Kind: AttrString, Str: p.expectKind(tokString, "a composite name").text}
+		for p.tok.kind == tokValue {
+			op.operands = append(op.operands, p.parseOperand())
+			if !p.acceptPunct(",") {
+				break
+			}
 		}
+		if p.isPunct("{") {
+			for k, v := range p.parseDict() {
+				op.attrs[k] = v
+			}
+		}
+		if d := op.attrs["decomposition"]; d != nil && d.Kind == AttrSymbol {
+			op.callee = d.Str
+		}
+		p.expectPunct(":")
+		ins, outs, _ := p.parseSignature()
+		op.operandTyps, op.resultTypes = ins, outs
+		return
+	case "func.call", "stablehlo.custom_call":
 		op.callee = p.expectKind(tokSymbol, "a callee").text
 		p.expectPunct("(")
 		for !p.isPunct(")") {
