@@ -188,12 +188,58 @@ func evalReduce(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 			j++
 		}
 	}
-	for k, o := range mapIndices(shape, step, 0) {
+	idx := mapIndices(shape, step, 0)
+	if red.simple && reduceSimple(red.kind, acc[0], inputs[0], idx) {
+		return acc, nil
+	}
+	for k, o := range idx {
 		if err := red.fold(acc, o, inputs, k); err != nil {
 			return nil, err
 		}
 	}
 	return acc, nil
+}
+
+// reduceSimple folds x into acc (acc[idx[k]] op= x[k]) with typed loops
+// and reports whether it could. 16-bit floats take the general path, which
+// rounds after every step as the spec requires.
+func reduceSimple(kind binaryKind, acc, x *array, idx []int) bool {
+	switch e := acc.t.Elem; {
+	case e == F32:
+		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
+	case e == F64:
+		reduceLoop(kind, acc.f64, x.f64, idx, floatMax[float64], floatMin[float64])
+	case e.isSigned() && kind != binXor && kind != binAnd && kind != binOr:
+		reduceLoop(kind, acc.i, x.i, idx, intMax[int64], intMin[int64])
+		acc.normalize() // wrapping add and multiply commute with truncation
+	case e.isUnsigned() && kind != binXor && kind != binAnd && kind != binOr:
+		reduceLoop(kind, acc.u, x.u, idx, intMax[uint64], intMin[uint64])
+		acc.normalize()
+	default:
+		return false
+	}
+	return true
+}
+
+func reduceLoop[T float32 | float64 | int64 | uint64](kind binaryKind, acc, x []T, idx []int, maxf, minf func(T, T) T) {
+	switch kind {
+	case binAdd:
+		for k, o := range idx {
+			acc[o] += x[k]
+		}
+	case binMul:
+		for k, o := range idx {
+			acc[o] *= x[k]
+		}
+	case binMax:
+		for k, o := range idx {
+			acc[o] = maxf(acc[o], x[k])
+		}
+	case binMin:
+		for k, o := range idx {
+			acc[o] = minf(acc[o], x[k])
+		}
+	}
 }
 
 func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
@@ -292,3 +338,6 @@ func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	return acc, nil
 }
+
+func intMax[T int64 | uint64](a, b T) T { return max(a, b) }
+func intMin[T int64 | uint64](a, b T) T { return min(a, b) }

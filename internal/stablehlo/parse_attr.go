@@ -292,7 +292,7 @@ func (p *parser) parseDenseLits(a *Attr) {
 		a.denseLits = append(a.denseLits, p.tok.text)
 		p.advance()
 	case p.isPunct("("):
-		p.fail("complex constants are not supported")
+		p.unsupportedAt(p.tok.pos, "complex constants are not supported")
 	default:
 		p.fail("expected a dense element, found %s", describe(p.tok))
 	}

@@ -65,8 +65,9 @@ func (idx lineIndex) position(off int) (line, col int) {
 }
 
 type parseError struct {
-	off int
-	msg string
+	off         int
+	msg         string
+	unsupported bool // valid MLIR this package cannot represent (Unimplemented)
 }
 
 func isIdentStart(c byte) bool {
@@ -126,7 +127,7 @@ func (l *lexer) next() (token, *parseError) {
 			end = l.identEnd(end + 1)
 		}
 		if end == l.off+1 {
-			return token{}, &parseError{start, fmt.Sprintf("expected a name after %q", c)}
+			return token{}, &parseError{off: start, msg: fmt.Sprintf("expected a name after %q", c)}
 		}
 		l.off = end
 		return token{kind: kind, text: string(l.src[start+1 : end]), pos: start}, nil
@@ -148,7 +149,7 @@ func (l *lexer) next() (token, *parseError) {
 		l.off++
 		return token{kind: tokPunct, text: string(c), pos: start}, nil
 	}
-	return token{}, &parseError{start, fmt.Sprintf("unexpected character %q", c)}
+	return token{}, &parseError{off: start, msg: fmt.Sprintf("unexpected character %q", c)}
 }
 
 func (l *lexer) lexString() (string, *parseError) {
@@ -162,7 +163,7 @@ func (l *lexer) lexString() (string, *parseError) {
 			l.off = i + 1
 			return b.String(), nil
 		case c == '\n':
-			return "", &parseError{start, "unterminated string"}
+			return "", &parseError{off: start, msg: "unterminated string"}
 		case c == '\\' && i+1 < len(l.src):
 			n := l.src[i+1]
 			switch {
@@ -180,14 +181,14 @@ func (l *lexer) lexString() (string, *parseError) {
 				b.WriteByte(byte(v))
 				i += 3
 			default:
-				return "", &parseError{i, "bad escape in string"}
+				return "", &parseError{off: i, msg: "bad escape in string"}
 			}
 		default:
 			b.WriteByte(c)
 			i++
 		}
 	}
-	return "", &parseError{start, "unterminated string"}
+	return "", &parseError{off: start, msg: "unterminated string"}
 }
 
 func isHex(c byte) bool {

@@ -1,15 +1,21 @@
 package stablehlo
 
 import (
+	"bytes"
 	"runtime/debug"
 	"strings"
 )
 
 // Parse parses a module in MLIR text form, pretty-printed or generic, as
 // jax.jit(f).lower(...).as_text() prints it. Syntax errors are
-// InvalidArgument *Errors whose message starts with "line:col: ". Ops the
-// interpreter cannot run do not fail Parse; see Module.Unsupported.
+// InvalidArgument *Errors whose message starts with "line:col: "; valid
+// text the package cannot represent (dynamic shapes, complex constants) is
+// Unimplemented. Ops the interpreter cannot run do not fail Parse; see
+// Module.Unsupported.
 func Parse(src []byte) (m *Module, err error) {
+	if bytes.HasPrefix(src, []byte("ML\xefR")) {
+		return nil, unimplementedf("MLIR bytecode is not supported; pass the text form")
+	}
 	p := &parser{lex: lexer{src: src}, lines: newLineIndex(src), meshes: map[string]string{}}
 	p.mod = &Module{funcs: map[string]*Func{}, numPartitions: 1, numReplicas: 1}
 	defer func() {
@@ -17,7 +23,11 @@ func Parse(src []byte) (m *Module, err error) {
 			m = nil
 			if pe, ok := r.(*parseError); ok {
 				line, col := p.lines.position(pe.off)
-				err = invalidf("%d:%d: %s", line, col, pe.msg)
+				code := InvalidArgument
+				if pe.unsupported {
+					code = Unimplemented
+				}
+				err = errorf(code, "%d:%d: %s", line, col, pe.msg)
 				return
 			}
 			line, col := p.lines.position(p.tok.pos)

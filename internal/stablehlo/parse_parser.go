@@ -22,7 +22,13 @@ type parser struct {
 }
 
 func (p *parser) failAt(off int, format string, args ...any) {
-	panic(&parseError{off, fmt.Sprintf(format, args...)})
+	panic(&parseError{off: off, msg: fmt.Sprintf(format, args...)})
+}
+
+// unsupportedAt reports valid input that this package cannot represent,
+// such as dynamic shapes; Parse returns it as Unimplemented.
+func (p *parser) unsupportedAt(off int, format string, args ...any) {
+	panic(&parseError{off: off, msg: fmt.Sprintf(format, args...), unsupported: true})
 }
 
 func (p *parser) fail(format string, args ...any) { p.failAt(p.tok.pos, format, args...) }

@@ -22,7 +22,6 @@ func TestParseErrorsNameLineAndColumn(t *testing.T) {
 		{"unterminated_string", "module @m attributes {x = \"abc\n} {}", "1:27: unterminated string"},
 		{"unknown_callee", "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = call @nope(%a) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}", "2:8: call to unknown function @nope"},
 		{"redefinition", "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %a = stablehlo.add %a, %a : tensor<f32>\n  return %a : tensor<f32>\n}", "2:3: redefinition of %a"},
-		{"dynamic_shape", "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}", "1:28: dynamic dimensions are not supported"},
 		{"bad_char", "func.func @main() -> tensor<f32> {\n  ~\n}", "2:3: unexpected character"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -35,6 +34,21 @@ func TestParseErrorsNameLineAndColumn(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestParseUnimplemented(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"dynamic_shape", "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}", "1:28: dynamic dimensions are not supported"},
+		{"bytecode", "ML\xefR\x00\x01", "MLIR bytecode is not supported"},
+		{"complex_constant", "func.func @main() -> tensor<complex<f32>> {\n  %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>\n  return %0 : tensor<complex<f32>>\n}", "2:33: complex constants"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.src))
+			if errorCode(err) != Unimplemented || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Parse error = %v, want Unimplemented containing %q", err, c.want)
 			}
 		})
 	}
@@ -204,7 +218,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := Parse(src)
 		if err != nil {
-			if errorCode(err) != InvalidArgument {
+			if code := errorCode(err); code != InvalidArgument && code != Unimplemented {
 				t.Fatalf("parse error with code %d: %v", errorCode(err), err)
 			}
 			return

@@ -52,7 +52,7 @@ func (p *parser) parseTensorType() TensorType {
 			continue
 		}
 		if j < len(src) && j == i && src[j] == '?' {
-			p.failAt(i, "dynamic dimensions are not supported")
+			p.unsupportedAt(i, "dynamic dimensions are not supported")
 		}
 		break
 	}
