@@ -1,0 +1,80 @@
+// Package pjrtifrt is an ifrt.Client over a PJRT plugin (package pjrt): the
+// XLA CPU plugins, libtpu, the CUDA plugin. It is the backend that runs
+// programs on real devices; its import registers the backend name "pjrt".
+//
+// # Usage
+//
+//	c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: "/path/to/xla_cpu_pjrt.so", Devices: 8})
+//	// or, by name: ifrt.Open(ctx, "pjrt:plugin=/path/to/xla_cpu_pjrt.so,devices=8")
+//	defer c.Close()
+//	devs := c.AddressableDevices()
+//	s, err := ifrt.NewTiledSharding(devs, 8, 1)
+//	a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{16, 4}, Sharding: s}, nil)
+//	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: src}, &ifrt.CompileOptions{Devices: devs})
+//	res, err := exe.Execute(ctx, []ifrt.Array{a}, nil)
+//
+// New takes a Config (the client owns the PJRT client it creates); Config.Devices
+// is a convenience for the CPU plugins' "cpu_device_count" create option, and
+// CreateOptions passes any other plugin option through. Devices and memories are
+// the plugin's, with PJRT's ids, kinds and attributes; Platform().RuntimeType is
+// "pjrt_ifrt".
+//
+// An array is one PJRT buffer per device of its sharding, holding the shard that
+// Sharding.IndexDomains assigns to that device. Host buffers use ifrt's layout
+// (one byte per element for sub-byte types, sign-extended for S2 and S4; byte
+// strides are gathered into a dense copy in Go). Copies between devices and
+// memories use PJRT's CopyToMemory; Reshard moves shards whose domain already
+// exists somewhere with device copies and cuts the others from the array's
+// contents on the host. ReuseInput lets results share buffers with their inputs
+// (buffers are reference counted, so deleting one array never takes another's
+// memory); AlwaysCopy always makes new buffers.
+//
+// Compile takes StableHLO as MLIR text or bytecode (such as jax.export's portable
+// artifacts). CompileOptions.Devices becomes the device assignment: one SPMD
+// partition per device, in order, with SPMD partitioning when there is more than
+// one device and the Shardy partitioner when the module uses the sdy dialect.
+// CompileOptions.XLA, if set, is a serialized xla.CompileOptionsProto whose other
+// fields (debug options, XLA flags) are kept. Parameter and output shardings come
+// from the plugin's Shardings extension when it has one (the 0.115 CPU plugin
+// does, xla-cpu-pjrt 0.81 does not), else from the module's mhlo.sharding or
+// sdy.sharding annotations when the module is text; unannotated values of an
+// SPMD program are replicated. Global shapes and donation come from the module
+// text. For bytecode, outputs are described from the plugin (element types,
+// per-device dimensions times the tile counts, so uneven tiling is not
+// supported there) and Parameters is nil; an SPMD bytecode program on a plugin
+// without the Shardings extension fails to compile with Unimplemented, because
+// nothing says how its outputs are split. PluginProgram is Unimplemented.
+//
+// Execute passes each argument's per-device buffers in the executable's device
+// order. Arguments the program donates are deleted: those it declares donated
+// in its text (jax.buffer_donor, tf.aliasing_output) and any buffer PJRT
+// consumed, except ExecuteOptions.NonDonatableInputs. A buffer shared with
+// another array (ReuseInput) is never handed to PJRT for donation.
+//
+// # Errors
+//
+// PJRT error codes are gRPC codes, and carry over to ifrt codes unchanged
+// (errors.Is(err, ifrt.ErrInvalidArgument) works on plugin errors, and the
+// *pjrt.Error stays in the chain). Malformed MLIR text, which plugins report as
+// UNKNOWN, is InvalidArgument. A closed client returns ifrt.ErrClientClosed, a
+// deleted array ifrt.ErrArrayDeleted, a deleted executable
+// ifrt.ErrExecutableDeleted. Context errors come back unchanged. Without cgo,
+// New fails with an error wrapping pjrt.ErrCgoUnavailable (code Unimplemented).
+//
+// # Concurrency
+//
+// Clients, arrays and executables are safe for concurrent use by multiple
+// goroutines. Cancelling a context stops a wait, never device work.
+//
+// # Lifetimes
+//
+// An array holds its buffers until Delete, donation or Client.Close; a buffer
+// shared by several arrays lives until the last of them lets go. An executable
+// holds its PJRT executable until Delete. Close deletes every array and
+// executable and closes the PJRT client, after which pjrt.Live counts none of
+// them. With ImmutableUntilTransferCompletes and ImmutableZeroCopy the host
+// buffer is used until OnDoneWithHostBuffer runs: after the transfers for the
+// former, after the buffers are freed for the latter (PJRT may alias it).
+// Shards that are cut out of the host buffer (tiled shardings, byte strides)
+// are copies, and then the callback runs before MakeArrayFromHostBuffer returns.
+package pjrtifrt

@@ -1,0 +1,544 @@
+package pjrtifrt
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/pjrt"
+)
+
+// checkSpec validates spec for an array on this client.
+func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if spec.DType == ifrt.STRING || spec.DType == ifrt.TOKEN {
+		return ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: %v arrays are not supported", spec.DType)
+	}
+	if !spec.Layout.IsRowMajor() {
+		return ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: only the row-major layout is supported, got %v", spec.Layout.MinorToMajor)
+	}
+	return c.checkSharding(spec.Sharding)
+}
+
+// upload makes a buffer of spec's dtype and shape dims from dense host data on
+// device d's memory of the given kind.
+func (c *Client) upload(ctx context.Context, host []byte, d ifrt.DType, dims ifrt.Shape, dev *ifrt.Device, kind ifrt.MemoryKind, sem pjrt.HostBufferSemantics) (*pjrt.Buffer, error) {
+	t, ok := BufferType(d)
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: %v has no PJRT element type", d)
+	}
+	mem, err := c.memoryFor(dev, kind)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.pc.BufferFromHost(ctx, host, t, dims, &pjrt.HostBufferOptions{Semantics: sem, Memory: mem})
+	if err != nil {
+		return nil, fromPJRT(err)
+	}
+	return b, nil
+}
+
+func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	if opts == nil {
+		opts = &ifrt.HostBufferOptions{}
+	}
+	done := sync.OnceFunc(func() {
+		if opts.OnDoneWithHostBuffer != nil {
+			opts.OnDoneWithHostBuffer()
+		}
+	})
+	fail := func(err error) (ifrt.Array, error) {
+		done()
+		return nil, err
+	}
+	if err := c.checkOpen(); err != nil {
+		return fail(err)
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return fail(err)
+	}
+	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
+	if err != nil {
+		return fail(err)
+	}
+	if int64(len(data)) != size {
+		return fail(ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: host buffer has %d bytes, %v%v with strides %v needs %d",
+			len(data), spec.DType, spec.Shape, opts.ByteStrides, size))
+	}
+	var psem pjrt.HostBufferSemantics
+	switch opts.Semantics {
+	case ifrt.ImmutableOnlyDuringCall:
+		psem = pjrt.ImmutableOnlyDuringCall
+	case ifrt.ImmutableUntilTransferCompletes:
+		psem = pjrt.ImmutableUntilTransferCompletes
+	case ifrt.ImmutableZeroCopy:
+		psem = pjrt.ImmutableZeroCopy
+	default:
+		return fail(ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: unknown host buffer semantics %v", opts.Semantics))
+	}
+	dense := data
+	if opts.ByteStrides != nil && !isDense(spec, opts.ByteStrides) {
+		n, _ := spec.Shape.ByteSize(spec.DType)
+		dense = make([]byte, n)
+		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
+		psem = pjrt.ImmutableOnlyDuringCall // the copy is ours
+	}
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return fail(err)
+	}
+	full := ifrt.FullDomain(spec.Shape).String()
+	elem := spec.DType.HostByteSize()
+	bufs := make([]*devBuf, len(domains))
+	var hostDone []*pjrt.Event
+	for i, dom := range domains {
+		host, sem := dense, psem
+		if dom.String() != full {
+			host, sem = ifrt.ExtractDomain(dense, elem, spec.Shape, dom), pjrt.ImmutableOnlyDuringCall
+		}
+		b, err := c.upload(ctx, host, spec.DType, dom.Shape(), spec.Sharding.Devices()[i], spec.Sharding.MemoryKind(), sem)
+		if err != nil {
+			releaseAll(bufs)
+			for _, ev := range hostDone {
+				<-ev.Done()
+			}
+			return fail(err)
+		}
+		bufs[i] = newDevBuf(b)
+		if ev := b.HostDone(); ev != nil {
+			hostDone = append(hostDone, ev)
+		}
+	}
+	if len(hostDone) == 0 {
+		done()
+	} else {
+		go func() {
+			for _, ev := range hostDone {
+				<-ev.Done()
+			}
+			done()
+		}()
+	}
+	return c.newArray(spec, bufs), nil
+}
+
+// place returns b on dev's memory of the given kind: b itself (a new
+// reference) when it is there already and the semantics let results share
+// memory with inputs, else a copy.
+func (c *Client) place(ctx context.Context, b *devBuf, dev *ifrt.Device, kind ifrt.MemoryKind, sem ifrt.CopySemantics) (*devBuf, error) {
+	mem, err := c.memoryFor(dev, kind)
+	if err != nil {
+		return nil, err
+	}
+	if sem != ifrt.AlwaysCopy && b.buf.Memory() == mem {
+		return b.retain(), nil
+	}
+	nb, err := b.buf.CopyToMemory(ctx, mem)
+	if err != nil && pjrt.CodeOf(err) == pjrt.Unimplemented && kind == "" {
+		nb, err = b.buf.CopyToDevice(ctx, c.pjrtDev[dev.ID])
+	}
+	if err != nil && pjrt.CodeOf(err) == pjrt.Unimplemented {
+		return c.copyViaHost(ctx, b, mem)
+	}
+	if err != nil {
+		return nil, fromPJRT(err)
+	}
+	return newDevBuf(nb), nil
+}
+
+// copyViaHost copies a buffer through host memory, for plugins that cannot copy
+// between the two memories themselves.
+func (c *Client) copyViaHost(ctx context.Context, b *devBuf, mem *pjrt.Memory) (*devBuf, error) {
+	n, err := b.buf.HostSize()
+	if err != nil {
+		return nil, fromPJRT(err)
+	}
+	host := make([]byte, n)
+	if err := readBuffer(ctx, b.buf, host); err != nil {
+		return nil, err
+	}
+	nb, err := c.pc.BufferFromHost(ctx, host, b.buf.Type(), b.buf.Dims(), &pjrt.HostBufferOptions{Memory: mem})
+	if err != nil {
+		return nil, fromPJRT(err)
+	}
+	return newDevBuf(nb), nil
+}
+
+func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := c.checkSpec(spec); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(parts)
+	if err != nil {
+		return nil, err
+	}
+	devs := spec.Sharding.Devices()
+	if len(arrays) != len(devs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays to assemble over %d devices", len(arrays), len(devs))
+	}
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range arrays {
+		ad := a.spec.Sharding.Devices()
+		switch {
+		case len(ad) != 1 || ad[0].ID != devs[i].ID:
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
+		case a.spec.DType != spec.DType:
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
+		case !a.spec.Shape.Equal(domains[i].Shape()):
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
+		}
+	}
+	bufs := make([]*devBuf, len(arrays))
+	for i, a := range arrays {
+		held, err := a.hold()
+		if err == nil {
+			bufs[i], err = c.place(ctx, held[0], devs[i], spec.Sharding.MemoryKind(), sem)
+			releaseAll(held)
+		}
+		if err != nil {
+			releaseAll(bufs)
+			return nil, err
+		}
+	}
+	out := c.newArray(spec, bufs)
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	held, err := a.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(held)
+	kind := a.spec.Sharding.MemoryKind()
+	bufs := make([]*devBuf, len(held))
+	for i, d := range a.spec.Sharding.Devices() {
+		if bufs[i], err = c.place(ctx, held[i], d, kind, sem); err != nil {
+			releaseAll(bufs)
+			return nil, err
+		}
+	}
+	out := make([]ifrt.Array, len(bufs))
+	for i, d := range a.spec.Sharding.Devices() {
+		spec := ifrt.ArraySpec{
+			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
+			Sharding: ifrt.NewSingleDeviceSharding(d, kind),
+		}
+		out[i] = c.newArray(spec, []*devBuf{bufs[i]})
+	}
+	finish(sem, a)
+	return out, nil
+}
+
+func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]ifrt.ArraySpec, len(arrays))
+	for i, a := range arrays {
+		kind := a.spec.Sharding.MemoryKind()
+		if memoryKind != nil {
+			kind = *memoryKind
+		}
+		s, err := a.spec.Sharding.WithDevices(devices, kind)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkSharding(s); err != nil {
+			return nil, err
+		}
+		specs[i] = a.spec
+		specs[i].Sharding = s
+	}
+	outBufs := make([][]*devBuf, len(arrays))
+	fail := func(err error) ([]ifrt.Array, error) {
+		for _, bs := range outBufs {
+			releaseAll(bs)
+		}
+		return nil, err
+	}
+	for i, a := range arrays {
+		held, err := a.hold()
+		if err != nil {
+			return fail(err)
+		}
+		outBufs[i] = make([]*devBuf, len(held))
+		for k, d := range devices {
+			if outBufs[i][k], err = c.place(ctx, held[k], d, specs[i].Sharding.MemoryKind(), sem); err != nil {
+				releaseAll(held)
+				return fail(err)
+			}
+		}
+		releaseAll(held)
+	}
+	out := make([]ifrt.Array, len(arrays))
+	for i := range arrays {
+		out[i] = c.newArray(specs[i], outBufs[i])
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+// Reshard moves shards whose domain some input shard already holds with device
+// copies (or shares them, when on the same memory and sem allows); shards of a
+// domain no input shard holds are cut from the array's contents on the host.
+func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if len(xs) != len(specs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays and %d specs", len(xs), len(specs))
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range arrays {
+		if err := c.checkSpec(specs[i]); err != nil {
+			return nil, err
+		}
+		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: cannot reshard %v%v into %v%v",
+				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
+		}
+	}
+	outBufs := make([][]*devBuf, len(arrays))
+	for i, a := range arrays {
+		bufs, err := c.reshardOne(ctx, a, specs[i], sem)
+		if err != nil {
+			for _, bs := range outBufs {
+				releaseAll(bs)
+			}
+			return nil, err
+		}
+		outBufs[i] = bufs
+	}
+	out := make([]ifrt.Array, len(arrays))
+	for i := range arrays {
+		out[i] = c.newArray(specs[i], outBufs[i])
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, sem ifrt.CopySemantics) ([]*devBuf, error) {
+	src, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	held, err := a.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(held)
+	var dense []byte // the whole array, fetched once if needed
+	elem := spec.DType.HostByteSize()
+	out := make([]*devBuf, len(dst))
+	for j, dom := range dst {
+		dev := spec.Sharding.Devices()[j]
+		mem, err := c.memoryFor(dev, spec.Sharding.MemoryKind())
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		best := -1
+		for i, s := range src {
+			if slices.Equal(s, dom) {
+				if held[i].buf.Memory() == mem {
+					best = i
+					break
+				}
+				if best < 0 {
+					best = i
+				}
+			}
+		}
+		if best >= 0 {
+			out[j], err = c.place(ctx, held[best], dev, spec.Sharding.MemoryKind(), sem)
+		} else {
+			if dense == nil {
+				dense, err = c.fetchDense(ctx, a.spec, held, nil, nil)
+			}
+			if err == nil {
+				var b *pjrt.Buffer
+				host := ifrt.ExtractDomain(dense, elem, spec.Shape, dom)
+				b, err = c.upload(ctx, host, spec.DType, dom.Shape(), dev, spec.Sharding.MemoryKind(), pjrt.ImmutableOnlyDuringCall)
+				if err == nil {
+					out[j] = newDevBuf(b)
+				}
+			}
+		}
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(plan.InputSpecs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	}
+	type source struct{ in, pos int }
+	sources := make([][]*source, len(plan.OutputSpecs))
+	outDomains := make([][]ifrt.IndexDomain, len(plan.OutputSpecs))
+	for i, spec := range plan.OutputSpecs {
+		if err := c.checkSpec(spec); err != nil {
+			return nil, err
+		}
+		if outDomains[i], err = spec.Sharding.IndexDomains(spec.Shape); err != nil {
+			return nil, err
+		}
+		sources[i] = make([]*source, len(outDomains[i]))
+	}
+	for _, m := range plan.Mappings {
+		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(sources) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
+		}
+		from, err := expand(m.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := expand(m.To)
+		if err != nil {
+			return nil, err
+		}
+		if len(from) != len(to) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap moves %d shards into %d places", len(from), len(to))
+		}
+		in := arrays[m.InArray]
+		inDomains, err := in.spec.Sharding.IndexDomains(in.spec.Shape)
+		if err != nil {
+			return nil, err
+		}
+		for k := range from {
+			if from[k] >= int64(len(inDomains)) || to[k] >= int64(len(sources[m.OutArray])) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap shard %d->%d is out of range", from[k], to[k])
+			}
+			if in.spec.DType != plan.OutputSpecs[m.OutArray].DType ||
+				!inDomains[from[k]].Shape().Equal(outDomains[m.OutArray][to[k]].Shape()) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap shard %d of input %d (%v%v) does not fit shard %d of output %d",
+					from[k], m.InArray, in.spec.DType, inDomains[from[k]].Shape(), to[k], m.OutArray)
+			}
+			sources[m.OutArray][to[k]] = &source{m.InArray, int(from[k])}
+		}
+	}
+	for i, srcs := range sources {
+		for k, s := range srcs {
+			if s == nil {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap leaves shard %d of output %d missing", k, i)
+			}
+		}
+	}
+	held := make([][]*devBuf, len(arrays))
+	defer func() {
+		for _, h := range held {
+			releaseAll(h)
+		}
+	}()
+	for i, a := range arrays {
+		if held[i], err = a.hold(); err != nil {
+			return nil, err
+		}
+	}
+	outBufs := make([][]*devBuf, len(sources))
+	for i, srcs := range sources {
+		spec := plan.OutputSpecs[i]
+		outBufs[i] = make([]*devBuf, len(srcs))
+		for k, s := range srcs {
+			b, err := c.place(ctx, held[s.in][s.pos], spec.Sharding.Devices()[k], spec.Sharding.MemoryKind(), sem)
+			if err != nil {
+				for _, bs := range outBufs {
+					releaseAll(bs)
+				}
+				return nil, err
+			}
+			outBufs[i][k] = b
+		}
+	}
+	out := make([]ifrt.Array, len(outBufs))
+	for i, bufs := range outBufs {
+		out[i] = c.newArray(plan.OutputSpecs[i], bufs)
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func expand(ivs []ifrt.Interval) ([]int64, error) {
+	var out []int64
+	for _, iv := range ivs {
+		p, err := iv.Positions()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	if !a.spec.Sharding.IsFullyReplicated() {
+		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pjrtifrt: %v is not fully replicated", a.spec.Sharding)
+	}
+	held, err := a.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(held)
+	dev := a.spec.Sharding.Devices()[0]
+	b, err := c.place(ctx, held[0], dev, a.spec.Sharding.MemoryKind(), sem)
+	if err != nil {
+		return nil, err
+	}
+	spec := a.spec
+	spec.Sharding = ifrt.NewSingleDeviceSharding(dev, a.spec.Sharding.MemoryKind())
+	out := c.newArray(spec, []*devBuf{b})
+	finish(sem, a)
+	return out, nil
+}
