@@ -233,3 +233,40 @@ func TestInteropDevicesAndTransfers(t *testing.T) {
 		})
 	}
 }
+
+type pyError struct {
+	Type    string
+	Message string
+}
+
+func TestInteropErrors(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			s := startInteropServer(t, b, map[string]proxyserver.PluginHandler{"testRequest": echoPlugin})
+			out, err := s.runScript(t, "errors.py")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !b.compilesBytecode {
+				e := decode[pyError](t, out, "jit")
+				if e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "UNIMPLEMENTED") {
+					t.Errorf("jit on a backend without a bytecode compiler raised %+v, want JaxRuntimeError(UNIMPLEMENTED: ...)", e)
+				}
+			}
+			if e := decode[*pyError](t, out, "bad_plugin"); e == nil || e.Type != "JaxRuntimeError" ||
+				!strings.HasPrefix(e.Message, "INVALID_ARGUMENT") || !strings.Contains(e.Message, "Bad PluginProgram") {
+				t.Errorf("an unknown plugin program raised %+v, want JaxRuntimeError(INVALID_ARGUMENT: Bad PluginProgram ...)", e)
+			}
+			if v := decode[[]float64](t, out, "echo"); fmt.Sprint(v) != "[0 1 2 3 4 5 6 7]" {
+				t.Errorf("echo plugin = %v", v)
+			}
+			if e := decode[*pyError](t, out, "failed_plugin"); e == nil || e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "DATA_LOSS") {
+				t.Errorf("a failing plugin raised %+v, want JaxRuntimeError(DATA_LOSS: ...)", e)
+			}
+			if v := decode[[]int](t, out, "after"); fmt.Sprint(v) != "[1 1 1]" {
+				t.Errorf("after the errors = %v", v)
+			}
+			s.expectFreed(t, b)
+		})
+	}
+}

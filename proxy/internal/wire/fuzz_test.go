@@ -144,6 +144,9 @@ func FuzzXLALayoutFromBytes(f *testing.F) {
 	b, _ := wire.XLALayoutToBytes(ifrt.RowMajorLayout(2))
 	f.Add(b)
 	f.Add([]byte{})
+	f.Add([]byte("{1,0:T(8,128)}"))
+	pb, _ := proto.Marshal(&xlapb.LayoutProto{MinorToMajor: []int64{0}})
+	f.Add(pb)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if l, err := wire.XLALayoutFromBytes(b); err == nil {
 			_ = l.IsRowMajor()

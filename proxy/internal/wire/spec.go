@@ -1,6 +1,9 @@
 package wire
 
 import (
+	"strconv"
+	"strings"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -83,29 +86,63 @@ func XLALayoutFromProto(p *xlapb.LayoutProto) (*ifrt.Layout, error) {
 	return l, nil
 }
 
-// XLALayoutToBytes encodes l as a serialized xla.LayoutProto, the form of
+// XLALayoutToBytes encodes l as a serialized xla::PjRtLayout, the form of
 // ArraySpecProto.layout and GetDefaultLayoutResponse.serialized_pjrt_layout.
+// jaxlib 0.10.2 serializes a PjRtLayout as the layout's text, e.g. "{1,0}",
+// and refuses anything else, so that is what this writes.
 func XLALayoutToBytes(l *ifrt.Layout) ([]byte, error) {
 	if l == nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: missing layout")
 	}
-	b, err := proto.Marshal(XLALayoutToProto(l))
-	if err != nil {
-		return nil, ifrt.Errorf(ifrt.Internal, "wire: encoding layout: %v", err)
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, d := range l.MinorToMajor {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(d, 10))
 	}
-	if b == nil {
-		b = []byte{}
-	}
-	return b, nil
+	b.WriteByte('}')
+	return []byte(b.String()), nil
 }
 
-// XLALayoutFromBytes decodes a serialized xla.LayoutProto.
+// XLALayoutFromBytes decodes a serialized xla::PjRtLayout: the layout's text
+// ("{1,0}", "{1,0:T(8,128)}", what jaxlib 0.10.2 writes) or a serialized
+// xla.LayoutProto (what other XLA versions may write). Only the dimension
+// order is kept, as in XLALayoutFromProto.
 func XLALayoutFromBytes(b []byte) (*ifrt.Layout, error) {
+	if len(b) > 0 && b[0] == '{' {
+		return parseLayoutText(string(b))
+	}
 	var p xlapb.LayoutProto
 	if err := proto.Unmarshal(b, &p); err != nil {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: malformed xla.LayoutProto: %v", err)
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: malformed layout: neither layout text nor an xla.LayoutProto: %v", err)
 	}
 	return XLALayoutFromProto(&p)
+}
+
+func parseLayoutText(s string) (*ifrt.Layout, error) {
+	if len(s) > 4096 || !strings.HasSuffix(s, "}") {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: malformed layout text %.40q", s)
+	}
+	body := s[1 : len(s)-1]
+	if i := strings.IndexByte(body, ':'); i >= 0 {
+		body = body[:i]
+	}
+	l := &ifrt.Layout{MinorToMajor: []int64{}}
+	if strings.TrimSpace(body) != "" {
+		for _, f := range strings.Split(body, ",") {
+			d, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: malformed layout text %.40q", s)
+			}
+			l.MinorToMajor = append(l.MinorToMajor, d)
+		}
+	}
+	if err := checkPermutation(l.MinorToMajor); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // LayoutToProto encodes l as an IFRT LayoutProto holding a PjRtLayout (the

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -369,6 +370,25 @@ func TestLayouts(t *testing.T) {
 		back, err = wire.XLALayoutFromBytes(b)
 		if err != nil || !cmp.Equal(l, back) {
 			t.Errorf("XLALayoutFromBytes(XLALayoutToBytes(%v)) = %v, %v", l, back, err)
+		}
+	}
+	// Layout bytes: text as jaxlib 0.10.2 writes it, or an xla.LayoutProto.
+	if b, _ := wire.XLALayoutToBytes(ifrt.RowMajorLayout(2)); string(b) != "{1,0}" {
+		t.Errorf("XLALayoutToBytes(row-major rank 2) = %q, want {1,0}", b)
+	}
+	for text, want := range map[string][]int64{"{}": {}, "{0}": {0}, "{0,1}": {0, 1}, "{1,0:T(8,128)}": {1, 0}} {
+		l, err := wire.XLALayoutFromBytes([]byte(text))
+		if err != nil || !cmp.Equal(l.MinorToMajor, want) {
+			t.Errorf("XLALayoutFromBytes(%q) = %v, %v; want %v", text, l, err, want)
+		}
+	}
+	pb, _ := proto.Marshal(&xlapb.LayoutProto{MinorToMajor: []int64{1, 0}})
+	if l, err := wire.XLALayoutFromBytes(pb); err != nil || !cmp.Equal(l, ifrt.RowMajorLayout(2)) {
+		t.Errorf("XLALayoutFromBytes(proto) = %v, %v", l, err)
+	}
+	for _, bad := range []string{"{0,0}", "{a}", "{1", "{2,0}"} {
+		if _, err := wire.XLALayoutFromBytes([]byte(bad)); !errors.Is(err, ifrt.ErrInvalidArgument) {
+			t.Errorf("XLALayoutFromBytes(%q) error = %v", bad, err)
 		}
 	}
 	// CompactLayout lists dimensions major to minor.
