@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -329,8 +330,9 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
 // MakeArrayFromHostBuffer uploads data (HostBufferStore, in 1 MiB chunks) and,
 // at the same time, asks the server to build the array from it
 // (MakeArrayFromHostBufferRequest); as in jaxlib, the array's handle is the host
-// buffer's. The call returns once the server has answered, so data is no longer
-// read afterwards, whatever opts.Semantics says.
+// buffer's. Sharded (not replicated) arrays go shard by shard, as in jaxlib
+// (see makeArrayFromShards). The call returns once the server has answered, so
+// data is no longer read afterwards, whatever opts.Semantics says.
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
 	if opts == nil {
 		opts = &ifrt.HostBufferOptions{}
@@ -350,6 +352,9 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	}
 	if int64(len(data)) != size {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, %v%v needs %d", len(data), spec.DType, spec.Shape, size)
+	}
+	if len(spec.Sharding.Devices()) > 1 && !spec.Sharding.IsFullyReplicated() {
+		return c.makeArrayFromShards(ctx, data, spec, opts.ByteStrides)
 	}
 	dt, err := wire.DTypeToProto(spec.DType)
 	if err != nil {
@@ -378,25 +383,117 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	// Wait for the upload either way: once the call returns, data is the
 	// caller's again.
 	storeErr := <-stored
-	switch {
-	case callErr == nil && storeErr == nil:
+	return c.finishMake(h, spec, callErr, []uint64{h}, []error{storeErr})
+}
+
+// finishMake ends an array creation from host buffers: the array on success;
+// otherwise the error, with the array handle destructed and, for each upload
+// that failed while the server may still wait for it, an empty buffer stored
+// under its handle so that the creation fails there instead of waiting forever.
+func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, buffers []uint64, storeErrs []error) (ifrt.Array, error) {
+	var storeErr error
+	for _, err := range storeErrs {
+		if err != nil {
+			storeErr = err
+			break
+		}
+	}
+	if callErr == nil && storeErr == nil {
 		return c.newArray(h, spec), nil
-	case storeErr != nil && callErr != nil:
-		// The server may still be waiting for the bytes: an empty buffer under
-		// the same handle makes the array fail there instead.
+	}
+	if callErr != nil && storeErr != nil {
 		c.goBackground(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), hostBufferDeleteTimeout)
 			defer cancel()
-			_ = c.storeHostBuffer(ctx, h, nil)
+			for i, hb := range buffers {
+				if storeErrs[i] != nil {
+					_ = c.storeHostBuffer(ctx, hb, nil)
+				}
+			}
 			c.destructHandle(h)
 		})
 		return nil, callErr
-	case callErr != nil:
-		c.destructHandle(h)
-		return nil, callErr
 	}
 	c.destructHandle(h)
+	if callErr != nil {
+		return nil, callErr
+	}
 	return nil, storeErr
+}
+
+// makeArrayFromShards makes a sharded (not replicated) array the way jaxlib
+// does, which servers whose backends build only single-device or replicated
+// arrays from one host buffer support: each distinct shard is uploaded as a host
+// buffer of its own, and one MakeArraysFromHostBufferShardsRequest says which
+// shards each fills. The array's handle is the first buffer's.
+func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt.ArraySpec, byteStrides []int64) (ifrt.Array, error) {
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	if err != nil {
+		return nil, err
+	}
+	elem := spec.DType.HostByteSize()
+	dense := data
+	if byteStrides != nil {
+		n, err := spec.Shape.ByteSize(spec.DType)
+		if err != nil {
+			return nil, err
+		}
+		dense = make([]byte, n)
+		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, byteStrides)
+	}
+	dt, err := wire.DTypeToProto(spec.DType)
+	if err != nil {
+		return nil, err
+	}
+	as, err := wire.ArraySpecToProto(spec)
+	if err != nil {
+		return nil, err
+	}
+	// One buffer per distinct domain; replicas of a shard share it.
+	var (
+		bufs    [][]byte
+		indices []*proxypb.MakeArraysFromHostBufferShardsRequest_ShardIndices
+		protos  []*proxypb.MakeArraysFromHostBufferShardsRequest_HostBuffer
+	)
+	byDomain := map[string]int{}
+	for i, dom := range domains {
+		key := dom.String()
+		j, ok := byDomain[key]
+		if !ok {
+			j = len(bufs)
+			byDomain[key] = j
+			bufs = append(bufs, ifrt.ExtractDomain(dense, elem, spec.Shape, dom))
+			indices = append(indices, &proxypb.MakeArraysFromHostBufferShardsRequest_ShardIndices{})
+			protos = append(protos, &proxypb.MakeArraysFromHostBufferShardsRequest_HostBuffer{Dtype: dt, Shape: wire.ShapeToProto(dom.Shape())})
+		}
+		indices[j].Indices = append(indices[j].Indices, int64(i))
+	}
+	handles, err := c.newHandles(len(bufs))
+	if err != nil {
+		return nil, err
+	}
+	storeErrs := make([]error, len(bufs))
+	var wg sync.WaitGroup
+	for i, b := range bufs {
+		protos[i].HostBufferHandle = handles[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			storeErrs[i] = c.storeHostBuffer(ctx, handles[i], b)
+		}()
+	}
+	_, callErr := c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArraysFromHostBufferShardsRequest{
+		MakeArraysFromHostBufferShardsRequest: &proxypb.MakeArraysFromHostBufferShardsRequest{
+			Specs: []*proxypb.MakeArraysFromHostBufferShardsRequest_MakeArraysFromHostBufferShardsSpec{{
+				AddressableShardIndices: indices,
+				HostBuffers:             protos,
+				ArraySpec:               as,
+			}},
+			ArrayHandles: handles[:1],
+		},
+	}})
+	wg.Wait()
+	return c.finishMake(handles[0], spec, callErr, handles, storeErrs)
 }
 
 // arrayOp sends an array-producing request whose results the client names, waits

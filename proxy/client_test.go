@@ -568,3 +568,65 @@ func TestCompileAndExecuteProtocol(t *testing.T) {
 		t.Errorf("second execution sent %d result handles and status handle %d", n, executes[1].GetResultStatusHandle())
 	}
 }
+
+func TestShardedPutsGoShardByShard(t *testing.T) {
+	f := newFakeServer()
+	var got *proxypb.MakeArraysFromHostBufferShardsRequest
+	f.handle = func(req *proxypb.IfrtRequest) *proxypb.IfrtResponse {
+		r := req.GetMakeArraysFromHostBufferShardsRequest()
+		if r == nil {
+			return nil
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, hb := range r.GetSpecs()[0].GetHostBuffers() {
+			for f.hostBuffers[hb.GetHostBufferHandle()] == nil {
+				f.cond.Wait()
+			}
+		}
+		got = r
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_MakeArraysFromHostBufferShardsResponse{
+			MakeArraysFromHostBufferShardsResponse: &proxypb.MakeArraysFromHostBufferShardsResponse{ArrayHandles: r.GetArrayHandles()},
+		}}
+	}
+	c := dialFake(t, f)
+	ctx := testContext(t)
+	// Rows split in two, on two devices; the host buffer is column-major.
+	s, err := ifrt.NewTiledSharding(c.Devices(), 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte{0, 2, 1, 3} // [[0 1] [2 3]] stored column by column
+	a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{2, 2}, Sharding: s},
+		&ifrt.HostBufferOptions{ByteStrides: []int64{1, 2}})
+	if err != nil {
+		t.Fatalf("MakeArrayFromHostBuffer: %v", err)
+	}
+	spec := got.GetSpecs()[0]
+	if n := len(spec.GetHostBuffers()); n != 2 {
+		t.Fatalf("%d host buffers, want 2", n)
+	}
+	f.mu.Lock()
+	b0 := f.hostBuffers[spec.GetHostBuffers()[0].GetHostBufferHandle()]
+	b1 := f.hostBuffers[spec.GetHostBuffers()[1].GetHostBufferHandle()]
+	f.mu.Unlock()
+	if !bytes.Equal(b0, []byte{0, 1}) || !bytes.Equal(b1, []byte{2, 3}) {
+		t.Errorf("shard buffers %v %v, want [0 1] [2 3]", b0, b1)
+	}
+	if i0, i1 := spec.GetAddressableShardIndices()[0].GetIndices(), spec.GetAddressableShardIndices()[1].GetIndices(); !slices.Equal(i0, []int64{0}) || !slices.Equal(i1, []int64{1}) {
+		t.Errorf("shard indices %v %v", i0, i1)
+	}
+	var h ArrayHandle
+	if a.As(&h); uint64(h) != spec.GetHostBuffers()[0].GetHostBufferHandle() || !slices.Equal(got.GetArrayHandles(), []uint64{uint64(h)}) {
+		t.Errorf("array handle %d, request handles %v; want the first buffer's", h, got.GetArrayHandles())
+	}
+	if got := spec.GetHostBuffers()[0].GetShape().GetDims(); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("shard shape %v", got)
+	}
+
+	// A replicated array still goes as one buffer.
+	r, _ := ifrt.NewHloSharding(c.Devices(), "", ifrt.Replicated())
+	if _, err := c.MakeArrayFromHostBuffer(ctx, []byte{1, 2}, ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{2}, Sharding: r}, nil); err != nil {
+		t.Fatalf("replicated MakeArrayFromHostBuffer: %v", err)
+	}
+}
