@@ -8,45 +8,69 @@
 //
 // # Usage
 //
-//	m, err := stablehlo.Parse(text)      // pretty or generic MLIR form
-//	if err != nil { ... }                 // InvalidArgument, "line:col: ..."
-//	if err := m.Unsupported(); err != nil { ... } // Unimplemented: names the op
+//	m, err := stablehlo.Parse(text)               // pretty or generic MLIR form
+//	if err != nil { ... }                          // "line:col: ..." errors
+//	if err := m.Unsupported(); err != nil { ... }  // Unimplemented: names the op
 //	outs, err := m.Run(ctx, []*stablehlo.Tensor{x, y})
 //
 // Module exposes what a runtime needs before running: Main().Params() and
-// Results() with types, mhlo.sharding strings (sdy.sharding attributes are
-// converted to the same HLO syntax), donation flags, NumPartitions,
-// NumReplicas and UsesCollectives. ParseHloSharding parses the sharding
-// strings into the fields of xla.OpSharding.
+// Results() with types, mhlo.sharding strings (Shardy's sdy.sharding
+// attributes are converted to the same HLO syntax), donation flags
+// (jax.buffer_donor, tf.aliasing_output), NumPartitions, NumReplicas and
+// UsesCollectives. ParseHloSharding parses sharding strings into the fields
+// of xla.OpSharding.
 //
 // Tensors are dense, row-major and little-endian; i1 uses one byte per
-// element. The interpreter follows the StableHLO specification; where the
-// specification leaves results to the implementation (integer division by
-// zero, float-to-int overflow, out-of-bounds scatter windows, the DEFAULT
-// rng algorithm) it does what XLA's CPU backend does, and the golden corpus
-// in testdata/golden, produced by scripts/gen_stablehlo_corpus.py with the
-// pinned JAX, checks that. bf16 and f16 values are computed in f32 and
-// rounded after every op, as the specification says; XLA may keep the extra
+// element. Element types: i1, i8-i64, ui8-ui64, f16, bf16, f32, f64.
+//
+// # Semantics
+//
+// The interpreter follows the StableHLO specification. Where the
+// specification leaves results to the implementation it does what XLA's CPU
+// backend does: integer division by zero gives -1 (all bits set) and
+// remainder by zero the dividend; float-to-integer conversion truncates and
+// saturates, NaN becomes 0; scatter drops update windows that do not fit;
+// rng_bit_generator reproduces XLA's Philox (used for DEFAULT) and ThreeFry
+// expansions bit for bit. The golden corpus in testdata/golden, produced by
+// scripts/gen_stablehlo_corpus.py with the pinned JAX on its CPU backend,
+// checks these choices. bf16 and f16 values are computed in f32 and rounded
+// after every op, as the specification says; XLA may keep the extra
 // precision inside fused computations, so such results can differ by an ulp.
+// Float transcendental functions use Go's math package and can differ from
+// XLA's approximations in the last bits.
+//
+// Supported ops: constant, iota, all elementwise arithmetic, math, logical,
+// bitwise, shift and comparison ops, select, clamp, convert,
+// bitcast_convert, reduce_precision, broadcast_in_dim, reshape, transpose,
+// slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse, dot,
+// dot_general, convolution, reduce, reduce_window, select_and_scatter,
+// gather, scatter, sort, while, case, if, func.call, composite (runs its
+// decomposition), optimization_barrier, rng_bit_generator, the chlo ops JAX
+// emits for special functions and top_k, and the sharding annotations
+// (custom_call @Sharding, sdy.sharding_constraint, sdy.reshard), which are
+// identities in a global run. Everything else is Unimplemented: complex and
+// f8 types, dynamic shapes, collectives and shard_map bodies, fft,
+// cholesky, triangular_solve, other custom_calls (LAPACK, host callbacks),
+// tuples and tokens, and MLIR bytecode.
 //
 // # Errors
 //
 // Every error other than a context error is an *Error whose Code method
 // returns a gRPC code: InvalidArgument for malformed text and for arguments
-// that do not match @main, Unimplemented for ops, types and custom calls the
-// interpreter does not support (complex and f8 types, convolution, fft,
-// collectives, most custom_calls, ...), and Internal for interpreter bugs.
-// Run recovers from panics and reports them as Internal errors.
+// that do not match @main, Unimplemented for valid programs the package
+// cannot run, and Internal for interpreter bugs. Run recovers from panics
+// and reports them as Internal errors.
 //
 // # Concurrency
 //
 // A parsed Module is immutable: it is safe for concurrent use by multiple
 // goroutines, and concurrent Run calls share nothing. Run checks ctx between
-// loop iterations and returns ctx.Err() unchanged when it is cancelled.
+// loop iterations and returns ctx.Err() unchanged when it is cancelled. Large
+// elementwise ops and matrix products use several goroutines internally.
 //
 // # Lifetimes
 //
-// Parse copies what it needs; the source may be reused afterwards. Run does
-// not retain or modify its argument tensors, and the returned tensors are
-// new allocations owned by the caller.
+// Parse does not retain src. Run never modifies its argument tensors, may
+// read them until it returns, and returns new tensors owned by the caller
+// (never aliasing an argument).
 package stablehlo

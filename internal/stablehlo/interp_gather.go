@@ -35,10 +35,10 @@ func readGatherDims(op *Op) (gatherDims, error) {
 
 // indexVector reads the start index vector at batch position bi of the
 // indices array (bi excludes index_vector_dim).
-func indexVector(indices *array, bi []int64, ivd int64, n int) []int64 {
+func indexVector(out []int64, indices *array, bi []int64, ivd int64) []int64 {
+	n := len(out)
 	shape := indices.t.Shape
 	st := strides(shape)
-	out := make([]int64, n)
 	base := 0
 	j := 0
 	for d := range shape {
@@ -128,6 +128,8 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	out := newArray(rt)
 	ost := strides(operand.t.Shape)
 	bi := make([]int64, len(batchDims))
+	full := make([]int64, orank)
+	startBuf := make([]int64, nIdx)
 	k := 0
 	var ferr error
 	forEachIndex(rt.Shape, func(ri []int64) {
@@ -140,8 +142,8 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 		if ferr != nil {
 			return
 		}
-		start := indexVector(indices, bi, g.indexVectorDim, nIdx)
-		full := make([]int64, orank)
+		start := indexVector(startBuf, indices, bi, g.indexVectorDim)
+		clear(full)
 		for i, d := range g.startIndexMap {
 			full[d] = min(max(start[i], 0), operand.t.Shape[d]-sizes[d])
 		}
@@ -261,6 +263,8 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	st := strides(shape)
 	si := make([]int64, len(scatterDims))
+	full := make([]int64, orank)
+	startBuf := make([]int64, nIdx)
 	k := 0
 	var ferr error
 	forEachIndex(ushape, func(ui []int64) {
@@ -275,8 +279,8 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 				return
 			}
 		}
-		start := indexVector(indices, si, ivd, nIdx)
-		full := make([]int64, orank)
+		start := indexVector(startBuf, indices, si, ivd)
+		clear(full)
 		for i, d := range sdod {
 			full[d] = start[i]
 		}
