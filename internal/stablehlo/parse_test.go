@@ -102,7 +102,9 @@ module @jit_f attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 2 :
 func TestParseShardySharding(t *testing.T) {
 	src := `module @m attributes {mhlo.num_partitions = 8 : i32} {
   sdy.mesh @mesh = <["x"=2, "y"=4]>
-  func.func public @main(%a: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}, %b: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>}, %c: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %d: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y", "x"}]>}) -> tensor<4x8xf32> {
+  sdy.mesh @rev = <["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>
+  sdy.mesh @one = <[], device_ids=[5]>
+  func.func public @main(%a: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {"y"}]>}, %b: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {}]>}, %c: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %d: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y", "x"}]>}, %e: tensor<4xf32> {sdy.sharding = #sdy.sharding<@rev, [{"b"}], replicated={"a"}>}, %f: tensor<4xf32> {sdy.sharding = #sdy.sharding<@one, [{}]>}) -> tensor<4x8xf32> {
     return %a : tensor<4x8xf32>
   }
 }`
@@ -116,6 +118,8 @@ func TestParseShardySharding(t *testing.T) {
 		"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}",
 		"{replicated}",
 		"{devices=[8]<=[2,4]T(1,0)}",
+		"{devices=[2,2]3,1,2,0 last_tile_dim_replicate}",
+		"{maximal device=5}",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("shardings (-want +got):\n%s", diff)

@@ -24,16 +24,20 @@ func sdyToHloSharding(raw string, meshes map[string]string) (string, error) {
 	if comma < 0 {
 		return "", errors.New("missing dimension shardings")
 	}
-	names, sizes, err := parseSdyMesh(meshes[strings.TrimSpace(body[1:comma])])
+	names, sizes, deviceIDs, err := parseSdyMesh(meshes[strings.TrimSpace(body[1:comma])])
 	if err != nil {
 		return "", err
+	}
+	if len(names) == 0 && len(deviceIDs) == 1 {
+		return "{maximal device=" + strconv.FormatInt(deviceIDs[0], 10) + "}", nil
 	}
 	rest := strings.TrimSpace(body[comma+1:])
 	if !strings.HasPrefix(rest, "[") {
 		return "", errors.New("missing dimension shardings")
 	}
 	end := strings.IndexByte(rest, ']')
-	if end < 0 || strings.Contains(rest[end+1:], "replicated") || strings.Contains(rest[end+1:], "unreduced") {
+	// "replicated={...}" only names axes that are unused anyway.
+	if end < 0 || strings.Contains(rest[end+1:], "unreduced") {
 		return "", errors.New("unsupported sdy sharding")
 	}
 	axisIndex := map[string]int{}
@@ -89,23 +93,30 @@ func sdyToHloSharding(raw string, meshes map[string]string) (string, error) {
 	if len(used) == 0 || total == replicas {
 		return "{replicated}", nil
 	}
-	var b strings.Builder
-	b.WriteString("{devices=[")
-	for _, t := range tile {
-		b.WriteString(strconv.FormatInt(t, 10) + ",")
-	}
 	if replicas > 1 {
-		b.WriteString(strconv.FormatInt(replicas, 10) + ",")
+		tile = append(tile, replicas)
 	}
-	s := strings.TrimSuffix(b.String(), ",") + "]<=["
+	s := "{devices=[" + joinInts(tile) + "]"
 	identity := true
 	for i, p := range perm {
 		identity = identity && p == int64(i)
 	}
-	if identity {
-		s += strconv.FormatInt(total, 10) + "]"
-	} else {
-		s += joinInts(sizes) + "]T(" + joinInts(perm) + ")"
+	switch {
+	case deviceIDs != nil:
+		// An explicit device order: list the devices tile by tile.
+		iota := &HloSharding{IotaReshapeDims: sizes, IotaTransposePerm: perm}
+		if int64(len(deviceIDs)) != total {
+			return "", errors.New("device_ids do not match the mesh")
+		}
+		var devs []int64
+		for _, d := range iota.Devices() {
+			devs = append(devs, deviceIDs[d])
+		}
+		s += joinInts(devs)
+	case identity:
+		s += "<=[" + strconv.FormatInt(total, 10) + "]"
+	default:
+		s += "<=[" + joinInts(sizes) + "]T(" + joinInts(perm) + ")"
 	}
 	if replicas > 1 {
 		s += " last_tile_dim_replicate"
@@ -113,18 +124,26 @@ func sdyToHloSharding(raw string, meshes map[string]string) (string, error) {
 	return s + "}", nil
 }
 
-// parseSdyMesh parses `<["x"=2, "y"=4]>`; explicit device_ids are not supported.
-func parseSdyMesh(text string) ([]string, []int64, error) {
+// parseSdyMesh parses `<["x"=2, "y"=4]>` or `<["x"=2], device_ids=[1, 0]>`.
+// deviceIDs is nil for the default (iota) order.
+func parseSdyMesh(text string) (names []string, sizes, deviceIDs []int64, err error) {
 	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, "<[") || strings.Contains(t, "device_ids") {
-		return nil, nil, errors.New("unsupported mesh " + strconv.Quote(text))
+	if !strings.HasPrefix(t, "<[") {
+		return nil, nil, nil, errors.New("unsupported mesh " + strconv.Quote(text))
 	}
 	end := strings.IndexByte(t, ']')
 	if end < 0 {
-		return nil, nil, errors.New("bad mesh")
+		return nil, nil, nil, errors.New("bad mesh")
 	}
-	var names []string
-	var sizes []int64
+	if _, ids, found := strings.Cut(t[end+1:], "device_ids=["); found {
+		close := strings.IndexByte(ids, ']')
+		if close < 0 {
+			return nil, nil, nil, errors.New("bad device_ids")
+		}
+		if deviceIDs, err = parseIntList(ids[:close]); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	for _, item := range strings.Split(t[2:end], ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -132,19 +151,19 @@ func parseSdyMesh(text string) ([]string, []int64, error) {
 		}
 		eq := strings.LastIndexByte(item, '=')
 		if eq < 0 {
-			return nil, nil, errors.New("bad mesh axis")
+			return nil, nil, nil, errors.New("bad mesh axis")
 		}
 		name, err := strconv.Unquote(item[:eq])
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		size, err := strconv.ParseInt(item[eq+1:], 10, 64)
 		if err != nil || size <= 0 {
-			return nil, nil, errors.New("bad mesh axis size")
+			return nil, nil, nil, errors.New("bad mesh axis size")
 		}
 		names, sizes = append(names, name), append(sizes, size)
 	}
-	return names, sizes, nil
+	return names, sizes, deviceIDs, nil
 }
 
 func joinInts(v []int64) string {
