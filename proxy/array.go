@@ -626,7 +626,9 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 }
 
 // CopyArrays copies arrays to other devices and, when memoryKind is set, another
-// memory kind (CopyArraysRequest).
+// memory kind (CopyArraysRequest). Arrays on different device lists or memory
+// kinds go in separate requests, one per group, since upstream backends copy
+// only arrays that share both.
 func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -642,8 +644,9 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 		}
 	}
 	ins := make([]*array, len(arrays))
-	inHandles := make([]uint64, len(arrays))
 	specs := make([]ifrt.ArraySpec, len(arrays))
+	groups := map[string][]int{} // source devices and memory kind -> positions
+	var order []string
 	for i, x := range arrays {
 		a, err := c.arrayOf(x, "CopyArrays")
 		if err != nil {
@@ -657,25 +660,46 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 		if err != nil {
 			return nil, err
 		}
-		ins[i], inHandles[i] = a, a.handle
+		ins[i] = a
 		specs[i] = ifrt.ArraySpec{DType: a.spec.DType, Shape: a.spec.Shape, Sharding: s, Layout: a.spec.Layout}
+		key := a.spec.Sharding.Devices().String() + "/" + string(a.spec.Sharding.MemoryKind())
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
 	}
-	handles, err := c.newHandles(len(arrays))
-	if err != nil {
-		return nil, err
+	out := make([]ifrt.Array, len(arrays))
+	for _, key := range order {
+		pos := groups[key]
+		handles, err := c.newHandles(len(pos))
+		if err != nil {
+			return nil, err
+		}
+		req := &proxypb.CopyArraysRequest{
+			DeviceIds:     wire.DeviceIDs(devices),
+			CopySemantics: wire.CopySemanticsToProto(sem),
+			ResultHandles: handles,
+		}
+		if memoryKind != nil {
+			k := string(*memoryKind)
+			req.MemoryKind = &k
+		}
+		groupIns := make([]*array, len(pos))
+		groupSpecs := make([]ifrt.ArraySpec, len(pos))
+		for j, i := range pos {
+			req.ArrayHandles = append(req.ArrayHandles, ins[i].handle)
+			groupIns[j], groupSpecs[j] = ins[i], specs[i]
+		}
+		res, err := c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyArraysRequest{CopyArraysRequest: req}},
+			handles, groupSpecs, donatedIf(sem, groupIns))
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range pos {
+			out[i] = res[j]
+		}
 	}
-	req := &proxypb.CopyArraysRequest{
-		ArrayHandles:  inHandles,
-		DeviceIds:     wire.DeviceIDs(devices),
-		CopySemantics: wire.CopySemanticsToProto(sem),
-		ResultHandles: handles,
-	}
-	if memoryKind != nil {
-		k := string(*memoryKind)
-		req.MemoryKind = &k
-	}
-	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyArraysRequest{CopyArraysRequest: req}},
-		handles, specs, donatedIf(sem, ins))
+	return out, nil
 }
 
 // Reshard gives each array the sharding of its spec (ReshardArraysRequest).

@@ -310,3 +310,33 @@ func TestConcurrentChurn(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestCopyArraysFromDifferentDevices(t *testing.T) {
+	c := dial(t, startServer(t, 3))
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	devs := c.AddressableDevices()
+	var in []ifrt.Array
+	for i := range 2 {
+		a, err := c.MakeArrayFromHostBuffer(ctx, []byte{byte(10 + i)}, ifrt.ArraySpec{
+			DType: ifrt.U8, Shape: ifrt.Shape{1}, Sharding: ifrt.NewSingleDeviceSharding(devs[i], "")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, a)
+	}
+	out, err := c.CopyArrays(ctx, in, devs[2:], nil, ifrt.DonateInput)
+	if err != nil {
+		t.Fatalf("CopyArrays: %v", err)
+	}
+	for i, a := range out {
+		got := make([]byte, 1)
+		if err := a.CopyToHostBuffer(ctx, got, nil); err != nil || got[0] != byte(10+i) || a.Sharding().Devices()[0].ID != devs[2].ID {
+			t.Errorf("copy %d: %v on %v, %v", i, got, a.Sharding().Devices(), err)
+		}
+		if !in[i].IsDeleted() {
+			t.Errorf("donated input %d is alive", i)
+		}
+	}
+}

@@ -27,15 +27,27 @@
 // buffers travel on a second connection, as in jaxlib, so that bulk transfers do
 // not hold up the session's messages.
 //
-// What goes over the wire: array bytes are uploaded with HostBufferStore in 1 MiB
-// chunks while MakeArrayFromHostBuffer names the array with the buffer's
-// client-generated handle; reads are CopyToHostBuffer, HostBufferLookup and an
-// asynchronous HostBufferDelete. Array operations (assemble, disassemble, copy,
-// reshard, remap, fully replicated shard) name their results with
-// client-generated handles. MLIR programs are sent unchanged as
-// xla::ifrt::XlaProgram with xla::ifrt::XlaCompileOptions (CompileOptions.XLA,
-// plus a device assignment for CompileOptions.Devices); plugin programs as
-// xla::ifrt::PluginProgram.
+// What goes over the wire follows jaxlib, so that servers whose backends accept
+// only what PJRT-based IFRT accepts work too:
+//
+//   - Writes: the bytes go up with HostBufferStore, in 1 MiB chunks, while
+//     MakeArrayFromHostBuffer names the array with the buffer's client-generated
+//     handle. A sharded (not replicated) array goes shard by shard: one host
+//     buffer per distinct shard and one MakeArraysFromHostBufferShards request.
+//   - Reads: a single-device array is read with CopyToHostBuffer,
+//     HostBufferLookup and an asynchronous HostBufferDelete; a replicated array
+//     through its FullyReplicatedShard; a sharded one through
+//     DisassembleIntoSingleDeviceArrays, reading the shards in parallel and
+//     assembling them in the client.
+//   - Array operations (assemble, disassemble, copy, reshard, remap, fully
+//     replicated shard) name their results with client-generated handles;
+//     copies of arrays on different devices go in one request per device list.
+//   - Programs: MLIR modules are sent unchanged as xla::ifrt::XlaProgram with
+//     xla::ifrt::XlaCompileOptions (CompileOptions.XLA, plus a device
+//     assignment for CompileOptions.Devices); plugin programs as
+//     xla::ifrt::PluginProgram. Compile waits for the executable's ready future
+//     and fetches its metadata; the first Execute learns the output specs from
+//     the response, later ones name their outputs with client handles.
 //
 // Where jaxlib fires off array operations and later executions without waiting
 // for the response, this client waits for it (the messages are the same), so
