@@ -342,6 +342,11 @@ func strides(shape []int64) []int {
 // forEachIndex calls f with every multi-index of shape in row-major order;
 // the slice is reused between calls.
 func forEachIndex(shape []int64, f func(idx []int64)) {
+	walkIndex(shape, func(idx []int64) bool { f(idx); return true })
+}
+
+// walkIndex is forEachIndex that stops when f returns false.
+func walkIndex(shape []int64, f func(idx []int64) bool) {
 	n := int64(1)
 	for _, d := range shape {
 		n *= d
@@ -351,7 +356,9 @@ func forEachIndex(shape []int64, f func(idx []int64)) {
 	}
 	idx := make([]int64, len(shape))
 	for {
-		f(idx)
+		if !f(idx) {
+			return
+		}
 		d := len(shape) - 1
 		for ; d >= 0; d-- {
 			idx[d]++

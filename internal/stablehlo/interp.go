@@ -24,6 +24,25 @@ type evaluator struct {
 	mod   *Module
 	depth int
 	frame []*array // frame of the function being evaluated
+	ticks uint     // loop iterations, to poll ctx now and then
+}
+
+// forEach is forEachIndex for evaluators: it polls ctx every few thousand
+// iterations (shared across nested loops), so huge windows or index spaces
+// stop promptly when the caller cancels, and returns ctx's error.
+func (ev *evaluator) forEach(shape []int64, f func(idx []int64)) error {
+	var err error
+	walkIndex(shape, func(idx []int64) bool {
+		ev.ticks++
+		if ev.ticks%4096 == 0 {
+			if err = ev.ctx.Err(); err != nil {
+				return false
+			}
+		}
+		f(idx)
+		return true
+	})
+	return err
 }
 
 // Run executes @main on args and returns its results. Arguments must match

@@ -203,11 +203,11 @@ func evalConvolution(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	cPerGroup, oPerGroup, oPerBatchGroup := C/groups, O/groups, O/batchGroups
 	outPos := 0
-	forEachIndex(os, func(oi []int64) {
+	err = ev.forEach(os, func(oi []int64) {
 		bOut, fOut := oi[d.outBatch], oi[d.outFeature]
 		g := fOut / oPerGroup
 		bIn := (fOut/oPerBatchGroup)*(N/batchGroups) + bOut
-		forEachIndex(kSpatialShape, func(kw []int64) {
+		_ = ev.forEach(kSpatialShape, func(kw []int64) {
 			lBase := int(bIn) * lst[d.inBatch]
 			kBase := int(fOut) * kst[d.kOut]
 			for i := 0; i < ns; i++ {
@@ -241,6 +241,9 @@ func evalConvolution(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 		})
 		outPos++
 	})
+	if err != nil {
+		return nil, err
+	}
 	out.normalize()
 	return []*array{out}, nil
 }

@@ -132,7 +132,7 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	startBuf := make([]int64, nIdx)
 	k := 0
 	var ferr error
-	forEachIndex(rt.Shape, func(ri []int64) {
+	err = ev.forEach(rt.Shape, func(ri []int64) {
 		for j, d := range batchDims {
 			bi[j] = ri[d]
 			if bi[j] >= indices.t.Shape[dimSkipping(j, g.indexVectorDim)] {
@@ -160,6 +160,9 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 		copyElem(out, k, operand, p)
 		k++
 	})
+	if err != nil {
+		return nil, err
+	}
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -267,7 +270,7 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	startBuf := make([]int64, nIdx)
 	k := 0
 	var ferr error
-	forEachIndex(ushape, func(ui []int64) {
+	err = ev.forEach(ushape, func(ui []int64) {
 		if ferr != nil {
 			return
 		}
@@ -305,6 +308,9 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 		}
 		ferr = red.fold(results, p, updates, k)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if ferr != nil {
 		return nil, ferr
 	}

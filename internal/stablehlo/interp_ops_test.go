@@ -300,3 +300,23 @@ func TestUnsupported(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeWindowHonoursContext checks that a window loop far too long to
+// finish stops when the context ends instead of running on.
+func TestHugeWindowHonoursContext(t *testing.T) {
+	m := mustParse(t, `func.func @main(%x: tensor<4xf32>) -> tensor<1xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%x, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 1000000000000>} : (tensor<4xf32>, tensor<f32>) -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}`)
+	ctx, cancel := contextWithShortTimeout()
+	defer cancel()
+	_, err := m.Run(ctx, []*Tensor{literal(t, "tensor<4xf32>", "[1.0, 2.0, 3.0, 4.0]")})
+	if err == nil || err != ctx.Err() {
+		t.Fatalf("Run error = %v, want %v", err, ctx.Err())
+	}
+}

@@ -313,11 +313,11 @@ func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	src := strides(shape)
 	o := 0
 	var ferr error
-	forEachIndex(rt.Shape, func(oi []int64) {
+	err = ev.forEach(rt.Shape, func(oi []int64) {
 		if ferr != nil {
 			return
 		}
-		forEachIndex(window, func(wi []int64) {
+		ferr = ev.forEach(window, func(wi []int64) {
 			if ferr != nil {
 				return
 			}
@@ -329,10 +329,15 @@ func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 				}
 				p += int(c/bdil[d]) * src[d]
 			}
-			ferr = red.fold(acc, o, inputs, p)
+			if ferr == nil {
+				ferr = red.fold(acc, o, inputs, p)
+			}
 		})
 		o++
 	})
+	if err != nil {
+		return nil, err
+	}
 	if ferr != nil {
 		return nil, ferr
 	}

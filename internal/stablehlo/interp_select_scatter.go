@@ -51,12 +51,12 @@ func evalSelectAndScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) 
 	st := strides(shape)
 	s := 0
 	var ferr error
-	forEachIndex(source.t.Shape, func(si []int64) {
+	err = ev.forEach(source.t.Shape, func(si []int64) {
 		if ferr != nil {
 			return
 		}
 		best := -1
-		forEachIndex(window, func(wi []int64) {
+		werr := ev.forEach(window, func(wi []int64) {
 			if ferr != nil {
 				return
 			}
@@ -85,11 +85,17 @@ func evalSelectAndScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) 
 				best = p
 			}
 		})
+		if werr != nil && ferr == nil {
+			ferr = werr
+		}
 		if best >= 0 && ferr == nil {
 			ferr = scatter.fold([]*array{out}, best, []*array{source}, s)
 		}
 		s++
 	})
+	if err != nil {
+		return nil, err
+	}
 	if ferr != nil {
 		return nil, ferr
 	}
