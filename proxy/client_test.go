@@ -630,3 +630,50 @@ func TestShardedPutsGoShardByShard(t *testing.T) {
 		t.Fatalf("replicated MakeArrayFromHostBuffer: %v", err)
 	}
 }
+
+func TestAbandonedExecuteFreesItsOutputs(t *testing.T) {
+	f := newFakeServer()
+	release := make(chan struct{})
+	const out = 1<<48 + 42
+	f.handle = func(req *proxypb.IfrtRequest) *proxypb.IfrtResponse {
+		switch req.Request.(type) {
+		case *proxypb.IfrtRequest_CompileRequest:
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CompileResponse{CompileResponse: &proxypb.CompileResponse{
+				LoadedExecutableHandle: 1<<48 + 1, DeviceIds: []int32{0},
+			}}}
+		case *proxypb.IfrtRequest_LoadedExecutableMetadataRequest:
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableMetadataResponse{
+				LoadedExecutableMetadataResponse: &proxypb.LoadedExecutableMetadataResponse{},
+			}}
+		case *proxypb.IfrtRequest_LoadedExecutableExecuteRequest:
+			<-release
+			dt, _ := wire.DTypeToProto(ifrt.F32)
+			sh, _ := wire.ShardingToProto(ifrt.NewSingleDeviceSharding(&ifrt.Device{ID: 0}, ""))
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableExecuteResponse{
+				LoadedExecutableExecuteResponse: &proxypb.LoadedExecutableExecuteResponse{Outputs: []*proxypb.LoadedExecutableExecuteResponse_Output{
+					{Dtype: dt, Shape: wire.ShapeToProto(ifrt.Shape{}), Sharding: sh, ArrayHandle: out},
+				}},
+			}}
+		}
+		return nil
+	}
+	c := dialFake(t, f)
+	exe, err := c.Compile(testContext(t), &ifrt.MLIRProgram{Module: []byte("module {}")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(testContext(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := exe.Execute(ctx, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Execute = %v, want the context's deadline", err)
+	}
+	close(release)
+	f.waitFor(t, "DestructArray of the abandoned output", func() bool {
+		for _, b := range f.destructed {
+			if slices.Contains(b, out) {
+				return true
+			}
+		}
+		return false
+	})
+}

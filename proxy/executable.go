@@ -33,9 +33,14 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{
+	resp, err := c.sess.callOrLate(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{
 		CompileRequest: &proxypb.CompileRequest{Program: prog, CompileOptions: copts},
-	}})
+	}}, func(resp *proxypb.IfrtResponse) {
+		// The caller gave up: free the executable it will never see.
+		if h := resp.GetCompileResponse().GetLoadedExecutableHandle(); h != 0 {
+			c.destructExecutable(destructArg{h, &executableState{}})
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -272,9 +277,14 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			}
 		}
 	}
-	resp, err := e.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
+	resp, err := e.c.sess.callOrLate(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
 		LoadedExecutableExecuteRequest: req,
-	}})
+	}}, func(resp *proxypb.IfrtResponse) {
+		// The caller gave up: free the outputs the server named.
+		for _, o := range resp.GetLoadedExecutableExecuteResponse().GetOutputs() {
+			e.c.destructHandle(o.GetArrayHandle())
+		}
+	})
 	if err == nil {
 		var r *proxypb.LoadedExecutableExecuteResponse
 		if r, err = typed(resp.GetLoadedExecutableExecuteResponse(), "LoadedExecutableExecuteRequest"); err == nil {

@@ -176,23 +176,55 @@ func (s *session) sendLocked(req *proxypb.IfrtRequest, f responseFunc) error {
 // Internal. If ctx ends first, call returns ctx's error and the response, when it
 // comes, is dropped.
 func (s *session) call(ctx context.Context, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, error) {
+	return s.callOrLate(ctx, req, nil)
+}
+
+// callOrLate is call, except that a successful response that comes after ctx
+// ended goes to late (on the receive goroutine, so late must not block), which
+// can free what the server made for a caller that is gone.
+func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late func(*proxypb.IfrtResponse)) (*proxypb.IfrtResponse, error) {
 	type result struct {
 		resp *proxypb.IfrtResponse
 		err  error
 	}
+	var (
+		mu        sync.Mutex
+		abandoned bool
+	)
 	ch := make(chan result, 1)
-	if err := s.send(req, func(resp *proxypb.IfrtResponse, err error) { ch <- result{resp, err} }); err != nil {
+	err := s.send(req, func(resp *proxypb.IfrtResponse, err error) {
+		mu.Lock()
+		gone := abandoned
+		if !gone {
+			ch <- result{resp, err}
+		}
+		mu.Unlock()
+		if gone && late != nil && err == nil && responseError(resp) == nil {
+			late(resp)
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
+	var r result
 	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.resp, responseError(r.resp)
+	case r = <-ch:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		mu.Lock()
+		select {
+		case r = <-ch: // it came just now
+		default:
+			abandoned = true
+		}
+		mu.Unlock()
+		if abandoned {
+			return nil, ctx.Err()
+		}
 	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.resp, responseError(r.resp)
 }
 
 // future sends req and returns a future resolved with the response's error.
