@@ -279,14 +279,25 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}}
 		} else {
 			params, outs := e.xla.Parameters(), e.xla.Outputs()
-			m.ParameterShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
 			m.OutputShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
-			pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 			ol := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 			kinds := &proxypb.LoadedExecutableMetadataResponse_MemoryKindList{}
-			for _, p := range params {
-				m.ParameterShardings.Shardings = append(m.ParameterShardings.Shardings, opShardingOf(p))
-				pl.Layouts = append(pl.Layouts, layoutOf(p))
+			// A backend that compiled bytecode it does not read may not know the
+			// parameters (ifrt cannot tell "none" from "unknown"). Then the
+			// parameter metadata is left unknown, which jaxlib accepts: it keeps
+			// the shardings and layouts of its own lowering and asks
+			// IsArrayDeleted after executions instead of trusting a donation list.
+			paramsKnown := len(params) > 0
+			if paramsKnown {
+				m.ParameterShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
+				pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
+				for _, p := range params {
+					m.ParameterShardings.Shardings = append(m.ParameterShardings.Shardings, opShardingOf(p))
+					pl.Layouts = append(pl.Layouts, layoutOf(p))
+				}
+				m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsList{ParameterLayoutsList: pl}
+			} else {
+				m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsError{ParameterLayoutsError: unimplementedStatus("the parameter layouts of this executable")}
 			}
 			for _, p := range outs {
 				m.OutputShardings.Shardings = append(m.OutputShardings.Shardings, opShardingOf(p))
@@ -297,14 +308,17 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 				}
 				kinds.MemoryKinds = append(kinds.MemoryKinds, string(kind))
 			}
-			m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsList{ParameterLayoutsList: pl}
 			m.OutputLayouts = &proxypb.LoadedExecutableMetadataResponse_OutputLayoutsList{OutputLayoutsList: ol}
 			m.OutputMemoryKinds = &proxypb.LoadedExecutableMetadataResponse_OutputMemoryKind{MemoryKindLists: []*proxypb.LoadedExecutableMetadataResponse_MemoryKindList{kinds}}
-			donated := &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}
-			for _, i := range e.xla.DonatableParameters() {
-				donated.DonatedInputIndices = append(donated.DonatedInputIndices, uint32(i))
+			if paramsKnown {
+				donated := &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}
+				for _, i := range e.xla.DonatableParameters() {
+					donated.DonatedInputIndices = append(donated.DonatedInputIndices, uint32(i))
+				}
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: donated}
+			} else {
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndicesError{DonatedInputIndicesError: unimplementedStatus("the donated inputs of this executable")}
 			}
-			m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: donated}
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableMetadataResponse{LoadedExecutableMetadataResponse: m}}, nil
 	}, nil

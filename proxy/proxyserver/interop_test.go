@@ -66,6 +66,9 @@ type interopServer struct {
 
 func startInteropServer(t *testing.T, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("interop tests run real JAX processes; skipped with -short")
+	}
 	testenv.Python(t) // skip (or fail) before starting anything
 	c := b.newClient(t)
 	logs := &syncBuffer{}
@@ -247,7 +250,12 @@ func TestInteropErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !b.compilesBytecode {
+			if b.compilesBytecode {
+				var r struct{ OK []float64 }
+				if err := json.Unmarshal(out["jit"], &r); err != nil || fmt.Sprint(r.OK) != "[1 3 5 7 9 11 13 15]" {
+					t.Errorf("jit(a*2+1) = %s, want [1 3 5 ... 15]", out["jit"])
+				}
+			} else {
 				e := decode[pyError](t, out, "jit")
 				if e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "UNIMPLEMENTED") {
 					t.Errorf("jit on a backend without a bytecode compiler raised %+v, want JaxRuntimeError(UNIMPLEMENTED: ...)", e)
@@ -265,6 +273,72 @@ func TestInteropErrors(t *testing.T) {
 			}
 			if v := decode[[]int](t, out, "after"); fmt.Sprint(v) != "[1 1 1]" {
 				t.Errorf("after the errors = %v", v)
+			}
+			s.expectFreed(t, b)
+		})
+	}
+}
+
+// jitEnv runs the proxy as the default backend next to local CPU JAX, which
+// computes the reference results.
+var jitEnv = []string{"JAX_PLATFORMS=proxy,cpu"}
+
+func TestInteropJit(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			if !b.compilesBytecode {
+				t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+			}
+			s := startInteropServer(t, b, nil)
+			out, err := s.runScript(t, "jit_ops.py", jitEnv...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, e := range decode[map[string]float64](t, out, "errors") {
+				tol := 1e-5
+				if name == "sharded_matmul" { // against numpy, not XLA
+					tol = 1e-4
+				}
+				if e > tol {
+					t.Errorf("%s differs from local CPU JAX by %g (tolerance %g)", name, e, tol)
+				}
+			}
+			if got := decode[string](t, out, "sharded_out"); got != "P('x', 'y')" {
+				t.Errorf("sharded matmul output sharding = %s", got)
+			}
+			if n := decode[int](t, out, "sharded_shards"); n != 8 {
+				t.Errorf("sharded matmul output has %d shards, want 8", n)
+			}
+			if !decode[bool](t, out, "donated_deleted") || decode[float64](t, out, "donated_result") != 3 {
+				t.Errorf("donation: deleted=%s result=%s", out["donated_deleted"], out["donated_result"])
+			}
+			if got := decode[[]float64](t, out, "chained"); fmt.Sprint(got) != "[10 10 10 10 10 10 10 10]" {
+				t.Errorf("chained dispatches = %v", got)
+			}
+			s.expectFreed(t, b)
+		})
+	}
+}
+
+func TestInteropTrainMLP(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			if !b.compilesBytecode {
+				t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+			}
+			s := startInteropServer(t, b, nil)
+			out, err := s.runScript(t, "train_mlp.py", jitEnv...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := decode[float64](t, out, "param_err"); e > 1e-5 {
+				t.Errorf("parameters after 20 steps differ from local CPU JAX by %g", e)
+			}
+			if e := decode[float64](t, out, "loss_err"); e > 1e-5 {
+				t.Errorf("losses differ from local CPU JAX by %g", e)
+			}
+			if !decode[bool](t, out, "decreased") {
+				t.Errorf("the loss did not decrease: %s", out["losses"])
 			}
 			s.expectFreed(t, b)
 		})

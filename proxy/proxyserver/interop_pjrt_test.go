@@ -1,0 +1,53 @@
+package proxyserver_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/pjrt"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt"
+)
+
+// The CPU PJRT plugin built from jaxlib's XLA (lammps-jax-pjrt-cpu) compiles
+// the bytecode JAX sends, SPMD programs included, so the jit scripts run
+// against it. (The xla-cpu-pjrt plugin lacks the Shardings extension that
+// pjrtifrt needs for SPMD bytecode.) Only this test file links pjrt; the
+// server does not.
+func init() {
+	interopBackends = append(interopBackends, interopBackend{
+		name:             "pjrt_cpu",
+		compilesBytecode: true,
+		newClient: func(t *testing.T) ifrt.Client {
+			path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
+			if path == "" {
+				path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
+			}
+			if _, err := os.Stat(path); err != nil {
+				testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: 8})
+			if errors.Is(err, pjrt.ErrCgoUnavailable) {
+				t.Skip("built without cgo")
+			}
+			if err != nil {
+				t.Fatalf("pjrtifrt.New(%s): %v", path, err)
+			}
+			return c
+		},
+		live: func(c ifrt.Client) (int, int, bool) {
+			var p *pjrtifrt.Client
+			if !c.As(&p) {
+				return 0, 0, false
+			}
+			a, e := p.Live()
+			return a, e, true
+		},
+	})
+}
