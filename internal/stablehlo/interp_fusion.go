@@ -8,7 +8,7 @@ package stablehlo
 
 const (
 	fusionMinElements = 1 << 12
-	fusionTile        = 1 << 12
+	fusionTile        = 1 << 10
 )
 
 // fusedRef names a step operand: an input of the fused op (ext >= 0) or
