@@ -10,7 +10,7 @@ import (
 // into tiles) and with a reshape after every op, which prevents fusion and
 // buffer reuse patterns from lining up. Results must be bit-identical.
 func TestFusionMatchesUnfused(t *testing.T) {
-	const n = 3*fusionTile + 17 // several tiles and a ragged end
+	const n = fusionMinElements + 2*fusionTile + 17 // several tiles and a ragged end
 	for _, elem := range []string{"f32", "bf16", "f16", "f64"} {
 		t.Run(elem, func(t *testing.T) {
 			typ := fmt.Sprintf("tensor<%dx%s>", n, elem)
