@@ -97,6 +97,9 @@ func TestConformance(t *testing.T) {
 		tcp     bool
 	}{{"bufconn8", 8, false}, {"bufconn3", 3, false}, {"tcp8", 8, true}} {
 		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.name != "bufconn8" {
+				t.Skip("one transport is enough in -short mode")
+			}
 			ifrttest.RunConformance(t, ifrttest.Harness{
 				NewClient: func(t *testing.T) ifrt.Client {
 					if tc.tcp {

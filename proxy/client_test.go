@@ -677,3 +677,40 @@ func TestAbandonedExecuteFreesItsOutputs(t *testing.T) {
 		return false
 	})
 }
+
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	f := newFakeServer()
+	c := dialFake(t, f)
+	ctx := testContext(t)
+	spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{4}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	for range 3 {
+		a, err := c.MakeArrayFromHostBuffer(ctx, []byte{1, 2, 3, 4}, spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.CopyToHostBuffer(ctx, make([]byte, 4), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	ours := func() []string {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		var found []string
+		for _, g := range bytes.Split(buf, []byte("\n\n")) {
+			client := bytes.Contains(g, []byte("pathways/proxy.(*Client)")) || bytes.Contains(g, []byte("pathways/proxy.(*session)")) ||
+				bytes.Contains(g, []byte("pathways/proxy.(*array)"))
+			if client && !bytes.Contains(g, []byte("TestCloseLeavesNoGoroutines")) {
+				found = append(found, string(g))
+			}
+		}
+		return found
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for left := ours(); len(left) > 0; left = ours() {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines of the client outlive Close:\n%s", left[0])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
