@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -216,28 +217,30 @@ func (s *Server) Sessions() int {
 }
 
 // GetVersion negotiates the protocol version; see wire.NegotiateVersion.
-func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequest) (*proxypb.GrpcGetVersionResponse, error) {
+func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequest) (_ *proxypb.GrpcGetVersionResponse, err error) {
+	defer s.recoverRPC("GetVersion", &err)
 	addr := ""
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		addr = p.Addr.String()
 	}
 	min, max := req.GetMinVersion(), req.GetMaxVersion()
-	v, err := wire.NegotiateVersion(min, max)
+	v, nerr := wire.NegotiateVersion(min, max)
 	s.log.Info("ifrt proxy client version",
 		"peer", addr,
 		"client_protocol_min", min.GetProtocolVersion(), "client_protocol_max", max.GetProtocolVersion(),
 		"client_serdes_min", min.GetIfrtSerdesVersionNumber(), "client_serdes_max", max.GetIfrtSerdesVersionNumber(),
 		"server_protocol_min", wire.ProtocolMin, "server_protocol_max", wire.ProtocolMax,
 		"chosen_protocol", v.GetProtocolVersion(), "chosen_serdes", v.GetIfrtSerdesVersionNumber(),
-		"error", err)
-	if err != nil {
-		return nil, wire.ErrorToGRPC(err)
+		"error", nerr)
+	if nerr != nil {
+		return nil, wire.ErrorToGRPC(nerr)
 	}
 	return &proxypb.GrpcGetVersionResponse{Version: v}, nil
 }
 
 // IfrtSession serves one client session; see session.go.
-func (s *Server) IfrtSession(stream proxypb.GrpcIfrtService_IfrtSessionServer) error {
+func (s *Server) IfrtSession(stream proxypb.GrpcIfrtService_IfrtSessionServer) (err error) {
+	defer s.recoverRPC("IfrtSession", &err)
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(SessionMetadataKey)
 	if len(vals) == 0 {
@@ -286,7 +289,8 @@ func (s *Server) session(id uint64) (*session, error) {
 }
 
 // HostBufferStore receives one host buffer in chunks.
-func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) error {
+func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) (err error) {
+	defer s.recoverRPC("HostBufferStore", &err)
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(HostBufferMetadataKey)
 	if len(vals) == 0 {
@@ -332,7 +336,8 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 
 // HostBufferLookup streams one host buffer back, in chunks; at least one
 // message, even for an empty buffer.
-func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stream proxypb.GrpcIfrtService_HostBufferLookupServer) error {
+func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stream proxypb.GrpcIfrtService_HostBufferLookupServer) (err error) {
+	defer s.recoverRPC("HostBufferLookup", &err)
 	ss, err := s.session(req.GetSessionId())
 	if err != nil {
 		return err
@@ -353,7 +358,8 @@ func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stre
 }
 
 // HostBufferDelete drops one host buffer.
-func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBufferDeleteRequest) (*proxypb.GrpcHostBufferDeleteResponse, error) {
+func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBufferDeleteRequest) (_ *proxypb.GrpcHostBufferDeleteResponse, err error) {
+	defer s.recoverRPC("HostBufferDelete", &err)
 	ss, err := s.session(req.GetSessionId())
 	if err != nil {
 		return nil, err
@@ -362,6 +368,15 @@ func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBuff
 		return nil, wire.ErrorToGRPC(err)
 	}
 	return &proxypb.GrpcHostBufferDeleteResponse{}, nil
+}
+
+// recoverRPC turns a panic in an RPC handler into an INTERNAL error, logged
+// with its stack.
+func (s *Server) recoverRPC(method string, err *error) {
+	if r := recover(); r != nil {
+		s.log.Error("ifrt proxy RPC panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+		*err = status.Errorf(codes.Internal, "%s: internal error: %v", method, r)
+	}
 }
 
 // HostBufferReadFromDisk is the optional file-based transfer, which clients

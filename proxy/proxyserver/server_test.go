@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/test/bufconn"
 	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -560,6 +563,42 @@ func TestConcurrentSessions(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+	h.expectFreed(t)
+}
+
+// TestRegisterAndClose mounts the service on a grpc.Server the test owns:
+// Close still ends the open sessions and frees what they held.
+func TestRegisterAndClose(t *testing.T) {
+	checkGoroutines(t)
+	backend, _ := gocpu.New(gocpu.Config{})
+	defer backend.Close()
+	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	srv.Register(gs)
+	lis := bufconn.Listen(1 << 20)
+	go gs.Serve(lis)
+	defer gs.Stop()
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	h := &harness{t: t, srv: srv, backend: backend, conn: conn, client: proxypb.NewGrpcIfrtServiceClient(conn), logs: &syncBuffer{}}
+	s := h.session(t)
+	s.makeArray(1, f32bytes(1, 2), ifrt.F32, ifrt.Shape{2}, ifrt.NewSingleDeviceSharding(backend.Devices()[0], ""))
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.ended:
+	case <-time.After(testTimeout):
+		t.Fatal("Close did not end the session")
 	}
 	h.expectFreed(t)
 }

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -72,12 +75,36 @@ func (s *session) run() error {
 		s.teardown()
 		s.log.Info("ifrt proxy session ended", "duration", time.Since(start))
 	}()
-	for {
-		req, err := s.stream.Recv()
-		if err != nil {
-			return nil
+	// Requests are read on their own goroutine so that closing the server ends
+	// the session even when the stream's transport is the caller's (Register).
+	reqs := make(chan *proxypb.IfrtRequest)
+	go func() {
+		defer close(reqs)
+		for {
+			req, err := s.stream.Recv()
+			if err != nil {
+				return
+			}
+			select {
+			case reqs <- req:
+			case <-s.ctx.Done():
+				return
+			}
 		}
-		s.dispatch(req)
+	}()
+	for {
+		select {
+		case req, ok := <-reqs:
+			if !ok {
+				return nil
+			}
+			s.dispatch(req)
+		case <-s.ctx.Done():
+			if s.stream.Context().Err() != nil {
+				return nil
+			}
+			return status.Error(codes.Unavailable, "the IFRT proxy server is closing")
+		}
 	}
 }
 
