@@ -80,10 +80,19 @@ func (a *array) size() int {
 // withType returns a shallow copy sharing storage but with another shape
 // (same element type); used by reshape.
 func (a *array) withType(t TensorType) *array {
-	a.shared = true
+	a.markShared()
 	c := *a
 	c.t = t
 	return &c
+}
+
+// markShared flags a's storage as referenced from elsewhere. Arrays cached
+// in the Module (constants) are shared from the start, so concurrent Runs
+// only ever read the flag on them.
+func (a *array) markShared() {
+	if !a.shared {
+		a.shared = true
+	}
 }
 
 // signExtend wraps v to the width of a signed integer type.

@@ -153,7 +153,7 @@ func (ev *evaluator) runRegion(r *Region, args []*array) ([]*array, error) {
 		}
 		for _, o := range out {
 			if o != nil && (len(op.regions) > 0 || op.callee != "" || containsArray(in, o)) {
-				o.shared = true // may also live in another slot or frame
+				o.markShared() // may also live in another slot or frame
 			}
 		}
 		for i, s := range op.results {

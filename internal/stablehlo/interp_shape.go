@@ -4,6 +4,9 @@ package stablehlo
 // index of its source element and lets take copy the data.
 
 func evalConstant(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if op.constant != nil {
+		return []*array{op.constant}, nil
+	}
 	a := op.attrs["value"]
 	if a == nil || a.Kind != AttrDense {
 		return nil, unimplementedf("only dense constants are supported")

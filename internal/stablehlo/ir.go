@@ -60,6 +60,7 @@ type Op struct {
 	eval        evalFunc
 	lastUse     []bool        // per operand: no later op reads it (see markLastUses)
 	fused       *fusedProgram // set on ops made by fuseRegion
+	constant    *array        // small constants, decoded once by Parse (shared)
 }
 
 // NumPartitions returns mhlo.num_partitions (default 1).

@@ -263,6 +263,7 @@ func (p *parser) resolveRegion(r *Region) error {
 			return err
 		}
 		op.eval = lookupEval(op)
+		cacheConstant(op)
 		if op.eval == nil && m.unsupported == nil {
 			m.unsupported = unimplementedf("%d:%d: op %s is not supported by the interpreter", op.line, op.col, op.Name)
 		}
@@ -314,4 +315,22 @@ func sortedFuncNames(m map[string]*Func) []string {
 		}
 	}
 	return names
+}
+
+// maxCachedConstant bounds the constants Parse decodes ahead of time; larger
+// ones (often splats) are materialized per Run instead of held in memory.
+const maxCachedConstant = 1 << 16
+
+// cacheConstant decodes a small stablehlo.constant once. The array is
+// marked shared, so no Run ever writes to it.
+func cacheConstant(op *Op) {
+	a := op.attrs["value"]
+	if op.Name != "stablehlo.constant" || a == nil || a.Kind != AttrDense || len(op.resultTypes) != 1 ||
+		op.resultTypes[0].NumElements() > maxCachedConstant {
+		return
+	}
+	if arr, err := denseArray(a, op.resultTypes[0]); err == nil {
+		arr.shared = true
+		op.constant = arr
+	}
 }
