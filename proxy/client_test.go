@@ -714,3 +714,68 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestUnknownDonationAsksTheServer(t *testing.T) {
+	f := newFakeServer()
+	f.handle = func(req *proxypb.IfrtRequest) *proxypb.IfrtResponse {
+		switch r := req.Request.(type) {
+		case *proxypb.IfrtRequest_CompileRequest:
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CompileResponse{CompileResponse: &proxypb.CompileResponse{
+				LoadedExecutableHandle: 1<<48 + 1, DeviceIds: []int32{0},
+			}}}
+		case *proxypb.IfrtRequest_LoadedExecutableMetadataRequest:
+			// No donated_input_indices: donation unknown.
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableMetadataResponse{
+				LoadedExecutableMetadataResponse: &proxypb.LoadedExecutableMetadataResponse{},
+			}}
+		case *proxypb.IfrtRequest_LoadedExecutableExecuteRequest:
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableExecuteResponse{
+				LoadedExecutableExecuteResponse: &proxypb.LoadedExecutableExecuteResponse{},
+			}}
+		case *proxypb.IfrtRequest_IsArrayDeletedRequest:
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_IsArrayDeletedResponse{
+				IsArrayDeletedResponse: &proxypb.IsArrayDeletedResponse{Deleted: r.IsArrayDeletedRequest.GetArrayHandle()%2 == 1},
+			}}
+		}
+		return nil
+	}
+	c := dialFake(t, f)
+	ctx := testContext(t)
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte("module {}")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{1}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	var args []ifrt.Array
+	for range 2 {
+		a, err := c.MakeArrayFromHostBuffer(ctx, []byte{1}, spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, a)
+	}
+	if args[0].IsDeleted() {
+		t.Fatal("IsDeleted before any execution")
+	}
+	if _, err := exe.Execute(ctx, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range args {
+		var h ArrayHandle
+		a.As(&h)
+		if want := uint64(h)%2 == 1; a.IsDeleted() != want {
+			t.Errorf("arg %d (handle %d): IsDeleted() = %v, want the server's %v", i, h, !want, want)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, r := range f.requests {
+		if r.GetIsArrayDeletedRequest() != nil {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d IsArrayDeleted requests, want one per argument", n)
+	}
+}
