@@ -161,6 +161,8 @@ func (p *parser) parseAttrValueNoType() *Attr {
 			return &Attr{Kind: AttrUnit}
 		case "dense":
 			return p.parseDense()
+		case "dense_resource":
+			p.unsupportedAt(t.pos, "dense_resource constants are not supported; print the module without elided constants")
 		case "array":
 			return p.parseArrayAttr()
 		case "tensor":
