@@ -173,6 +173,18 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 	paramShardings, _ := x.ParameterShardings()
 	outShardings, _ := x.OutputShardings()
 
+	if mod != nil && len(devices) > 1 && paramShardings == nil && mod.UsesCollectives() {
+		// The partitioner decides the shardings of unannotated parameters of
+		// programs with manual parts; only the Shardings extension could tell
+		// them, and sending such a program the wrong shards makes some
+		// partitions fail while the others wait in a collective for ever.
+		for i, v := range mod.Main().Params() {
+			if v.Sharding == "" {
+				return nil, ifrt.Errorf(ifrt.Unimplemented,
+					"pjrtifrt: parameter %d of SPMD program %s has no sharding annotation and the plugin has no Shardings extension to report the one it chose", i, e.name)
+			}
+		}
+	}
 	if mod != nil {
 		e.knownParams = true
 		for i, v := range mod.Main().Params() {

@@ -1,0 +1,335 @@
+package pjrtifrt_test
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt"
+)
+
+// goldenTensor is one input or output in the JSON files written by
+// testdata/gen_programs.py and scripts/gen_stablehlo_corpus.py.
+type goldenTensor struct {
+	Type     string  `json:"type"`
+	Shape    []int64 `json:"shape"`
+	Data     string  `json:"data"`
+	Sharding string  `json:"sharding"` // HLO sharding string; "" for replicated or unknown
+}
+
+type goldenCase struct {
+	Name    string         `json:"name"`
+	Devices int            `json:"devices"`
+	Inputs  []goldenTensor `json:"inputs"`
+	Outputs []goldenTensor `json:"outputs"`
+	RTol    float64        `json:"rtol"`
+	ATol    float64        `json:"atol"`
+	Donated []int          `json:"donated"`
+}
+
+var mlirDTypes = map[string]ifrt.DType{
+	"i1": ifrt.PRED, "i8": ifrt.S8, "i16": ifrt.S16, "i32": ifrt.S32, "i64": ifrt.S64,
+	"ui8": ifrt.U8, "ui16": ifrt.U16, "ui32": ifrt.U32, "ui64": ifrt.U64,
+	"f16": ifrt.F16, "bf16": ifrt.BF16, "f32": ifrt.F32, "f64": ifrt.F64,
+}
+
+func loadCase(t testing.TB, path string) goldenCase {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c goldenCase
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
+}
+
+func (g goldenTensor) decode(t testing.TB) (ifrt.DType, ifrt.Shape, []byte) {
+	t.Helper()
+	d, ok := mlirDTypes[g.Type]
+	if !ok {
+		t.Fatalf("unknown element type %q", g.Type)
+	}
+	data, err := base64.StdEncoding.DecodeString(g.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, ifrt.Shape(g.Shape), data
+}
+
+// opSharding parses an HLO sharding string into an ifrt.OpSharding.
+func opSharding(t testing.TB, s string) ifrt.OpSharding {
+	t.Helper()
+	hs, err := stablehlo.ParseHloSharding(s)
+	if err != nil {
+		t.Fatalf("ParseHloSharding(%q): %v", s, err)
+	}
+	op := ifrt.OpSharding{
+		TileAssignmentDimensions: hs.TileAssignmentDims, TileAssignmentDevices: hs.TileAssignmentDevices,
+		IotaReshapeDims: hs.IotaReshapeDims, ReplicateOnLastTileDim: hs.ReplicateOnLastTileDim,
+	}
+	for _, p := range hs.IotaTransposePerm {
+		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
+	}
+	switch hs.Type {
+	case stablehlo.ShardingReplicated:
+		op.Type = ifrt.OpShardingReplicated
+	case stablehlo.ShardingOther:
+		op.Type = ifrt.OpShardingOther
+	default:
+		t.Fatalf("unsupported sharding %q", s)
+	}
+	for range hs.LastTileDims {
+		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	}
+	return op
+}
+
+// run compiles module for the case's devices, runs it on the case's inputs and
+// compares the outputs (contents, and shardings where the case names them).
+// It returns the compile error, if any, for the caller to judge.
+func run(t *testing.T, c *pjrtifrt.Client, module []byte, g goldenCase) error {
+	t.Helper()
+	ctx := testContext(t)
+	n := max(g.Devices, 1)
+	devs := c.AddressableDevices()
+	if len(devs) < n {
+		t.Skipf("needs %d devices", n)
+	}
+	devs = devs[:n]
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: module}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		return err
+	}
+	defer exe.Delete()
+	args := make([]ifrt.Array, len(g.Inputs))
+	for i, in := range g.Inputs {
+		d, shape, data := in.decode(t)
+		var s ifrt.Sharding = ifrt.NewSingleDeviceSharding(devs[0], "")
+		if n > 1 {
+			op := ifrt.Replicated()
+			switch params := exe.Parameters(); {
+			case in.Sharding != "":
+				op = opSharding(t, in.Sharding)
+			case i < len(params) && params[i].OpSharding != nil:
+				op = *params[i].OpSharding
+			}
+			hs, err := ifrt.NewHloSharding(devs, "", op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = hs
+		}
+		args[i] = put(t, c, data, d, shape, s)
+	}
+	res, err := exe.Execute(ctx, args, &ifrt.ExecuteOptions{FillStatus: true})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if err := res.Status.Await(ctx); err != nil {
+		t.Fatalf("execution: %v", err)
+	}
+	if len(res.Outputs) != len(g.Outputs) {
+		t.Fatalf("%d outputs, want %d", len(res.Outputs), len(g.Outputs))
+	}
+	for i, want := range g.Outputs {
+		out := res.Outputs[i]
+		d, shape, data := want.decode(t)
+		if out.DType() != d || !out.Shape().Equal(shape) {
+			t.Errorf("output %d is %v%v, want %v%v", i, out.DType(), out.Shape(), d, shape)
+			continue
+		}
+		if n > 1 {
+			op := ifrt.Replicated()
+			if want.Sharding != "" {
+				op = opSharding(t, want.Sharding)
+			}
+			ws, _ := ifrt.NewHloSharding(devs, "", op)
+			if !strings.HasPrefix(g.Name, "corpus/") && !ifrt.EquivalentShardings(out.Sharding(), ws, shape) {
+				t.Errorf("output %d has %v, want %v", i, out.Sharding(), ws)
+			}
+		}
+		if msg := compare(d, get(t, out), data, g.RTol, g.ATol); msg != "" {
+			t.Errorf("output %d: %s", i, msg)
+		}
+	}
+	for _, i := range g.Donated {
+		if !args[i].IsDeleted() {
+			t.Errorf("donated argument %d is still alive", i)
+		}
+	}
+	return nil
+}
+
+// compare returns "" when got matches want: integers and bools exactly, floats
+// within a tolerance for the type (or the case's rtol/atol when larger).
+func compare(d ifrt.DType, got, want []byte, rtol, atol float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d bytes, want %d", len(got), len(want))
+	}
+	if !d.IsFloat() {
+		if string(got) != string(want) {
+			return fmt.Sprintf("contents differ:\n got %v\nwant %v", clip(got), clip(want))
+		}
+		return ""
+	}
+	size := d.HostByteSize()
+	defRTol, defATol := 1e-5, 1e-6
+	switch d {
+	case ifrt.F64:
+		defRTol, defATol = 1e-12, 1e-300
+	case ifrt.F16, ifrt.BF16:
+		defRTol, defATol = 2e-2, 1e-3
+	}
+	rtol, atol = max(rtol, defRTol), max(atol, defATol)
+	var bad []string
+	for k := 0; k < len(got)/size; k++ {
+		x, y := float(d, got[k*size:]), float(d, want[k*size:])
+		ok := x == y || math.IsNaN(x) && math.IsNaN(y) || math.Abs(x-y) <= atol+rtol*math.Abs(y)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("[%d] %g want %g", k, x, y))
+		}
+	}
+	if len(bad) > 5 {
+		bad = append(bad[:5], fmt.Sprintf("... %d more", len(bad)-5))
+	}
+	return strings.Join(bad, "; ")
+}
+
+func clip(b []byte) []byte { return b[:min(len(b), 48)] }
+
+func float(d ifrt.DType, b []byte) float64 {
+	switch d {
+	case ifrt.F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	case ifrt.F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+	case ifrt.BF16:
+		return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
+	case ifrt.F16:
+		h := binary.LittleEndian.Uint16(b)
+		sign, exp, frac := float64(1), int(h>>10&0x1f), float64(h&0x3ff)
+		if h&0x8000 != 0 {
+			sign = -1
+		}
+		switch exp {
+		case 0:
+			return sign * math.Ldexp(frac, -24)
+		case 31:
+			if frac != 0 {
+				return math.NaN()
+			}
+			return sign * math.Inf(1)
+		}
+		return sign * math.Ldexp(1+frac/1024, exp-15)
+	}
+	return math.NaN()
+}
+
+// TestJAXPrograms compiles and runs the programs of testdata/gen_programs.py,
+// as StableHLO text and as jax.export bytecode, on each CPU plugin, and compares
+// with JAX's results. An SPMD bytecode program needs the plugin's Shardings
+// extension (xla-cpu-pjrt 0.81 lacks it): there it must fail with
+// Unimplemented.
+func TestJAXPrograms(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no programs in testdata: %v", err)
+	}
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			c := p.client(t, 8)
+			for _, f := range files {
+				g := loadCase(t, f)
+				for _, form := range []string{"mlir", "mlirbc"} {
+					t.Run(g.Name+"."+form, func(t *testing.T) {
+						module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + "." + form)
+						if err != nil {
+							t.Fatal(err)
+						}
+						err = run(t, c, module, g)
+						if err == nil {
+							return
+						}
+						if form == "mlirbc" && g.Devices > 1 && errors.Is(err, ifrt.ErrUnimplemented) {
+							t.Logf("plugin without the Shardings extension: %v", err)
+							if p == lammpsPlugin {
+								t.Errorf("the 0.115 plugin has the Shardings extension; Compile: %v", err)
+							}
+							return
+						}
+						t.Fatalf("Compile: %v", err)
+					})
+				}
+			}
+		})
+	}
+}
+
+// corpusKnownDiffs lists corpus programs whose results on a plugin differ from
+// the pinned JAX's beyond the tolerance, with the reason.
+var corpusKnownDiffs = map[string]string{
+	// XLA's default compile options make max and min ignore a NaN operand on
+	// CPU; JAX compiles with its own options, under which NaN propagates.
+	"xla_cpu/special_values_f32":    "max/min of NaN: the plugin's default options do not propagate NaN, JAX's do",
+	"lammps_cpu/special_values_f32": "max/min of NaN: the plugin's default options do not propagate NaN, JAX's do",
+	// The lammps build's XLA (jaxlib 0.11.2's) computes chlo.atan on f64
+	// differently from jaxlib 0.10.2's: most elements differ in the first digit.
+	"lammps_cpu/chlo_math_f64": "chlo.atan on f64 differs from jaxlib 0.10.2's XLA in this plugin build",
+}
+
+var numPartitions = regexp.MustCompile(`mhlo\.num_partitions = (\d+)`)
+
+// TestGoldenCorpus runs internal/stablehlo's golden corpus (StableHLO text from
+// the pinned JAX, with JAX's outputs) through pjrtifrt on each CPU plugin.
+func TestGoldenCorpus(t *testing.T) {
+	dir := filepath.Join(testenv.ModuleRoot(), "internal", "stablehlo", "testdata", "golden")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no golden corpus in %s", dir)
+	}
+	sort.Strings(files)
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			c := p.client(t, 8)
+			for _, f := range files {
+				g := loadCase(t, f)
+				t.Run(g.Name, func(t *testing.T) {
+					if why, ok := corpusKnownDiffs[p.name+"/"+g.Name]; ok {
+						t.Skip(why)
+					}
+					module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".mlir")
+					if err != nil {
+						t.Fatal(err)
+					}
+					g.Devices = 1
+					if m := numPartitions.FindSubmatch(module); m != nil {
+						g.Devices, _ = strconv.Atoi(string(m[1]))
+					}
+					g.Name = "corpus/" + g.Name
+					err = run(t, c, module, g)
+					if err != nil && g.Devices > 1 && errors.Is(err, ifrt.ErrUnimplemented) && p == cpuPlugin {
+						t.Logf("plugin without the Shardings extension: %v", err)
+					} else if err != nil {
+						t.Fatalf("Compile: %v", err)
+					}
+				})
+			}
+		})
+	}
+}
