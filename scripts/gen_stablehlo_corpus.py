@@ -413,6 +413,54 @@ def models():
     emit("mlp_grad_generic", jax.grad(loss), params, xb, yb, generic=True, rtol=1e-4, atol=1e-5)
 
 
+def transformer():
+    d, heads, seq = 16, 2, 6
+
+    def layer_norm(x, g, b):
+        mu = jnp.mean(x, -1, keepdims=True)
+        var = jnp.var(x, -1, keepdims=True)
+        return (x - mu) * lax.rsqrt(var + 1e-5) * g + b
+
+    def block(p, x):
+        h = layer_norm(x, p["g1"], p["b1"])
+        q, k, v = jnp.split(h @ p["wqkv"], 3, axis=-1)
+        split = lambda t: t.reshape(seq, heads, d // heads).transpose(1, 0, 2)
+        q, k, v = split(q), split(k), split(v)
+        att = jnp.einsum("hqd,hkd->hqk", q, k) / np.sqrt(d // heads)
+        mask = jnp.tril(jnp.ones((seq, seq), bool))
+        att = jax.nn.softmax(jnp.where(mask, att, -1e9), axis=-1)
+        o = jnp.einsum("hqk,hkd->hqd", att, v).transpose(1, 0, 2).reshape(seq, d)
+        x = x + o @ p["wo"]
+        h = layer_norm(x, p["g2"], p["b2"])
+        return x + jax.nn.gelu(h @ p["w1"], approximate=False) @ p["w2"]
+
+    params = {"g1": np.ones(d, np.float32), "b1": np.zeros(d, np.float32),
+              "g2": np.ones(d, np.float32), "b2": np.zeros(d, np.float32),
+              "wqkv": f32(150, d, 3 * d, scale=0.2), "wo": f32(151, d, d, scale=0.2),
+              "w1": f32(152, d, 4 * d, scale=0.2), "w2": f32(153, 4 * d, d, scale=0.2)}
+    x = f32(154, seq, d)
+    emit("transformer_block_grad", jax.value_and_grad(lambda p, x: jnp.sum(block(p, x) ** 2)),
+         params, x, rtol=1e-4, atol=1e-4)
+    ids = np.array([3, 1, 4, 1, 5, 9, 2, 6], np.int32)
+    table = f32(155, 10, 4)
+    emit("embedding_grad_segment_sum",
+         lambda t, i: (jax.grad(lambda t: jnp.sum(t[i] ** 2))(t),
+                       jax.ops.segment_sum(t[i], i % 3, num_segments=3)),
+         table, ids, rtol=1e-5, atol=1e-6)
+    emit("misc_numpy", lambda a, i: (jnp.roll(a, 2, axis=1), jnp.triu(a), jnp.clip(a, -0.5, 0.5),
+                                     jnp.linalg.norm(a, axis=1), jnp.searchsorted(jnp.sort(a[0]), a[1]),
+                                     jnp.cumsum(a[:, ::-1], axis=1), jnp.var(a), jnp.take(a, i % 4, axis=1),
+                                     jax.vmap(jnp.outer)(a, a).sum(0)),
+         f32(156, 4, 5), ids, rtol=1e-5, atol=1e-5)
+    key = jax.random.key_data(jax.random.key(3))
+    emit("random_permutation_categorical",
+         lambda k: (jax.random.permutation(jax.random.wrap_key_data(k), 10),
+                    jax.random.categorical(jax.random.wrap_key_data(k), jnp.log(jnp.arange(1.0, 6.0)), shape=(8,)),
+                    jax.random.bernoulli(jax.random.wrap_key_data(k), 0.3, (6,)),
+                    jax.random.truncated_normal(jax.random.wrap_key_data(k), -1.0, 1.0, (4,))),
+         key, rtol=1e-5, atol=1e-5)
+
+
 def random():
     key = jax.random.key_data(jax.random.key(42))
     for partitionable in (True, False):
@@ -490,8 +538,8 @@ def main():
         if re.search(r"\.(mlir|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
-                    shapes, dots, reductions, convolutions, indexing, sorting, control_flow, models, random,
-                    sharded):
+                    shapes, dots, reductions, convolutions, indexing, sorting, control_flow,
+                    models, transformer, random, sharded):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")
 
