@@ -33,6 +33,10 @@ type array struct {
 	// program donates); IsDeleted then asks the server.
 	mayBeDonated atomic.Bool
 
+	// pending, with WithAsyncDispatch, resolves with the error of the request
+	// that made the array; nil when the client waited for it.
+	pending *ifrt.Future
+
 	cleanup runtime.Cleanup // destructs the handle once the array is unreachable
 }
 
@@ -218,9 +222,13 @@ func (a *array) Ready() *ifrt.Future {
 	if err := a.usable(); err != nil {
 		return ifrt.ReadyFuture(err)
 	}
-	return a.c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{
+	ready := a.c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{
 		CheckValueReadyRequest: &proxypb.CheckValueReadyRequest{ValueHandles: []uint64{a.handle}},
 	}})
+	if a.pending != nil {
+		return ifrt.JoinFutures(a.pending, ready)
+	}
+	return ready
 }
 
 // Delete sends a DeleteArray request and then a CheckFuture on the deletion
@@ -370,7 +378,7 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	}
 	stored := make(chan error, 1)
 	go func() { stored <- c.storeHostBuffer(ctx, h, data) }()
-	_, callErr := c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArrayFromHostBufferRequest{
+	pending, callErr := c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArrayFromHostBufferRequest{
 		MakeArrayFromHostBufferRequest: &proxypb.MakeArrayFromHostBufferRequest{
 			Dtype:            dt,
 			Shape:            wire.ShapeToProto(spec.Shape),
@@ -383,14 +391,31 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	// Wait for the upload either way: once the call returns, data is the
 	// caller's again.
 	storeErr := <-stored
-	return c.finishMake(h, spec, callErr, []uint64{h}, []error{storeErr})
+	return c.finishMake(h, spec, callErr, pending, []uint64{h}, []error{storeErr})
+}
+
+// dispatch sends a request that makes arrays under client handles. It waits for
+// the response and returns its error, or, with WithAsyncDispatch, returns at once
+// with a future for it.
+func (c *Client) dispatch(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.Future, error) {
+	if c.async {
+		f := c.sess.future(req)
+		select {
+		case <-f.Done(): // failed to send, or already answered
+			return nil, f.Await(ctx)
+		default:
+			return f, nil
+		}
+	}
+	_, err := c.sess.call(ctx, req)
+	return nil, err
 }
 
 // finishMake ends an array creation from host buffers: the array on success;
 // otherwise the error, with the array handle destructed and, for each upload
 // that failed while the server may still wait for it, an empty buffer stored
 // under its handle so that the creation fails there instead of waiting forever.
-func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, buffers []uint64, storeErrs []error) (ifrt.Array, error) {
+func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, pending *ifrt.Future, buffers []uint64, storeErrs []error) (ifrt.Array, error) {
 	var storeErr error
 	for _, err := range storeErrs {
 		if err != nil {
@@ -399,7 +424,9 @@ func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, buffer
 		}
 	}
 	if callErr == nil && storeErr == nil {
-		return c.newArray(h, spec), nil
+		a := c.newArray(h, spec)
+		a.pending = pending
+		return a, nil
 	}
 	if callErr != nil && storeErr != nil {
 		c.goBackground(func() {
@@ -482,7 +509,7 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 			storeErrs[i] = c.storeHostBuffer(ctx, handles[i], b)
 		}()
 	}
-	_, callErr := c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArraysFromHostBufferShardsRequest{
+	pending, callErr := c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArraysFromHostBufferShardsRequest{
 		MakeArraysFromHostBufferShardsRequest: &proxypb.MakeArraysFromHostBufferShardsRequest{
 			Specs: []*proxypb.MakeArraysFromHostBufferShardsRequest_MakeArraysFromHostBufferShardsSpec{{
 				AddressableShardIndices: indices,
@@ -493,15 +520,17 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 		},
 	}})
 	wg.Wait()
-	return c.finishMake(handles[0], spec, callErr, handles, storeErrs)
+	return c.finishMake(handles[0], spec, callErr, pending, handles, storeErrs)
 }
 
-// arrayOp sends an array-producing request whose results the client names, waits
-// for the answer, and wraps the results. On failure the server has recorded the
-// error under the result handles; they are destructed. Inputs given in donated are
-// marked deleted on success.
+// arrayOp sends an array-producing request whose results the client names and
+// wraps the results: after the server answered, or at once with
+// WithAsyncDispatch. On failure the server has recorded the error under the
+// result handles; they are destructed. Inputs given in donated are marked
+// deleted on success (or, dispatching asynchronously, when sent).
 func (c *Client) arrayOp(ctx context.Context, req *proxypb.IfrtRequest, handles []uint64, specs []ifrt.ArraySpec, donated []*array) ([]ifrt.Array, error) {
-	if _, err := c.sess.call(ctx, req); err != nil {
+	pending, err := c.dispatch(ctx, req)
+	if err != nil {
 		for _, h := range handles {
 			c.destructHandle(h)
 		}
@@ -512,7 +541,9 @@ func (c *Client) arrayOp(ctx context.Context, req *proxypb.IfrtRequest, handles 
 	}
 	out := make([]ifrt.Array, len(handles))
 	for i, h := range handles {
-		out[i] = c.newArray(h, specs[i])
+		a := c.newArray(h, specs[i])
+		a.pending = pending
+		out[i] = a
 	}
 	return out, nil
 }
@@ -765,6 +796,9 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 			return nil, err
 		}
 		ins[i], inHandles[i] = a, a.handle
+	}
+	if err := checkRemap(plan, ins); err != nil {
+		return nil, err
 	}
 	p, err := wire.RemapPlanToProto(plan)
 	if err != nil {

@@ -78,3 +78,43 @@ func BenchmarkTransfer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSmallOps chains 100 copies of a small array between two devices and
+// waits for the last, waiting for each response (the default) or dispatching
+// asynchronously. It reports the time per operation.
+func BenchmarkSmallOps(b *testing.B) {
+	for _, mode := range []string{"wait", "async"} {
+		b.Run(mode, func(b *testing.B) {
+			opts := append(startServer(b, 2), proxy.WithLogger(quietLogger()))
+			if mode == "async" {
+				opts = append(opts, proxy.WithAsyncDispatch())
+			}
+			ctx := context.Background()
+			c, err := proxy.Dial(ctx, "passthrough:///bufnet", opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			devs := c.AddressableDevices()
+			const chain = 100
+			for b.Loop() {
+				a, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 64), ifrt.ArraySpec{
+					DType: ifrt.F32, Shape: ifrt.Shape{16}, Sharding: ifrt.NewSingleDeviceSharding(devs[0], "")}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range chain {
+					out, err := c.CopyArrays(ctx, []ifrt.Array{a}, devs[(i+1)%2:(i+1)%2+1], nil, ifrt.DonateInput)
+					if err != nil {
+						b.Fatal(err)
+					}
+					a = out[0]
+				}
+				if err := a.Ready().Await(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chain), "ns/copy")
+		})
+	}
+}

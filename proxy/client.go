@@ -45,6 +45,7 @@ type Client struct {
 	sess         *session
 	sessionID    uint64
 	onDisconnect func(error)
+	async        bool // WithAsyncDispatch
 
 	platform    ifrt.Platform
 	devices     ifrt.DeviceList // the primary devices, by id
@@ -118,6 +119,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		stub:         proxypb.NewGrpcIfrtServiceClient(ctrl),
 		hostBuffers:  proxypb.NewGrpcIfrtServiceClient(data),
 		onDisconnect: o.onDisconnect,
+		async:        o.async,
 	}
 	if o.connectTimeout > 0 {
 		var cancel context.CancelFunc

@@ -88,14 +88,15 @@ func gocpuCompiles(t *testing.T) bool {
 
 // TestConformance runs the ifrt conformance suite on proxy clients of a
 // proxyserver over gocpu: over bufconn with 8 devices (full coverage) and 3 (an
-// odd count), and over loopback TCP.
+// odd count), over loopback TCP, and dispatching asynchronously.
 func TestConformance(t *testing.T) {
 	programs := gocpuCompiles(t)
 	for _, tc := range []struct {
 		name    string
 		devices int
 		tcp     bool
-	}{{"bufconn8", 8, false}, {"bufconn3", 3, false}, {"tcp8", 8, true}} {
+		async   bool
+	}{{"bufconn8", 8, false, false}, {"bufconn3", 3, false, false}, {"tcp8", 8, true, false}, {"async8", 8, false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			if testing.Short() && tc.name != "bufconn8" {
 				t.Skip("one transport is enough in -short mode")
@@ -105,7 +106,11 @@ func TestConformance(t *testing.T) {
 					if tc.tcp {
 						return dialTarget(t, startTCPServer(t, tc.devices), proxy.WithLogger(quietLogger()))
 					}
-					return dial(t, startServer(t, tc.devices))
+					opts := startServer(t, tc.devices)
+					if tc.async {
+						opts = append(opts, proxy.WithAsyncDispatch())
+					}
+					return dial(t, opts)
 				},
 				Programs: programs,
 			})

@@ -779,3 +779,34 @@ func TestUnknownDonationAsksTheServer(t *testing.T) {
 		t.Errorf("%d IsArrayDeleted requests, want one per argument", n)
 	}
 }
+
+func TestAsyncDispatchReportsErrorsOnTheResults(t *testing.T) {
+	f := newFakeServer()
+	release := make(chan struct{})
+	f.handle = func(req *proxypb.IfrtRequest) *proxypb.IfrtResponse {
+		if req.GetReshardArraysRequest() != nil {
+			<-release
+			return errorResponse(proxypb.Code_RESOURCE_EXHAUSTED, "out of device memory")
+		}
+		return nil
+	}
+	c := dialFake(t, f, WithAsyncDispatch())
+	ctx := testContext(t)
+	spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	a, err := c.MakeArrayFromHostBuffer(ctx, []byte{1, 2}, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Sharding = ifrt.NewSingleDeviceSharding(c.Devices()[1], "")
+	out, err := c.Reshard(ctx, []ifrt.Array{a}, []ifrt.ArraySpec{spec}, ifrt.DonateInput)
+	if err != nil {
+		t.Fatalf("Reshard returned %v before the server answered", err)
+	}
+	if !a.IsDeleted() {
+		t.Error("the donated input is alive after dispatch")
+	}
+	close(release)
+	if err := out[0].Ready().Await(ctx); !errors.Is(err, ifrt.ErrResourceExhausted) {
+		t.Errorf("Ready of the result = %v, want the server's ResourceExhausted", err)
+	}
+}

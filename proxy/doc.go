@@ -50,10 +50,14 @@
 //     the response, later ones name their outputs with client handles.
 //
 // Where jaxlib fires off array operations and later executions without waiting
-// for the response, this client waits for it (the messages are the same), so
-// that Go callers get an error from the call itself rather than from a later use
-// of the result. Waiting costs one round trip; the computation itself may still
-// be running when the call returns (Array.Ready waits for it).
+// for the response, this client by default waits for it (the messages are the
+// same), so that Go callers get an error from the call itself rather than from a
+// later use of the result. Waiting costs one round trip; the computation itself
+// may still be running when the call returns (Array.Ready waits for it).
+// WithAsyncDispatch makes the client behave as jaxlib does: calls return once
+// the request is sent, and server-side errors surface on the results. The
+// client validates specs, sizes, devices, argument types and remap plans itself
+// in both modes, so most mistakes fail in the call either way.
 //
 // # Errors
 //

@@ -256,6 +256,11 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		if err != nil {
 			return nil, err
 		}
+		if i < len(e.params) {
+			if p := e.params[i]; p.DType != ifrt.InvalidDType && (p.DType != a.spec.DType || !p.Shape.Equal(a.spec.Shape)) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: argument %d of %s is %v%v, the program takes %v%v", i, e.name, a.spec.DType, a.spec.Shape, p.DType, p.Shape)
+			}
+		}
 		ins[i], handles[i] = a, a.handle
 	}
 	req := &proxypb.LoadedExecutableExecuteRequest{
@@ -277,6 +282,9 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			}
 		}
 	}
+	if specs != nil && e.c.async {
+		return e.dispatch(ctx, ins, opts, req, specs)
+	}
 	resp, err := e.c.sess.callOrLate(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
 		LoadedExecutableExecuteRequest: req,
 	}}, func(resp *proxypb.IfrtResponse) {
@@ -295,6 +303,31 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		e.c.destructHandle(h)
 	}
 	return nil, err
+}
+
+// dispatch sends a later execution without waiting for its response
+// (WithAsyncDispatch); its outputs carry the response's error.
+func (e *executable) dispatch(ctx context.Context, ins []*array, opts *ifrt.ExecuteOptions, req *proxypb.LoadedExecutableExecuteRequest, specs []ifrt.ArraySpec) (*ifrt.ExecuteResult, error) {
+	pending, err := e.c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
+		LoadedExecutableExecuteRequest: req,
+	}})
+	if err != nil {
+		for _, h := range req.ResultArrayHandle {
+			e.c.destructHandle(h)
+		}
+		return nil, err
+	}
+	res := &ifrt.ExecuteResult{}
+	for i, h := range req.ResultArrayHandle {
+		a := e.c.newArray(h, specs[i])
+		a.pending = pending
+		res.Outputs = append(res.Outputs, a)
+	}
+	if opts.FillStatus {
+		res.Status = ifrt.JoinFutures(pending, e.c.executionStatus(req.ResultStatusHandle))
+	}
+	e.markDonated(ins, opts)
+	return res, nil
 }
 
 // results builds the ExecuteResult from a successful response.

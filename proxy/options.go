@@ -25,6 +25,7 @@ type options struct {
 	connectTimeout time.Duration
 	onDisconnect   func(error)
 	initData       ifrt.Attributes
+	async          bool
 }
 
 func defaultOptions() options {
@@ -78,4 +79,21 @@ func WithOnDisconnect(f func(error)) Option {
 // types ifrt.Attributes allows.
 func WithInitializationData(attrs ifrt.Attributes) Option {
 	return optionFunc(func(o *options) { o.initData = attrs })
+}
+
+// WithAsyncDispatch makes array operations and executions return as soon as
+// their request is sent, without waiting for the server's response, as jaxlib
+// does: the result arrays are named by client-generated handles, so they can be
+// used at once, and the server runs requests in order. It saves a round trip
+// per call, which matters when the server is far away or many small operations
+// follow each other.
+//
+// The cost: errors the client cannot detect itself (it checks specs, sizes,
+// devices, deleted arrays and remap plans) no longer come back from the call
+// but from later uses of its results: Ready, CopyToHostBuffer, and operations
+// taking them. MakeArrayFromHostBuffer still waits for its upload (the caller
+// may reuse the buffer afterwards), and the first execution of an executable
+// still waits, to learn the output specs.
+func WithAsyncDispatch() Option {
+	return optionFunc(func(o *options) { o.async = true })
 }
