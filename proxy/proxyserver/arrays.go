@@ -170,12 +170,12 @@ func awaitFuture(ctx context.Context, f *ifrt.Future) error {
 }
 
 func (s *session) checkValueReady(o *op, r *proxypb.CheckValueReadyRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, r.GetValueHandles())
+	es, err := s.useArrays(o, r.GetValueHandles(), nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		arrays, err := awaitArrays(ctx, es)
+		arrays, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -436,7 +436,7 @@ func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArrays
 			return nil, nil, err
 		}
 	}
-	es, err := s.useArrays(o, r.GetSingleDeviceArrayHandles())
+	es, err := s.useArrays(o, r.GetSingleDeviceArrayHandles(), consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -444,7 +444,7 @@ func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArrays
 		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "AssembleArrayFromSingleDeviceArrays without arrays needs a dtype")
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		parts, err := awaitArrays(ctx, es)
+		parts, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -478,12 +478,12 @@ func (s *session) disassemble(o *op, r *proxypb.DisassembleIntoSingleDeviceArray
 	if _, err := wire.ShardSemanticsFromProto(r.SingleDeviceShardSemantics); err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()})
+	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -509,13 +509,13 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 	if err := checkClientHandle(r.GetHostBufferHandle()); err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()})
+	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	strides := wire.ByteStridesFromProto(r.GetByteStrides())
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -556,12 +556,12 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 		k := ifrt.MemoryKind(r.GetMemoryKind())
 		kind = &k
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles())
+	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -595,12 +595,12 @@ func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxyp
 			return nil, nil, err
 		}
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles())
+	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -630,12 +630,12 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 	if err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles())
+	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -664,12 +664,12 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 	if err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()})
+	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -686,63 +686,47 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 }
 
 // deleteArrays deletes arrays once the requests before it that use them are
-// done, and answers with a future that resolves when the deletions have.
+// done (and before any later request uses them), and answers with a future
+// that resolves when the deletions have.
 func (s *session) deleteArrays(o *op, r *proxypb.DeleteArrayRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	type target struct {
-		e     *entry[ifrt.Array]
-		prior []chan struct{}
+	es, err := s.useArrays(o, r.GetArrayHandle(), consumeIf(true))
+	if err != nil {
+		return nil, nil, err
 	}
-	var targets []target
-	s.mu.Lock()
-	for _, h := range r.GetArrayHandle() {
-		e, ok := s.arrays[h]
-		if !ok {
-			s.mu.Unlock()
-			return nil, nil, ifrt.Errorf(ifrt.NotFound, "Unknown array handle: %d", h)
-		}
-		targets = append(targets, target{e, priorUses(e)})
-	}
-	s.mu.Unlock()
 	f, resolve := ifrt.NewFuture()
 	fh, err := s.registerFuture(0, f)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		if err := o.awaitOrder(ctx); err != nil {
+			resolve(err)
+			return nil, err
+		}
 		var futures []*ifrt.Future
-		var firstErr error
-		for _, t := range targets {
-			if err := waitAll(ctx, t.prior); err != nil {
-				firstErr = err
-				break
-			}
-			a, err := t.e.wait(ctx)
+		for _, e := range es {
+			a, err := e.wait(ctx)
 			if err != nil {
-				// An array that failed to be made is deleted already.
-				continue
+				continue // an array that failed to be made holds nothing
 			}
 			futures = append(futures, a.Delete())
 			s.mu.Lock()
 			delete(s.live, a)
 			s.mu.Unlock()
 		}
-		if firstErr != nil {
-			resolve(firstErr)
-		} else {
-			resolve(awaitFuture(ctx, ifrt.JoinFutures(futures...)))
-		}
+		resolve(awaitFuture(ctx, ifrt.JoinFutures(futures...)))
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DeleteArrayResponse{
 			DeleteArrayResponse: &proxypb.DeleteArrayResponse{DeletionFutureHandle: fh}}}, nil
 	}, nil
 }
 
 func (s *session) isArrayDeleted(o *op, r *proxypb.IsArrayDeletedRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()})
+	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, es)
+		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
@@ -769,7 +753,7 @@ func (s *session) destructArrays(r *proxypb.DestructArrayRequest) (*proxypb.Ifrt
 			continue
 		}
 		delete(s.arrays, h)
-		targets = append(targets, target{e, priorUses(e)})
+		targets = append(targets, target{e, pendingUses(e)})
 	}
 	s.mu.Unlock()
 	if len(targets) > 0 {

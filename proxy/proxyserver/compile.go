@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -242,16 +243,16 @@ func (s *session) compileOptions(ser *proxypb.Serialized) (*ifrt.CompileOptions,
 	return opts, nil
 }
 
-func (s *session) useExecutable(o *op, h uint64) (*entry[*executable], error) {
+// useExecutable looks up the executable h and marks it used by o until o
+// finishes (consume: o deletes it).
+func (s *session) useExecutable(o *op, h uint64, consume bool) (*entry[*executable], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.exes[h]
 	if !ok {
 		return nil, ifrt.Errorf(ifrt.NotFound, "Unknown loaded executable handle: %d", h)
 	}
-	u := make(chan struct{})
-	e.uses = append(e.uses, u)
-	o.uses = append(o.uses, u)
+	use(o, e, consume)
 	return e, nil
 }
 
@@ -260,7 +261,7 @@ func unimplementedStatus(what string) *proxypb.StatusProto {
 }
 
 func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle())
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -365,16 +366,19 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 		}
 		return err
 	}
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle())
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
 	if err != nil {
 		return nil, nil, fail(err)
 	}
-	args, err := s.useArrays(o, r.GetArgsHandles())
+	args, err := s.useArrays(o, r.GetArgsHandles(), mayDonate(ent, opts))
 	if err != nil {
 		return nil, nil, fail(err)
 	}
 	deviceIDs := r.GetDeviceIds()
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		if err := o.awaitOrder(ctx); err != nil {
+			return nil, fail(err)
+		}
 		e, err := ent.wait(ctx)
 		if err != nil {
 			return nil, fail(err)
@@ -382,7 +386,7 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 		if len(deviceIDs) > 0 && !equalIDs(deviceIDs, wire.DeviceIDs(e.devices)) {
 			return nil, fail(ifrt.Errorf(ifrt.Unimplemented, "executing on devices %v other than the executable's %v is not supported", deviceIDs, e.devices))
 		}
-		in, err := awaitArrays(ctx, args)
+		in, err := awaitArrays(ctx, o, args)
 		if err != nil {
 			return nil, fail(err)
 		}
@@ -421,6 +425,28 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 	}, nil
 }
 
+// mayDonate says which arguments an execution of ent may donate: the
+// executable's donatable parameters not excluded by opts, or every argument
+// not excluded when the backend does not say (bytecode it does not read).
+// Plugin programs donate nothing.
+func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) bool {
+	excluded := func(i int) bool { return slices.Contains(opts.NonDonatableInputs, i) }
+	select {
+	case <-ent.done:
+	default:
+		return func(i int) bool { return !excluded(i) }
+	}
+	e := ent.val
+	switch {
+	case e == nil || e.plugin != nil:
+		return nil
+	case len(e.xla.Parameters()) == 0:
+		return func(i int) bool { return !excluded(i) }
+	}
+	donatable := e.xla.DonatableParameters()
+	return func(i int) bool { return slices.Contains(donatable, i) && !excluded(i) }
+}
+
 func equalIDs(a, b []int32) bool {
 	if len(a) != len(b) {
 		return false
@@ -450,15 +476,9 @@ func (s *session) fetchExecuteResult(r *proxypb.LoadedExecutableFetchExecuteResu
 // executableDelete releases the executable (the handle stays known, so
 // IsDeleted answers) and answers with an already resolved future.
 func (s *session) executableDelete(o *op, r *proxypb.LoadedExecutableDeleteRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	s.mu.Lock()
-	ent, ok := s.exes[r.GetLoadedExecutableHandle()]
-	var prior []chan struct{}
-	if ok {
-		prior = priorUses(ent)
-	}
-	s.mu.Unlock()
-	if !ok {
-		return nil, nil, ifrt.Errorf(ifrt.NotFound, "Unknown loaded executable handle: %d", r.GetLoadedExecutableHandle())
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), true)
+	if err != nil {
+		return nil, nil, err
 	}
 	f, resolve := ifrt.NewFuture()
 	fh, err := s.registerFuture(0, f)
@@ -466,7 +486,7 @@ func (s *session) executableDelete(o *op, r *proxypb.LoadedExecutableDeleteReque
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		if err := waitAll(ctx, prior); err != nil {
+		if err := o.awaitOrder(ctx); err != nil {
 			resolve(err)
 		} else if e, err := ent.wait(ctx); err != nil {
 			resolve(err)
@@ -480,11 +500,14 @@ func (s *session) executableDelete(o *op, r *proxypb.LoadedExecutableDeleteReque
 }
 
 func (s *session) executableIsDeleted(o *op, r *proxypb.LoadedExecutableIsDeletedRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle())
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		if err := o.awaitOrder(ctx); err != nil {
+			return nil, err
+		}
 		e, err := ent.wait(ctx)
 		if err != nil {
 			return nil, err
@@ -503,7 +526,7 @@ func (s *session) executableDestruct(r *proxypb.LoadedExecutableDestructRequest)
 	var prior []chan struct{}
 	if ok {
 		delete(s.exes, h)
-		prior = priorUses(ent)
+		prior = pendingUses(ent)
 	}
 	s.mu.Unlock()
 	if !ok {

@@ -504,6 +504,29 @@ func TestDeleteWaitsForEarlierUses(t *testing.T) {
 	if got, _, err := s.lookup(2); err != nil || fmt.Sprint(f32s(got)) != "[5 6]" {
 		t.Errorf("copied before delete = %v, %v", f32s(got), err)
 	}
+
+	// A copy sent after a delete sees the array deleted, even though both
+	// wait for the array's bytes.
+	s.send(makeArrayReq(t, 3, ifrt.F32, ifrt.Shape{2}, h.single(0)))
+	del = s.send(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_DeleteArrayRequest{DeleteArrayRequest: &proxypb.DeleteArrayRequest{ArrayHandle: []uint64{3}}}})
+	cp = s.send(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyToHostBufferRequest{CopyToHostBufferRequest: &proxypb.CopyToHostBufferRequest{ArrayHandle: 3, HostBufferHandle: 4}}})
+	if err := s.store(3, f32bytes(7, 8)); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, s.wait(del))
+	wantErr(t, "a copy after a delete", s.wait(cp), ifrt.ErrInvalidArgument, "deleted")
+
+	// Likewise after an execution that donates the array.
+	exe := compileText(t, s, addMul, 0)
+	s.send(makeArrayReq(t, 5, ifrt.F32, ifrt.Shape{4}, h.single(0)))
+	s.makeArray(6, f32bytes(1, 1, 1, 1), ifrt.F32, ifrt.Shape{4}, h.single(0))
+	ex := s.send(executeReq(exe, []uint64{5, 6}, []uint64{7}, false, 0))
+	cp = s.send(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyToHostBufferRequest{CopyToHostBufferRequest: &proxypb.CopyToHostBufferRequest{ArrayHandle: 5, HostBufferHandle: 8}}})
+	if err := s.store(5, f32bytes(1, 2, 3, 4)); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, s.wait(ex))
+	wantErr(t, "a copy after a donating execution", s.wait(cp), ifrt.ErrInvalidArgument, "deleted")
 }
 
 func TestSessionTeardownFreesEverything(t *testing.T) {

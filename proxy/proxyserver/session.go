@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,11 +71,7 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 // run reads requests until the stream ends, then frees everything.
 func (s *session) run() error {
 	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber())
-	start := time.Now()
-	defer func() {
-		s.teardown()
-		s.log.Info("ifrt proxy session ended", "duration", time.Since(start))
-	}()
+	defer s.teardown(time.Now())
 	// Requests are read on their own goroutine so that closing the server ends
 	// the session even when the stream's transport is the caller's (Register).
 	reqs := make(chan *proxypb.IfrtRequest)
@@ -110,7 +107,7 @@ func (s *session) run() error {
 
 // teardown cancels pending work, waits for it, and frees every array,
 // executable and host buffer of the session.
-func (s *session) teardown() {
+func (s *session) teardown(start time.Time) {
 	s.cancel()
 	s.work.Wait()
 	s.buffers.close()
@@ -125,9 +122,7 @@ func (s *session) teardown() {
 	for e := range exes {
 		e.release()
 	}
-	if len(arrays) > 0 || len(exes) > 0 {
-		s.log.Debug("ifrt proxy session freed its objects", "arrays", len(arrays), "executables", len(exes))
-	}
+	s.log.Info("ifrt proxy session ended", "duration", time.Since(start), "freed_arrays", len(arrays), "freed_executables", len(exes))
 	s.srv.endSession(s)
 	close(s.finished)
 }
@@ -138,7 +133,36 @@ type op struct {
 	kind    string
 	results []*entry[ifrt.Array] // array handles the request creates
 	uses    []chan struct{}      // closed when the request is done with what it uses
+	after   []chan struct{}      // earlier requests this one must wait for
 }
+
+// waitFor records that o runs after the request that closes c.
+func (o *op) waitFor(cs ...chan struct{}) {
+	for _, c := range cs {
+		if c != nil && !slices.Contains(o.uses, c) {
+			o.after = append(o.after, c)
+		}
+	}
+}
+
+// use marks e as used by o until o finishes. Callers hold the session's mu.
+//
+// Uses are ordered as readers and writers: a request that consumes e (deletes
+// it, or may donate it) waits for every earlier use, and every later use
+// waits for it; requests that only read e run concurrently.
+func use[T any](o *op, e *entry[T], consume bool) {
+	o.waitFor(e.lastWriter)
+	u := make(chan struct{})
+	if consume {
+		o.waitFor(priorUses(e)...)
+		e.lastWriter = u
+	}
+	e.uses = append(e.uses, u)
+	o.uses = append(o.uses, u)
+}
+
+// awaitOrder waits for the earlier requests o must follow.
+func (o *op) awaitOrder(ctx context.Context) error { return waitAll(ctx, o.after) }
 
 // plan is the planning step of a request: it returns either a response (the
 // request is done), or work to run asynchronously, or an error.
@@ -267,8 +291,9 @@ func (s *session) reserveArrays(o *op, hs []uint64, n int) ([]uint64, error) {
 	return hs, nil
 }
 
-// useArrays looks up the arrays hs and marks them used by o until o finishes.
-func (s *session) useArrays(o *op, hs []uint64) ([]*entry[ifrt.Array], error) {
+// useArrays looks up the arrays hs and marks them used by o until o
+// finishes; consume(i), if not nil, says whether o may consume the i-th.
+func (s *session) useArrays(o *op, hs []uint64, consume func(i int) bool) ([]*entry[ifrt.Array], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*entry[ifrt.Array], len(hs))
@@ -279,12 +304,19 @@ func (s *session) useArrays(o *op, hs []uint64) ([]*entry[ifrt.Array], error) {
 		}
 		out[i] = e
 	}
-	for _, e := range out {
-		u := make(chan struct{})
-		e.uses = append(e.uses, u)
-		o.uses = append(o.uses, u)
+	for i, e := range out {
+		use(o, e, consume != nil && consume(i))
 	}
 	return out, nil
+}
+
+// consumeAll is the consume argument of useArrays for requests that donate
+// all their inputs.
+func consumeIf(donate bool) func(int) bool {
+	if !donate {
+		return nil
+	}
+	return func(int) bool { return true }
 }
 
 // priorUses returns the uses of e registered so far. Callers hold s.mu.
@@ -312,8 +344,12 @@ func waitAll(ctx context.Context, chans []chan struct{}) error {
 	return nil
 }
 
-// awaitArrays waits for the entries and returns their arrays.
-func awaitArrays(ctx context.Context, es []*entry[ifrt.Array]) ([]ifrt.Array, error) {
+// awaitArrays waits for the requests o must follow, then for the entries, and
+// returns their arrays.
+func awaitArrays(ctx context.Context, o *op, es []*entry[ifrt.Array]) ([]ifrt.Array, error) {
+	if err := o.awaitOrder(ctx); err != nil {
+		return nil, err
+	}
 	out := make([]ifrt.Array, len(es))
 	for i, e := range es {
 		a, err := e.wait(ctx)
@@ -409,7 +445,20 @@ type entry[T any] struct {
 	once sync.Once
 	val  T
 	err  error
-	uses []chan struct{} // guarded by the session's mu
+
+	// Guarded by the session's mu.
+	uses       []chan struct{} // requests using the entry, closed as each finishes
+	lastWriter chan struct{}   // the latest request that may consume the entry
+}
+
+// pendingUses returns what a request that drops e must wait for. Callers hold
+// the session's mu.
+func pendingUses[T any](e *entry[T]) []chan struct{} {
+	out := priorUses(e)
+	if e.lastWriter != nil {
+		out = append(out, e.lastWriter)
+	}
+	return out
 }
 
 func newEntry[T any]() *entry[T] { return &entry[T]{done: make(chan struct{})} }
