@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 GRPCIO_TOOLS=1.85.1
 MODULE=github.com/openpathways/pathways
-ALL_DIRS=(internal/xlapb proxy/proxypb rm/rmpb)
+ALL_DIRS=(internal/xlapb proxy/proxypb rm/rmpb worker/workerpb)
 
 PYTHON=${PYTHON:-python3}
 VENV=.cache/protoc-venv

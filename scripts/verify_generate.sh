@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DIRS=(internal/xlapb proxy/proxypb rm/rmpb)
+DIRS=(internal/xlapb proxy/proxypb rm/rmpb worker/workerpb)
 
 bash scripts/genproto.sh "${DIRS[@]}"
 

@@ -15,6 +15,9 @@ type Harness struct {
 	NewClient func(t *testing.T) ifrt.Client
 	// Programs says the backend compiles StableHLO text programs.
 	Programs bool
+	// MaxProgramDevices bounds the devices one program may run on (a cluster runs a
+	// program only within one worker). Zero means all addressable devices.
+	MaxProgramDevices int
 	// SkipMemoryKinds says the backend has only default memories.
 	SkipMemoryKinds bool
 }

@@ -111,6 +111,9 @@ func testExecuteSharded(t *testing.T, h Harness) {
 		t.Skip("the backend does not compile StableHLO text")
 	}
 	e := h.env(t, 2)
+	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
+		e.devs = e.devs[:h.MaxProgramDevices]
+	}
 	n := len(e.devs)
 	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(shardedProgram(n))}, &ifrt.CompileOptions{Devices: e.devs})
 	if err != nil {

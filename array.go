@@ -1,0 +1,196 @@
+package pathways
+
+import (
+	"context"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// shard is one device's part of a cluster array: a single-device array in the
+// session of the link that owns the device, made under generation gen.
+type shard struct {
+	place  *placement
+	gen    uint64
+	array  ifrt.Array // on the worker's own device
+	domain ifrt.IndexDomain
+}
+
+// check returns DataLoss when the shard's worker was lost since it was made.
+func (s *shard) check() error { return s.place.link.current(s.gen) }
+
+// array is a cluster array: one shard per device of its sharding, in order.
+type array struct {
+	ifrt.UnimplementedArray
+	c    *Client
+	spec ifrt.ArraySpec
+
+	mu      sync.RWMutex
+	shards  []*shard
+	deleted bool
+}
+
+var _ ifrt.Array = (*array)(nil)
+
+func (a *array) DType() ifrt.DType       { return a.spec.DType }
+func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
+func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
+func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
+func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
+func (a *array) As(any) bool             { return false }
+
+// live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
+// shard was lost.
+func (a *array) live() ([]*shard, error) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.deleted {
+		return nil, ifrt.ErrArrayDeleted
+	}
+	for _, s := range a.shards {
+		if err := s.check(); err != nil {
+			return nil, err
+		}
+	}
+	return a.shards, nil
+}
+
+func (a *array) IsDeleted() bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.deleted
+}
+
+// Ready waits for every shard.
+func (a *array) Ready() *ifrt.Future {
+	shards, err := a.live()
+	if err != nil {
+		return ifrt.ReadyFuture(err)
+	}
+	fs := make([]*ifrt.Future, len(shards))
+	for i, s := range shards {
+		fs[i] = s.array.Ready()
+	}
+	return ifrt.JoinFutures(fs...)
+}
+
+// Delete frees every shard on its worker.
+func (a *array) Delete() *ifrt.Future {
+	a.mu.Lock()
+	shards := a.shards
+	a.shards, a.deleted = nil, true
+	a.mu.Unlock()
+	fs := make([]*ifrt.Future, 0, len(shards))
+	for _, s := range shards {
+		if s.check() == nil {
+			fs = append(fs, s.array.Delete())
+		}
+	}
+	out, resolve := ifrt.NewFuture()
+	go func() {
+		// A shard whose worker went away meanwhile is freed with it.
+		for _, f := range fs {
+			if err := f.Await(context.Background()); err != nil && ifrt.CodeOf(err) != ifrt.Unavailable {
+				resolve(err)
+				return
+			}
+		}
+		resolve(nil)
+	}()
+	return out
+}
+
+// release forgets the shards without freeing them: their ownership moved to another
+// array (DonateInput).
+func (a *array) release() {
+	a.mu.Lock()
+	a.shards, a.deleted = nil, true
+	a.mu.Unlock()
+}
+
+// CopyToHostBuffer reads one shard of each distinct domain from its worker, in
+// parallel, and assembles them here: the bytes must come to the caller anyway.
+func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
+	if err := a.c.checkOpen(); err != nil {
+		return err
+	}
+	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
+	if err != nil {
+		return err
+	}
+	if int64(len(dst)) != size {
+		return ifrt.Errorf(ifrt.InvalidArgument, "pathways: host buffer has %d bytes, %v%v needs %d", len(dst), a.spec.DType, a.spec.Shape, size)
+	}
+	shards, err := a.live()
+	if err != nil {
+		return err
+	}
+	elem := a.spec.DType.HostByteSize()
+	var (
+		unique  []*shard
+		seen    = map[string]bool{}
+		domains []ifrt.IndexDomain
+	)
+	for _, s := range shards {
+		if k := s.domain.String(); !seen[k] {
+			seen[k] = true
+			unique = append(unique, s)
+			domains = append(domains, s.domain)
+		}
+	}
+	parts := make([][]byte, len(unique))
+	errs := make([]error, len(unique))
+	var wg sync.WaitGroup
+	for i, s := range unique {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i] = make([]byte, s.domain.Shape().NumElements()*int64(elem))
+			errs[i] = a.c.shardError(s, s.array.CopyToHostBuffer(ctx, parts[i], nil))
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	full := parts[0]
+	if len(unique) > 1 || !domains[0].Shape().Equal(a.spec.Shape) {
+		full = ifrt.AssembleDense(elem, a.spec.Shape, domains, parts)
+	}
+	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	return nil
+}
+
+// shardError turns the failure of an operation on a shard into DataLoss when the
+// shard's worker has gone.
+func (c *Client) shardError(s *shard, err error) error {
+	if err == nil {
+		return nil
+	}
+	if lost := s.check(); lost != nil {
+		return lost
+	}
+	return err
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// take returns the cluster arrays behind xs, checking that they are this client's.
+func (c *Client) take(xs []ifrt.Array) ([]*array, error) {
+	out := make([]*array, len(xs))
+	for i, x := range xs {
+		a, ok := x.(*array)
+		if !ok || a.c != c {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: argument %d is not an array of this client", i)
+		}
+		out[i] = a
+	}
+	return out, nil
+}

@@ -1,0 +1,215 @@
+package pathways
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/rm"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// Client is an ifrt.Client over a whole cluster: every device of every slice that the
+// resource manager knows, whichever worker holds it. It is safe for concurrent use.
+//
+// Arrays are kept as one single-device array per shard, each on the worker that owns
+// the shard's device. Moving data between workers (copies, reshards) is done by the
+// workers themselves; the client only says what goes where.
+type Client struct {
+	ifrt.UnimplementedClient
+
+	log      *slog.Logger
+	rm       *rm.Client
+	dialOpts []grpc.DialOption
+	platform ifrt.Platform
+
+	devices ifrt.DeviceList
+	byID    map[ifrt.DeviceID]*placement
+	links   map[hostKey]*link
+
+	closed    atomic.Bool
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+}
+
+var _ ifrt.Client = (*Client)(nil)
+
+type hostKey struct{ slice, host int }
+
+// placement is where a global device lives: a host (its link) and the device's index
+// among that worker's devices.
+type placement struct {
+	device *ifrt.Device
+	link   *link
+	local  int
+}
+
+// link is the client's connection to the worker of one host. When the worker is
+// lost, the link's generation moves on and every shard made under an older
+// generation is gone (DATA_LOSS); when a worker registers for the host again, the
+// link dials it and works again with the same device ids.
+type link struct {
+	key hostKey
+	log *slog.Logger
+
+	mu      sync.Mutex
+	gen     uint64
+	addr    string
+	client  *proxy.Client
+	conn    *grpc.ClientConn
+	peer    workerpb.PeerClient
+	lostErr error // why the link is down; nil while up
+}
+
+// session returns the link's current connection, or a DataLoss error while the
+// worker is lost.
+func (l *link) session() (*proxy.Client, workerpb.PeerClient, uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.client == nil {
+		return nil, nil, l.gen, l.downError()
+	}
+	return l.client, l.peer, l.gen, nil
+}
+
+func (l *link) downError() error {
+	reason := l.lostErr
+	if reason == nil {
+		reason = fmt.Errorf("no worker has registered")
+	}
+	return ifrt.Errorf(ifrt.DataLoss, "pathways: worker of slice %d host %d is unavailable: %v", l.key.slice, l.key.host, reason)
+}
+
+// current reports whether shards made under generation gen are still held.
+func (l *link) current(gen uint64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.client == nil {
+		return l.downError()
+	}
+	if l.gen != gen {
+		return ifrt.Errorf(ifrt.DataLoss, "pathways: worker of slice %d host %d was lost; the data it held is gone", l.key.slice, l.key.host)
+	}
+	return nil
+}
+
+// lose takes the link down, ending its session, if it is still at generation gen
+// (or at any generation when gen is 0).
+func (l *link) lose(gen uint64, reason error) {
+	l.mu.Lock()
+	if l.client == nil || (gen != 0 && gen != l.gen) {
+		l.mu.Unlock()
+		return
+	}
+	client, conn := l.client, l.conn
+	l.client, l.conn, l.peer, l.lostErr = nil, nil, nil, reason
+	l.gen++
+	l.mu.Unlock()
+	l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	client.Close()
+	conn.Close()
+}
+
+// up dials the worker at addr, unless the link is already up there.
+func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) error {
+	l.mu.Lock()
+	if l.client != nil && l.addr == addr {
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	l.lose(0, fmt.Errorf("replaced by a worker at %s", addr))
+
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, dialOpts...)
+	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(opts...), proxy.WithLogger(l.log))
+	if err != nil {
+		return fmt.Errorf("dial worker %s: %w", addr, err)
+	}
+	conn, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		client.Close()
+		return fmt.Errorf("dial worker %s: %w", addr, err)
+	}
+	l.mu.Lock()
+	l.gen++
+	gen := l.gen
+	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
+	l.mu.Unlock()
+	l.log.Info("pathways: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
+	go func() {
+		<-client.Done()
+		if err := client.Err(); err != nil {
+			l.lose(gen, err)
+		}
+	}()
+	return nil
+}
+
+// localDevice returns the worker's own device at local index i.
+func (l *link) localDevice(client *proxy.Client, i int) (*ifrt.Device, error) {
+	devs := client.AddressableDevices()
+	if i < 0 || i >= len(devs) {
+		return nil, ifrt.Errorf(ifrt.Internal, "pathways: worker of slice %d host %d has %d devices, not %d", l.key.slice, l.key.host, len(devs), i+1)
+	}
+	return devs[i], nil
+}
+
+// buildDevices makes the cluster's devices from the RM's view.
+func buildDevices(view *rm.Cluster) (ifrt.DeviceList, map[ifrt.DeviceID]*placement, map[hostKey]*link, string) {
+	byID := make(map[ifrt.DeviceID]*placement, len(view.Devices))
+	links := map[hostKey]*link{}
+	var devs ifrt.DeviceList
+	platform := ""
+	for _, d := range view.Devices {
+		key := hostKey{d.Slice, d.Host}
+		l := links[key]
+		if l == nil {
+			l = &link{key: key}
+			links[key] = l
+		}
+		if platform == "" {
+			platform = d.Platform
+		}
+		dev := &ifrt.Device{
+			ID: d.ID, Platform: d.Platform, Kind: d.Description.Kind, ProcessIndex: 0,
+			LocalHardwareID: d.Description.LocalHardwareID, Addressable: true,
+			Attributes: ifrt.Attributes{ifrt.AttrSliceIndex: int64(d.Slice), "host_index": int64(d.Host)},
+		}
+		if len(d.Description.Coords) > 0 {
+			coords := make([]int64, len(d.Description.Coords))
+			for i, c := range d.Description.Coords {
+				coords[i] = int64(c)
+			}
+			dev.Attributes[ifrt.AttrCoords] = coords
+		}
+		kinds := d.Description.MemoryKinds
+		if len(kinds) == 0 {
+			kinds = []ifrt.MemoryKind{ifrt.MemoryKindDevice}
+		}
+		for k, kind := range kinds {
+			m := &ifrt.Memory{ID: ifrt.MemoryID(int(d.ID)*8 + k), Kind: kind, Devices: []ifrt.DeviceID{d.ID}}
+			dev.Memories = append(dev.Memories, m)
+			if kind == d.Description.DefaultMemoryKind || (dev.DefaultMemory == nil && d.Description.DefaultMemoryKind == "") {
+				dev.DefaultMemory = m
+			}
+		}
+		if dev.DefaultMemory == nil {
+			dev.DefaultMemory = dev.Memories[0]
+		}
+		devs = append(devs, dev)
+		byID[d.ID] = &placement{device: dev, link: l, local: d.Local}
+	}
+	sort.Slice(devs, func(i, j int) bool { return devs[i].ID < devs[j].ID })
+	if platform == "" {
+		platform = "cpu"
+	}
+	return devs, byID, links, platform
+}

@@ -1,0 +1,179 @@
+package pathways_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/ifrttest"
+)
+
+const defaultTestTimeout = 60 * time.Second
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func startLocal(t *testing.T, cfg pathways.LocalConfig) *pathways.Local {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	if cfg.Logger == nil {
+		cfg.Logger = quietLogger()
+	}
+	l, err := pathways.StartLocal(ctx, cfg)
+	if err != nil {
+		t.Fatalf("StartLocal: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestConformance runs the ifrt suite over a cluster of two workers with four
+// devices each, so that copies and reshards cross workers.
+func TestConformance(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ifrttest.RunConformance(t, ifrttest.Harness{
+		NewClient: func(t *testing.T) ifrt.Client {
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+			defer cancel()
+			c, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()))
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			return c
+		},
+		Programs:          true,
+		MaxProgramDevices: 4,
+	})
+}
+
+func f32Bytes(v ...float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func readF32(t *testing.T, ctx context.Context, a ifrt.Array) []float32 {
+	t.Helper()
+	b := make([]byte, 4*a.Shape().NumElements())
+	if err := a.CopyToHostBuffer(ctx, b, nil); err != nil {
+		t.Fatalf("CopyToHostBuffer: %v", err)
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+const double = `module @double attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<8xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) -> (tensor<8xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) {
+    %0 = stablehlo.add %x, %x : tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}`
+
+// TestProgramsRunOnTheirWorker compiles a program for the devices of one slice and
+// runs it there; a program spanning slices is refused clearly.
+func TestProgramsRunOnTheirWorker(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	second := c.Devices()[4:8]
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: second})
+	if err != nil {
+		t.Fatalf("Compile on slice 1: %v", err)
+	}
+	s, _ := ifrt.NewTiledSharding(second, 4)
+	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4, 5, 6, 7, 8), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if got := res.Outputs[0].Sharding().Devices(); !got.Equal(second) {
+		t.Errorf("output is on %v, want %v", got, second)
+	}
+	if got := readF32(t, ctx, res.Outputs[0]); got[0] != 2 || got[7] != 16 {
+		t.Errorf("2x = %v", got)
+	}
+
+	spanning := ifrt.DeviceList{c.Devices()[2], c.Devices()[3], c.Devices()[4], c.Devices()[5]}
+	_, err = c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: spanning})
+	if !errors.Is(err, ifrt.ErrUnimplemented) {
+		t.Errorf("Compile across workers: got %v, want Unimplemented", err)
+	}
+}
+
+// TestLostWorker kills one worker: its arrays fail with DATA_LOSS, the other
+// slice keeps working, and once the worker is back its devices work again with
+// the same ids and no reconnection by the client.
+func TestLostWorker(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	devs := c.Devices()
+	put := func(d *ifrt.Device) (ifrt.Array, error) {
+		return c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(d, "")}, nil)
+	}
+	onLost, err := put(devs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	onKept, err := put(devs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	// The loss reaches the client through the broken session or the RM's watch.
+	for {
+		err := onLost.CopyToHostBuffer(ctx, make([]byte, 8), nil)
+		if errors.Is(err, ifrt.ErrDataLoss) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("reading an array of the lost worker: %v, want DATA_LOSS", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := readF32(t, ctx, onKept); got[1] != 2 {
+		t.Errorf("array on the other slice reads %v", got)
+	}
+	if _, err := put(devs[3]); !errors.Is(err, ifrt.ErrDataLoss) {
+		t.Errorf("putting on a lost device: %v, want DATA_LOSS", err)
+	}
+
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		a, err := put(devs[3])
+		if err == nil {
+			if got := readF32(t, ctx, a); got[0] != 1 {
+				t.Errorf("array on the restarted worker reads %v", got)
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the restarted worker's device never worked again: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := onLost.CopyToHostBuffer(ctx, make([]byte, 8), nil); !errors.Is(err, ifrt.ErrDataLoss) {
+		t.Errorf("an array of the lost worker after its return: %v, want DATA_LOSS", err)
+	}
+}

@@ -1,0 +1,202 @@
+package pathways
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"google.golang.org/grpc"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/rm"
+)
+
+// Option configures Connect.
+type Option interface{ apply(*options) }
+
+type options struct {
+	logger    *slog.Logger
+	dialOpts  []grpc.DialOption
+	waitReady bool
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithLogger sets the logger for connection and membership events. Default
+// slog.Default().
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(o *options) { o.logger = l }) }
+
+// WithDialOptions adds gRPC dial options for the RM and the workers (e.g. a
+// bufconn dialer, transport credentials). Connections are plaintext by default.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return optionFunc(func(o *options) { o.dialOpts = append(o.dialOpts, opts...) })
+}
+
+// WithoutWaitingForSlices makes Connect return as soon as it has the cluster view,
+// instead of waiting until every slice is up. Devices of missing hosts then fail
+// with DATA_LOSS until their workers register.
+func WithoutWaitingForSlices() Option { return optionFunc(func(o *options) { o.waitReady = false }) }
+
+// Connect returns an ifrt.Client over the cluster that the resource manager at
+// rmAddress ("host:port" or "grpc://host:port") manages. By default it waits until
+// every slice is up, logging progress, or until ctx ends.
+func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, error) {
+	o := options{logger: slog.Default(), waitReady: true}
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	rmc, err := rm.NewClient(rmAddress, rm.WithLogger(o.logger), rm.WithDialOptions(o.dialOpts...))
+	if err != nil {
+		return nil, err
+	}
+	view, err := waitForCluster(ctx, rmc, o)
+	if err != nil {
+		rmc.Close()
+		return nil, err
+	}
+	devs, byID, links, platform := buildDevices(view)
+	c := &Client{
+		log: o.logger, rm: rmc, dialOpts: o.dialOpts, devices: devs, byID: byID, links: links,
+		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
+		watchDone: make(chan struct{}),
+	}
+	for _, l := range links {
+		l.log = o.logger
+	}
+	if err := c.apply(ctx, view); err != nil {
+		c.Close()
+		return nil, err
+	}
+	watchCtx, cancel := context.WithCancel(context.Background())
+	c.stopWatch = cancel
+	go c.watch(watchCtx)
+	return c, nil
+}
+
+// waitForCluster returns the RM's view once every slice is up (or at once without
+// waiting), logging each change while it waits.
+func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster, error) {
+	if !o.waitReady {
+		return rmc.Cluster(ctx)
+	}
+	var view *rm.Cluster
+	for ev, err := range rmc.Watch(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("pathways: waiting for slices: %w", err)
+		}
+		if ev.Type == rm.EventSnapshot {
+			view = ev.Cluster
+		} else if view != nil {
+			view, err = rmc.Cluster(ctx)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if view == nil {
+			continue
+		}
+		if view.Ready() {
+			return view, nil
+		}
+		up := 0
+		for _, s := range view.Slices {
+			if s.Up {
+				up++
+			}
+		}
+		o.logger.Info("pathways: waiting for slices", "up", up, "slices", len(view.Slices), "instance_type", view.InstanceType)
+	}
+	return nil, ctx.Err()
+}
+
+// apply brings the links in line with a view of the cluster.
+func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
+	for _, w := range view.Workers {
+		l := c.links[hostKey{w.Slice, w.Host}]
+		if l == nil {
+			continue
+		}
+		switch w.State {
+		case rm.StateLive:
+			if err := l.up(ctx, w.Address, c.dialOpts); err != nil {
+				return err
+			}
+		case rm.StateLost:
+			l.lose(0, fmt.Errorf("the resource manager reports it lost: %s", w.LostReason))
+		}
+	}
+	return nil
+}
+
+// watch follows the RM's membership events until the client closes: a lost worker
+// takes its link down at once; a worker that registers again is dialled.
+func (c *Client) watch(ctx context.Context) {
+	defer close(c.watchDone)
+	for ev, err := range c.rm.Watch(ctx) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("pathways: watching the resource manager", "error", err)
+			continue
+		}
+		var view *rm.Cluster
+		switch ev.Type {
+		case rm.EventSnapshot:
+			view = ev.Cluster
+		case rm.EventWorkerJoined, rm.EventWorkerLost:
+			view = &rm.Cluster{Workers: []rm.Worker{*ev.Worker}}
+		default:
+			continue
+		}
+		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
+			c.log.Warn("pathways: reconnecting to a worker", "error", err)
+		}
+	}
+}
+
+func (c *Client) Platform() ifrt.Platform             { return c.platform }
+func (c *Client) Devices() ifrt.DeviceList            { return c.devices }
+func (c *Client) AddressableDevices() ifrt.DeviceList { return c.devices }
+func (c *Client) Attributes() ifrt.Attributes         { return ifrt.Attributes{"backend": "pathways"} }
+
+func (c *Client) LookupDevice(id ifrt.DeviceID) (*ifrt.Device, error) {
+	if p, ok := c.byID[id]; ok {
+		return p.device, nil
+	}
+	return nil, ifrt.Errorf(ifrt.NotFound, "pathways: no device %d in the cluster", id)
+}
+
+// As sets *target to c when target is a **Client.
+func (c *Client) As(target any) bool {
+	if p, ok := target.(**Client); ok {
+		*p = c
+		return true
+	}
+	return false
+}
+
+// Close ends every worker session (the workers free what they held for this
+// client) and stops watching the RM. It is idempotent.
+func (c *Client) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.stopWatch != nil {
+		c.stopWatch()
+		<-c.watchDone
+	}
+	for _, l := range c.links {
+		l.lose(0, ifrt.ErrClientClosed)
+	}
+	return c.rm.Close()
+}
+
+func (c *Client) checkOpen() error {
+	if c.closed.Load() {
+		return ifrt.ErrClientClosed
+	}
+	return nil
+}

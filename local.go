@@ -1,0 +1,200 @@
+package pathways
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/rm"
+	"github.com/openpathways/pathways/worker"
+)
+
+// LocalConfig configures StartLocal. The zero value is one slice of 8 gocpu devices.
+type LocalConfig struct {
+	// Slices is the number of slices, each one worker (one host). Default 1.
+	Slices int
+	// DevicesPerSlice is the number of devices of each worker. Default 8.
+	DevicesPerSlice int
+	// NewBackend makes the backend of the worker of a slice. Default: gocpu with
+	// DevicesPerSlice devices.
+	NewBackend func(slice int) (ifrt.Client, error)
+	// Logger receives the logs of every component. Default slog.Default().
+	Logger *slog.Logger
+	// NoProxy leaves out the IFRT Proxy server over the cluster.
+	NoProxy bool
+}
+
+// Local is an in-process cluster: a resource manager, one worker per slice and an
+// IFRT Proxy server over the whole cluster, each serving gRPC on a loopback port,
+// and a Client connected to it. Close stops everything.
+type Local struct {
+	// Client is the cluster, as a Go ifrt.Client.
+	Client *Client
+	// RMAddress is the resource manager's address (host:port).
+	RMAddress string
+	// ProxyAddress is where JAX connects (JAX_BACKEND_TARGET=grpc://ProxyAddress);
+	// empty with LocalConfig.NoProxy.
+	ProxyAddress string
+
+	cfg      LocalConfig
+	rm       *rm.Server
+	proxy    *proxyserver.Server
+	mu       sync.Mutex
+	workers  []*localWorker
+	serveErr chan error
+}
+
+type localWorker struct {
+	server  *worker.Server
+	backend ifrt.Client
+	addr    string
+}
+
+// StartLocal starts an in-process cluster and connects a Client to it, waiting
+// until every slice is up.
+func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
+	if cfg.Slices == 0 {
+		cfg.Slices = 1
+	}
+	if cfg.DevicesPerSlice == 0 {
+		cfg.DevicesPerSlice = 8
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.NewBackend == nil {
+		n := cfg.DevicesPerSlice
+		cfg.NewBackend = func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: n}) }
+	}
+	rms, err := rm.New(rm.Config{
+		InstanceType:  fmt.Sprintf("cpu:%d", cfg.DevicesPerSlice),
+		InstanceCount: cfg.Slices,
+		Logger:        cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{cfg: cfg, rm: rms, serveErr: make(chan error, 2*cfg.Slices+2), workers: make([]*localWorker, cfg.Slices)}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	l.RMAddress = lis.Addr().String()
+	go func() { l.serveErr <- rms.Serve(lis) }()
+
+	for i := range cfg.Slices {
+		if err := l.StartWorker(ctx, i); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	l.Client, err = Connect(ctx, l.RMAddress, WithLogger(cfg.Logger))
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	if !cfg.NoProxy {
+		ps, err := proxyserver.New(proxyserver.Config{Backend: l.Client, Logger: cfg.Logger})
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		plis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.proxy, l.ProxyAddress = ps, plis.Addr().String()
+		go func() { l.serveErr <- ps.Serve(plis) }()
+	}
+	return l, nil
+}
+
+// StartWorker starts the worker of a slice (again, after StopWorker): a fresh
+// backend on a new port. Its devices keep their ids.
+func (l *Local) StartWorker(ctx context.Context, slice int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if slice < 0 || slice >= len(l.workers) {
+		return fmt.Errorf("pathways: no slice %d", slice)
+	}
+	if l.workers[slice] != nil {
+		return fmt.Errorf("pathways: the worker of slice %d is running", slice)
+	}
+	backend, err := l.cfg.NewBackend(slice)
+	if err != nil {
+		return err
+	}
+	ws, err := worker.New(worker.Config{Backend: backend, ResourceManager: l.RMAddress, Slice: slice, Logger: l.cfg.Logger})
+	if err != nil {
+		backend.Close()
+		return err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		backend.Close()
+		return err
+	}
+	go func() {
+		if err := ws.Serve(lis); err != nil && !errors.Is(err, worker.ErrServerClosed) {
+			l.cfg.Logger.Warn("pathways: local worker stopped", "slice", slice, "error", err)
+		}
+	}()
+	select {
+	case <-ws.Ready():
+	case <-ctx.Done():
+		ws.Close()
+		backend.Close()
+		return ctx.Err()
+	}
+	l.workers[slice] = &localWorker{server: ws, backend: backend, addr: lis.Addr().String()}
+	return nil
+}
+
+// StopWorker kills the worker of a slice at once, as a crash would: its arrays are
+// gone and the RM reports it lost.
+func (l *Local) StopWorker(slice int) error {
+	l.mu.Lock()
+	w := l.workers[slice]
+	l.workers[slice] = nil
+	l.mu.Unlock()
+	if w == nil {
+		return fmt.Errorf("pathways: the worker of slice %d is not running", slice)
+	}
+	w.server.Close()
+	return w.backend.Close()
+}
+
+// Worker returns the worker server of a slice (nil while stopped).
+func (l *Local) Worker(slice int) *worker.Server {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if w := l.workers[slice]; w != nil {
+		return w.server
+	}
+	return nil
+}
+
+// Close stops the client, the proxy server, the workers and the RM.
+func (l *Local) Close() error {
+	var errs []error
+	if l.proxy != nil {
+		errs = append(errs, l.proxy.Close())
+	}
+	if l.Client != nil {
+		errs = append(errs, l.Client.Close())
+	}
+	for i := range l.workers {
+		if l.Worker(i) != nil {
+			errs = append(errs, l.StopWorker(i))
+		}
+	}
+	errs = append(errs, l.rm.Close())
+	return errors.Join(errs...)
+}

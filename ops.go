@@ -1,0 +1,306 @@
+package pathways
+
+import (
+	"context"
+	"slices"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// fromStatus gives a gRPC error its ifrt code.
+func fromStatus(err error) error {
+	if st, ok := status.FromError(err); ok {
+		return ifrt.Errorf(ifrt.Code(st.Code()), "%s", st.Message())
+	}
+	return err
+}
+
+func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	places, domains, err := c.checkSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(parts)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(places) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: %d arrays to assemble over %d devices", len(arrays), len(places))
+	}
+	src := make([]*shard, len(arrays))
+	for i, a := range arrays {
+		shards, err := a.live()
+		if err != nil {
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: array %d: %w", i, err)
+		}
+		switch {
+		case len(shards) != 1 || shards[0].place != places[i]:
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: array %d is on %v, want device %d alone", i, a.spec.Sharding.Devices(), places[i].device.ID)
+		case a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()):
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: array %d is %v%v, the shard is %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
+		}
+		s := *shards[0]
+		s.domain = domains[i]
+		src[i] = &s
+	}
+	shards, err := c.adopt(ctx, sem, spec.Sharding.MemoryKind(), src, places, arrays...)
+	if err != nil {
+		return nil, err
+	}
+	return &array{c: c, spec: spec, shards: shards}, nil
+}
+
+// adopt returns shards for a new array that holds exactly the given source shards
+// in place: donated inputs hand theirs over; otherwise each is copied.
+func (c *Client) adopt(ctx context.Context, sem ifrt.CopySemantics, kind ifrt.MemoryKind, src []*shard, places []*placement, inputs ...*array) ([]*shard, error) {
+	if sem == ifrt.DonateInput && sameKind(src, kind) {
+		for _, a := range inputs {
+			a.release()
+		}
+		return src, nil
+	}
+	out := make([]*shard, len(src))
+	err := parallel(len(src), func(i int) error {
+		var err error
+		out[i], err = c.copyShard(ctx, src[i], places[i], src[i].domain, kind)
+		return err
+	})
+	if err != nil {
+		deleteShards(out)
+		return nil, err
+	}
+	finish(sem, inputs...)
+	return out, nil
+}
+
+func sameKind(src []*shard, kind ifrt.MemoryKind) bool {
+	for _, s := range src {
+		if s.array.Sharding().MemoryKind() != kind {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	shards, err := a.live()
+	if err != nil {
+		return nil, err
+	}
+	kind := a.spec.Sharding.MemoryKind()
+	places := make([]*placement, len(shards))
+	for i, s := range shards {
+		places[i] = s.place
+	}
+	parts, err := c.adopt(ctx, sem, kind, shards, places, a)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ifrt.Array, len(parts))
+	for i, s := range parts {
+		spec := localSpec(a.spec.DType, s.domain, s.place.device, kind)
+		spec.Layout = a.spec.Layout
+		s.domain = ifrt.FullDomain(spec.Shape)
+		out[i] = &array{c: c, spec: spec, shards: []*shard{s}}
+	}
+	return out, nil
+}
+
+func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]ifrt.ArraySpec, len(arrays))
+	for i, a := range arrays {
+		kind := a.spec.Sharding.MemoryKind()
+		if memoryKind != nil {
+			kind = *memoryKind
+		}
+		s, err := a.spec.Sharding.WithDevices(devices, kind)
+		if err != nil {
+			return nil, err
+		}
+		specs[i] = a.spec
+		specs[i].Sharding = s
+	}
+	return c.Reshard(ctx, xs, specs, sem)
+}
+
+func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if len(xs) != len(specs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: %d arrays and %d specs", len(xs), len(specs))
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ifrt.Array, len(arrays))
+	for i, a := range arrays {
+		spec := specs[i]
+		if spec.DType != a.spec.DType || !spec.Shape.Equal(a.spec.Shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: cannot reshard %v%v into %v%v", a.spec.DType, a.spec.Shape, spec.DType, spec.Shape)
+		}
+		places, domains, err := c.checkSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		src, err := a.live()
+		if err != nil {
+			return nil, err
+		}
+		shards, err := c.place(ctx, spec.DType, spec.Sharding.MemoryKind(), src, places, domains)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &array{c: c, spec: spec, shards: shards}
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take(xs)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrays) != len(plan.InputSpecs) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	}
+	type move struct {
+		from     *shard
+		out, pos int
+	}
+	var moves []move
+	outPlaces := make([][]*placement, len(plan.OutputSpecs))
+	outDomains := make([][]ifrt.IndexDomain, len(plan.OutputSpecs))
+	for i, spec := range plan.OutputSpecs {
+		outPlaces[i], outDomains[i], err = c.checkSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+	}
+	filled := make([][]bool, len(plan.OutputSpecs))
+	for i := range filled {
+		filled[i] = make([]bool, len(outPlaces[i]))
+	}
+	for _, m := range plan.Mappings {
+		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(outPlaces) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
+		}
+		in, err := arrays[m.InArray].live()
+		if err != nil {
+			return nil, err
+		}
+		from, err := positions(m.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := positions(m.To)
+		if err != nil {
+			return nil, err
+		}
+		if len(from) != len(to) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap moves %d shards into %d places", len(from), len(to))
+		}
+		for k := range from {
+			if from[k] >= int64(len(in)) || to[k] >= int64(len(outPlaces[m.OutArray])) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap shard %d->%d is out of range", from[k], to[k])
+			}
+			src := in[from[k]]
+			if !src.domain.Shape().Equal(outDomains[m.OutArray][to[k]].Shape()) {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap puts a %v shard where a %v shard belongs", src.domain.Shape(), outDomains[m.OutArray][to[k]].Shape())
+			}
+			moves = append(moves, move{src, m.OutArray, int(to[k])})
+			filled[m.OutArray][to[k]] = true
+		}
+	}
+	for i, f := range filled {
+		if slices.Contains(f, false) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap leaves shards of output %d missing", i)
+		}
+	}
+	shards := make([][]*shard, len(plan.OutputSpecs))
+	for i := range shards {
+		shards[i] = make([]*shard, len(outPlaces[i]))
+	}
+	err = parallel(len(moves), func(k int) error {
+		m := moves[k]
+		s, err := c.copyShard(ctx, m.from, outPlaces[m.out][m.pos], outDomains[m.out][m.pos], plan.OutputSpecs[m.out].Sharding.MemoryKind())
+		shards[m.out][m.pos] = s
+		return err
+	})
+	if err != nil {
+		for _, s := range shards {
+			deleteShards(s)
+		}
+		return nil, err
+	}
+	out := make([]ifrt.Array, len(shards))
+	for i := range shards {
+		out[i] = &array{c: c, spec: plan.OutputSpecs[i], shards: shards[i]}
+	}
+	finish(sem, arrays...)
+	return out, nil
+}
+
+func positions(ivs []ifrt.Interval) ([]int64, error) {
+	var out []int64
+	for _, iv := range ivs {
+		p, err := iv.Positions()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	arrays, err := c.take([]ifrt.Array{x})
+	if err != nil {
+		return nil, err
+	}
+	a := arrays[0]
+	if !a.spec.Sharding.IsFullyReplicated() {
+		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pathways: %v is not fully replicated", a.spec.Sharding)
+	}
+	shards, err := a.live()
+	if err != nil {
+		return nil, err
+	}
+	first := shards[0]
+	spec := a.spec
+	spec.Sharding = ifrt.NewSingleDeviceSharding(first.place.device, a.spec.Sharding.MemoryKind())
+	s, err := c.copyShard(ctx, first, first.place, first.domain, spec.Sharding.MemoryKind())
+	if err != nil {
+		return nil, err
+	}
+	finish(sem, a)
+	return &array{c: c, spec: spec, shards: []*shard{s}}, nil
+}

@@ -1,0 +1,301 @@
+package pathways
+
+import (
+	"context"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// checkSpec validates spec and that its devices are the cluster's.
+func (c *Client) checkSpec(spec ifrt.ArraySpec) ([]*placement, []ifrt.IndexDomain, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, nil, err
+	}
+	places := make([]*placement, len(spec.Sharding.Devices()))
+	for i, d := range spec.Sharding.Devices() {
+		p, ok := c.byID[d.ID]
+		if !ok {
+			return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: device %d is not in the cluster", d.ID)
+		}
+		if _, err := p.device.Memory(spec.Sharding.MemoryKind()); err != nil {
+			return nil, nil, err
+		}
+		places[i] = p
+	}
+	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	return places, domains, err
+}
+
+// parallel runs f(i) for i in [0, n) concurrently and returns the first error.
+func parallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return firstError(errs)
+}
+
+// localSpec is the single-device spec of a shard on its worker.
+func localSpec(dtype ifrt.DType, domain ifrt.IndexDomain, dev *ifrt.Device, kind ifrt.MemoryKind) ifrt.ArraySpec {
+	return ifrt.ArraySpec{DType: dtype, Shape: domain.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, kind)}
+}
+
+func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	if opts == nil {
+		opts = &ifrt.HostBufferOptions{}
+	}
+	if opts.OnDoneWithHostBuffer != nil {
+		defer opts.OnDoneWithHostBuffer()
+	}
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	places, domains, err := c.checkSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: host buffer has %d bytes, %v%v with strides %v needs %d",
+			len(data), spec.DType, spec.Shape, opts.ByteStrides, size)
+	}
+	dense := data
+	if opts.ByteStrides != nil {
+		n, _ := spec.Shape.ByteSize(spec.DType)
+		dense = make([]byte, n)
+		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
+	}
+	// Upload each distinct domain once per worker; other devices of that worker
+	// that hold the same domain get copies made on the worker.
+	type upload struct {
+		first int   // the device position the bytes go to
+		rest  []int // positions on the same worker holding the same domain
+	}
+	uploads := map[[2]any]*upload{}
+	var order []*upload
+	for i, p := range places {
+		key := [2]any{p.link, domains[i].String()}
+		if u, ok := uploads[key]; ok {
+			u.rest = append(u.rest, i)
+			continue
+		}
+		u := &upload{first: i}
+		uploads[key] = u
+		order = append(order, u)
+	}
+	shards := make([]*shard, len(places))
+	elem := spec.DType.HostByteSize()
+	kind := spec.Sharding.MemoryKind()
+	err = parallel(len(order), func(k int) error {
+		u := order[k]
+		p := places[u.first]
+		client, _, gen, err := p.link.session()
+		if err != nil {
+			return err
+		}
+		dev, err := p.link.localDevice(client, p.local)
+		if err != nil {
+			return err
+		}
+		part := ifrt.ExtractDomain(dense, elem, spec.Shape, domains[u.first])
+		a, err := client.MakeArrayFromHostBuffer(ctx, part, localSpec(spec.DType, domains[u.first], dev, kind), nil)
+		if err != nil {
+			return c.linkError(p.link, gen, err)
+		}
+		first := &shard{place: p, gen: gen, array: a, domain: domains[u.first]}
+		shards[u.first] = first
+		for _, i := range u.rest {
+			s, err := c.copyShard(ctx, first, places[i], domains[i], kind)
+			if err != nil {
+				return err
+			}
+			shards[i] = s
+		}
+		return nil
+	})
+	if err != nil {
+		deleteShards(shards)
+		return nil, err
+	}
+	return &array{c: c, spec: spec, shards: shards}, nil
+}
+
+// linkError turns an error from a worker into DataLoss when the worker has gone.
+func (c *Client) linkError(l *link, gen uint64, err error) error {
+	if err == nil {
+		return nil
+	}
+	if lost := l.current(gen); lost != nil {
+		return lost
+	}
+	return err
+}
+
+func deleteShards(shards []*shard) {
+	for _, s := range shards {
+		if s != nil {
+			s.array.Delete()
+		}
+	}
+}
+
+// copyShard copies src whole to device dst, where it stands for domain of the new
+// array. A copy within one worker is the worker's own CopyArrays; across workers,
+// the destination worker fetches the bytes from the source worker.
+func (c *Client) copyShard(ctx context.Context, src *shard, dst *placement, domain ifrt.IndexDomain, kind ifrt.MemoryKind) (*shard, error) {
+	if err := src.check(); err != nil {
+		return nil, err
+	}
+	if src.place.link == dst.link {
+		client, _, gen, err := dst.link.session()
+		if err != nil {
+			return nil, err
+		}
+		dev, err := dst.link.localDevice(client, dst.local)
+		if err != nil {
+			return nil, err
+		}
+		out, err := client.CopyArrays(ctx, []ifrt.Array{src.array}, ifrt.DeviceList{dev}, &kind, ifrt.AlwaysCopy)
+		if err != nil {
+			return nil, c.linkError(dst.link, gen, err)
+		}
+		return &shard{place: dst, gen: gen, array: out[0], domain: domain}, nil
+	}
+	relabelled := *src
+	relabelled.domain = domain
+	return c.gather(ctx, src.array.DType(), dst, domain, kind, []*shard{&relabelled})
+}
+
+// gather makes a shard holding domain on dst from the pieces of sources that
+// overlap it: the worker of dst fetches them from their workers.
+func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, domain ifrt.IndexDomain, kind ifrt.MemoryKind, sources []*shard) (*shard, error) {
+	client, peer, gen, err := dst.link.session()
+	if err != nil {
+		return nil, err
+	}
+	dev, err := dst.link.localDevice(client, dst.local)
+	if err != nil {
+		return nil, err
+	}
+	handle, err := client.ReserveHandle()
+	if err != nil {
+		return nil, err
+	}
+	req := &workerpb.GatherRequest{
+		Result:     &workerpb.ArrayRef{SessionId: client.SessionID(), Handle: uint64(handle)},
+		Dtype:      int32(dtype),
+		Domain:     wireDomain(domain),
+		DeviceId:   int32(dev.ID),
+		MemoryKind: string(kind),
+	}
+	for _, s := range sources {
+		if !overlaps(s.domain, domain) {
+			continue
+		}
+		srcClient, _, srcGen, err := s.place.link.session()
+		if err != nil {
+			return nil, err
+		}
+		if srcGen != s.gen {
+			return nil, s.check()
+		}
+		var h proxy.ArrayHandle
+		if !s.array.As(&h) {
+			return nil, ifrt.Errorf(ifrt.Internal, "pathways: a shard on slice %d host %d has no proxy handle", s.place.link.key.slice, s.place.link.key.host)
+		}
+		piece := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: srcClient.SessionID(), Handle: uint64(h)}, Domain: wireDomain(s.domain)}
+		if s.place.link != dst.link {
+			piece.WorkerAddress = s.place.link.address()
+		}
+		req.Pieces = append(req.Pieces, piece)
+	}
+	if _, err := peer.Gather(ctx, req); err != nil {
+		return nil, c.linkError(dst.link, gen, fromStatus(err))
+	}
+	a := client.AdoptArray(handle, localSpec(dtype, domain, dev, kind))
+	return &shard{place: dst, gen: gen, array: a, domain: domain}, nil
+}
+
+func (l *link) address() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.addr
+}
+
+func wireDomain(d ifrt.IndexDomain) *workerpb.Domain {
+	w := &workerpb.Domain{Origin: make([]int64, len(d)), Shape: make([]int64, len(d))}
+	for i, r := range d {
+		w.Origin[i], w.Shape[i] = r.Start, r.Len()
+	}
+	return w
+}
+
+func overlaps(a, b ifrt.IndexDomain) bool {
+	for i := range a {
+		if a[i].Start >= b[i].End || b[i].Start >= a[i].End {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDomain(a, b ifrt.IndexDomain) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// place makes the shards of a new array with the given placements and domains from
+// the shards of an existing one: a shard with the same domain is copied whole
+// (preferring one on the same worker); any other domain is gathered from the
+// overlapping shards.
+func (c *Client) place(ctx context.Context, dtype ifrt.DType, kind ifrt.MemoryKind, src []*shard, places []*placement, domains []ifrt.IndexDomain) ([]*shard, error) {
+	out := make([]*shard, len(places))
+	err := parallel(len(places), func(i int) error {
+		var match *shard
+		for _, s := range src {
+			if sameDomain(s.domain, domains[i]) && (match == nil || s.place.link == places[i].link && match.place.link != places[i].link) {
+				match = s
+			}
+		}
+		var err error
+		if match != nil {
+			out[i], err = c.copyShard(ctx, match, places[i], domains[i], kind)
+		} else {
+			out[i], err = c.gather(ctx, dtype, places[i], domains[i], kind, src)
+		}
+		return err
+	})
+	if err != nil {
+		deleteShards(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+// finish retires the inputs of an operation: donated inputs are deleted.
+func finish(sem ifrt.CopySemantics, inputs ...*array) {
+	if sem == ifrt.DonateInput {
+		for _, a := range inputs {
+			a.Delete()
+		}
+	}
+}

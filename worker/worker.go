@@ -1,0 +1,276 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/rm"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// ErrServerClosed is returned by Serve after Close.
+var ErrServerClosed = errors.New("worker: server closed")
+
+// Config configures a worker. Backend is required; the zero value of every other
+// field is a valid default.
+type Config struct {
+	// Backend holds the worker's devices, arrays and programs. The worker does not
+	// close it.
+	Backend ifrt.Client
+	// ResourceManager is the address of the RM to register with ("host:port" or
+	// "grpc://host:port"). Empty: the worker runs standalone and registers nowhere.
+	ResourceManager string
+	// Slice is the index of the slice this worker's host belongs to. Default 0.
+	Slice int
+	// Host is the index of this host in its slice, or rm.AnyHost to let the RM
+	// choose. Default 0.
+	Host int
+	// Address is where clients and other workers reach this worker. Default: the
+	// address of the listener passed to Serve.
+	Address string
+	// Logger receives the worker's logs. Default slog.Default().
+	Logger *slog.Logger
+	// DialOptions are used to reach the RM and other workers. Default: plaintext.
+	DialOptions []grpc.DialOption
+	// ServerOptions are added to the grpc.Server that Serve creates.
+	ServerOptions []grpc.ServerOption
+}
+
+// Validate reports a missing backend or impossible indices.
+func (c Config) Validate() error {
+	if c.Backend == nil {
+		return ifrt.Errorf(ifrt.InvalidArgument, "worker: Config.Backend is required")
+	}
+	if c.Slice < 0 || c.Host < rm.AnyHost {
+		return ifrt.Errorf(ifrt.InvalidArgument, "worker: slice %d host %d is out of range", c.Slice, c.Host)
+	}
+	return nil
+}
+
+// Server is a worker: an IFRT Proxy server over its backend, the peer service other
+// workers read from and gather through, and its registration with the RM.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	proxy *proxyserver.Server
+	peer  *peer
+
+	mu         sync.Mutex
+	grpc       *grpc.Server
+	reg        *rm.Registration
+	rmClient   *rm.Client
+	stopOnce   sync.Once
+	closeOnce  sync.Once
+	closed     bool
+	stopping   chan struct{}
+	stopOnceCh sync.Once
+	ready      chan struct{}
+}
+
+// New validates cfg and builds the worker. It starts nothing.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	ps, err := proxyserver.New(proxyserver.Config{Backend: cfg.Backend, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s.peer = &peer{w: s, conns: map[string]*grpc.ClientConn{}}
+	return s, nil
+}
+
+func (s *Server) dialOptions() []grpc.DialOption {
+	return append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, s.cfg.DialOptions...)
+}
+
+// Register mounts the IFRT Proxy service and the peer service on r.
+func (s *Server) Register(r grpc.ServiceRegistrar) {
+	s.proxy.Register(r)
+	workerpb.RegisterPeerServer(r, s.peer)
+}
+
+// Ready is closed once the worker serves and, with an RM, has registered.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Proxy returns the worker's IFRT Proxy server.
+func (s *Server) Proxy() *proxyserver.Server { return s.proxy }
+
+// Serve serves on lis until Shutdown or Close, registering with the RM (when one is
+// configured) and keeping the registration alive, re-registering if the RM
+// restarts. It returns nil after Shutdown and ErrServerClosed after Close.
+func (s *Server) Serve(lis net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrServerClosed
+	}
+	opts := append([]grpc.ServerOption{
+		grpc.MaxRecvMsgSize(proxyserver.DefaultMaxMsgSize),
+		grpc.MaxSendMsgSize(proxyserver.DefaultMaxMsgSize),
+	}, s.cfg.ServerOptions...)
+	s.grpc = grpc.NewServer(opts...)
+	s.Register(s.grpc)
+	gs := s.grpc
+	s.mu.Unlock()
+
+	addr := s.cfg.Address
+	if addr == "" {
+		addr = lis.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- gs.Serve(lis) }()
+	if s.cfg.ResourceManager != "" {
+		if err := s.register(addr); err != nil {
+			gs.Stop()
+			<-errc
+			return err
+		}
+	}
+	close(s.ready)
+	s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
+	err := <-errc
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrServerClosed
+	}
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// register claims the worker's host at the RM; the registration then keeps itself
+// alive in the background.
+func (s *Server) register(addr string) error {
+	client, err := rm.NewClient(s.cfg.ResourceManager, rm.WithLogger(s.log), rm.WithDialOptions(s.cfg.DialOptions...))
+	if err != nil {
+		return err
+	}
+	// The registration lives as long as ctx: until the worker stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-s.stopped()
+		cancel()
+	}()
+	reg, err := client.RegisterAndHeartbeat(ctx, s.workerInfo(addr))
+	if err != nil {
+		client.Close()
+		return err
+	}
+	s.mu.Lock()
+	s.reg, s.rmClient = reg, client
+	s.mu.Unlock()
+	a := reg.Assignment()
+	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
+	return nil
+}
+
+// stopped is closed when Shutdown or Close begins.
+func (s *Server) stopped() <-chan struct{} { return s.stopping }
+
+func (s *Server) markStopping() { s.stopOnceCh.Do(func() { close(s.stopping) }) }
+
+func (s *Server) workerInfo(addr string) rm.WorkerInfo {
+	p := s.cfg.Backend.Platform()
+	info := rm.WorkerInfo{Slice: s.cfg.Slice, Host: s.cfg.Host, Address: addr, Platform: p.Name}
+	for _, d := range s.cfg.Backend.AddressableDevices() {
+		ld := rm.LocalDevice{Kind: d.Kind, LocalHardwareID: d.LocalHardwareID, DefaultMemoryKind: d.DefaultMemoryKind()}
+		if coords, ok := d.Attributes.Int64s(ifrt.AttrCoords); ok {
+			for _, c := range coords {
+				ld.Coords = append(ld.Coords, int(c))
+			}
+		}
+		if core, ok := d.Attributes.Int64(ifrt.AttrCoreOnChip); ok {
+			ld.CoreOnChip = int(core)
+		}
+		for _, m := range d.Memories {
+			ld.MemoryKinds = append(ld.MemoryKinds, m.Kind)
+		}
+		info.Devices = append(info.Devices, ld)
+	}
+	return info
+}
+
+// ListenAndServe listens on addr (e.g. ":29005") and serves.
+func (s *Server) ListenAndServe(addr string) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(lis)
+}
+
+// Shutdown drains the worker: it leaves the RM (which reports the host lost), lets
+// running requests finish and ends the sessions, or stops at once when ctx ends.
+// It is idempotent.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.stopOnce.Do(func() {
+		s.markStopping()
+		s.leave()
+		err = s.proxy.Shutdown(ctx)
+		s.mu.Lock()
+		gs := s.grpc
+		s.mu.Unlock()
+		if gs != nil {
+			done := make(chan struct{})
+			go func() { gs.GracefulStop(); close(done) }()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				gs.Stop()
+				err = ctx.Err()
+			}
+		}
+		s.peer.close()
+	})
+	return err
+}
+
+// Close stops the worker at once, without leaving the RM gracefully: to the RM it
+// looks like a lost worker. It is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		gs := s.grpc
+		s.mu.Unlock()
+		s.markStopping()
+		s.leave()
+		s.proxy.Close()
+		if gs != nil {
+			gs.Stop()
+		}
+		s.peer.close()
+	})
+	return nil
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	reg, client := s.reg, s.rmClient
+	s.reg, s.rmClient = nil, nil
+	s.mu.Unlock()
+	if reg != nil {
+		reg.Close()
+	}
+	if client != nil {
+		client.Close()
+	}
+}
