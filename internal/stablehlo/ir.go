@@ -31,7 +31,8 @@ type Value struct {
 	Sharding string
 	// DonorOrAlias is set by jax.buffer_donor = true or tf.aliasing_output.
 	DonorOrAlias bool
-	// Attrs holds every attribute of the argument or result, by name.
+	// Attrs holds every attribute of the argument or result, by name. It is
+	// shared with the Module and must be treated as read-only.
 	Attrs map[string]*Attr
 }
 

@@ -71,6 +71,8 @@ func (p *parser) parseDict() map[string]*Attr {
 
 // parseAttrValue parses one attribute value.
 func (p *parser) parseAttrValue() *Attr {
+	p.enter()
+	defer p.leave()
 	start := p.tok.pos
 	a := p.parseAttrValueNoType()
 	// "1 : i32", "1.0 : f32", "dense<...> : tensor<...>"
@@ -96,6 +98,8 @@ func floatFromLiteral(p *parser, off int, lit string, e ElemType) float64 {
 }
 
 func (p *parser) parseAttrValueNoType() *Attr {
+	p.enter()
+	defer p.leave()
 	t := p.tok
 	switch t.kind {
 	case tokInt:
@@ -278,6 +282,8 @@ func (p *parser) parseDense() *Attr {
 }
 
 func (p *parser) parseDenseLits(a *Attr) {
+	p.enter()
+	defer p.leave()
 	switch {
 	case p.acceptPunct("["):
 		for !p.isPunct("]") {

@@ -10,6 +10,8 @@ type resultName struct {
 // parseOp parses one operation into r. It returns true when the op was the
 // block's terminator (return / stablehlo.return), which ends the block.
 func (p *parser) parseOp(r *Region) bool {
+	p.enter()
+	defer p.leave()
 	var names []resultName
 	if p.tok.kind == tokValue {
 		for {
@@ -196,6 +198,8 @@ func (p *parser) parseGenericOp(op *Op, nres int) {
 
 // parseRegion parses "{ [^bb0(%a: T, ...):] ops }" in its own scope.
 func (p *parser) parseRegion() *Region {
+	p.enter()
+	defer p.leave()
 	r := &Region{}
 	p.pushScope()
 	defer p.popScope()

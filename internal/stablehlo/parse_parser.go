@@ -19,7 +19,20 @@ type parser struct {
 	nslots int
 	fn     *Func
 	meshes map[string]string // sdy.mesh name -> raw "<[...]>" text
+	depth  int               // nesting of attributes and regions
 }
+
+// maxNesting bounds recursion so hostile input cannot exhaust the stack.
+const maxNesting = 500
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxNesting {
+		p.fail("nesting deeper than %d levels", maxNesting)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) failAt(off int, format string, args ...any) {
 	panic(&parseError{off: off, msg: fmt.Sprintf(format, args...)})

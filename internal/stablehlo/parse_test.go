@@ -22,6 +22,7 @@ func TestParseErrorsNameLineAndColumn(t *testing.T) {
 		{"unterminated_string", "module @m attributes {x = \"abc\n} {}", "1:27: unterminated string"},
 		{"unknown_callee", "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %0 = call @nope(%a) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}", "2:8: call to unknown function @nope"},
 		{"redefinition", "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  %a = stablehlo.add %a, %a : tensor<f32>\n  return %a : tensor<f32>\n}", "2:3: redefinition of %a"},
+		{"deep_nesting", "module attributes {x = " + strings.Repeat("[", 100000) + "} {}", "nesting deeper than"},
 		{"bad_char", "func.func @main() -> tensor<f32> {\n  ~\n}", "2:3: unexpected character"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

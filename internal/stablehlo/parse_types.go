@@ -5,6 +5,8 @@ import "strconv"
 // parseType parses a type: tensor<...>, a scalar builtin type (f32 means a
 // rank-0 tensor here), or an opaque type kept by its spelling.
 func (p *parser) parseType() TensorType {
+	p.enter()
+	defer p.leave()
 	start := p.tok.pos
 	switch {
 	case p.isIdent("tensor") && p.peek().text == "<":
