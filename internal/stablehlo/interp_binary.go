@@ -114,17 +114,11 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 	dst = dst[:len(a)]
 	switch kind {
 	case binAdd:
-		for i := range a {
-			dst[i] = a[i] + b[i]
-		}
+		addFloat(dst, a, b)
 	case binSub:
-		for i := range a {
-			dst[i] = a[i] - b[i]
-		}
+		subFloat(dst, a, b)
 	case binMul:
-		for i := range a {
-			dst[i] = a[i] * b[i]
-		}
+		mulFloat(dst, a, b)
 	case binDiv:
 		for i := range a {
 			dst[i] = a[i] / b[i]
@@ -157,6 +151,45 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 		return false
 	}
 	return true
+}
+
+// The hottest kernels are unrolled by four: it halves the loop overhead
+// and lets the CPU overlap the independent element operations.
+
+func addFloat[T float32 | float64](dst, a, b []T) {
+	n := len(a)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
+		d[0], d[1], d[2], d[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
+	}
+	for ; i < n; i++ {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+func subFloat[T float32 | float64](dst, a, b []T) {
+	n := len(a)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
+		d[0], d[1], d[2], d[3] = x[0]-y[0], x[1]-y[1], x[2]-y[2], x[3]-y[3]
+	}
+	for ; i < n; i++ {
+		dst[i] = a[i] - b[i]
+	}
+}
+
+func mulFloat[T float32 | float64](dst, a, b []T) {
+	n := len(a)
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
+		d[0], d[1], d[2], d[3] = x[0]*y[0], x[1]*y[1], x[2]*y[2], x[3]*y[3]
+	}
+	for ; i < n; i++ {
+		dst[i] = a[i] * b[i]
+	}
 }
 
 // floatMax propagates NaN, as XLA's maximum does.
