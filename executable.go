@@ -111,9 +111,19 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		return nil, err
 	}
 	localArgs := make([]ifrt.Array, len(arrays))
+	var assembled []ifrt.Array
+	defer func() {
+		// They share the shards' memory, which deleting them leaves alone.
+		for _, a := range assembled {
+			a.Delete()
+		}
+	}()
 	for i, a := range arrays {
 		if localArgs[i], err = e.localArray(ctx, client, i, a); err != nil {
 			return nil, err
+		}
+		if len(a.Sharding().Devices()) > 1 {
+			assembled = append(assembled, localArgs[i])
 		}
 	}
 	res, err := e.exe.Execute(ctx, localArgs, opts)

@@ -46,8 +46,9 @@ type Array interface {
 	// Ready returns a future that resolves when the array's contents are computed,
 	// with the error of the computation if it failed.
 	Ready() *Future
-	// Delete frees the array's device memory. The future resolves when it is freed.
-	// Deleting twice is harmless.
+	// Delete frees the array's device memory, except memory it shares with other
+	// arrays (made with ReuseInput), which lives until they are deleted too. The
+	// future resolves when it is freed. Deleting twice is harmless.
 	Delete() *Future
 	IsDeleted() bool
 

@@ -1,5 +1,6 @@
-// Command train is a Go-native training driver: it trains a small MLP with SGD,
-// data-parallel over every device of the client, with no Python at run time.
+// Command train is a Go-native training driver: it starts an in-process Pathways
+// cluster (a resource manager, a worker with 8 gocpu devices, no Python, no plugin)
+// and trains a small MLP with SGD, data-parallel over the cluster's devices.
 //
 // The training step (forward, backward and update) is StableHLO text that JAX
 // lowered once (train_step.mlir, made by gen_step.py): parameters replicated, the
@@ -17,13 +18,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
 
+	"github.com/openpathways/pathways"
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/gocpu"
 )
 
 //go:embed train_step.mlir
@@ -41,15 +43,22 @@ const (
 func main() {
 	steps := flag.Int("steps", 100, "training steps")
 	seed := flag.Uint64("seed", 1, "seed for the initial parameters and the data")
+	verbose := flag.Bool("v", false, "log the cluster's events")
 	flag.Parse()
 	log.SetFlags(0)
-
-	client, err := gocpu.New(gocpu.Config{Devices: devices})
-	if err != nil {
-		log.Fatalf("train: %v", err)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if *verbose {
+		logger = slog.Default()
 	}
-	defer client.Close()
-	losses, err := train(context.Background(), client, *steps, *seed, os.Stdout)
+
+	ctx := context.Background()
+	cluster, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 1, DevicesPerSlice: devices, NoProxy: true, Logger: logger})
+	if err != nil {
+		log.Fatalf("train: start the local cluster: %v", err)
+	}
+	defer cluster.Close()
+	fmt.Printf("cluster: resource manager at %s, %d devices\n", cluster.RMAddress, len(cluster.Client.Devices()))
+	losses, err := train(ctx, cluster.Client, *steps, *seed, os.Stdout)
 	if err != nil {
 		log.Fatalf("train: %v", err)
 	}

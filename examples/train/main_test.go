@@ -3,18 +3,34 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 )
 
+const defaultTestTimeout = 30 * time.Second
+
 func TestTrainingLossFalls(t *testing.T) {
-	client, err := gocpu.New(gocpu.Config{Devices: devices})
+	backend, err := gocpu.New(gocpu.Config{Devices: devices})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	cluster, err := pathways.StartLocal(context.Background(), pathways.LocalConfig{
+		NoProxy:    true,
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		NewBackend: func(int) (ifrt.Client, error) { return backend, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	client := cluster.Client
 	var out bytes.Buffer
 	const steps = 60
 	losses, err := train(context.Background(), client, steps, 1, &out)
@@ -34,7 +50,16 @@ func TestTrainingLossFalls(t *testing.T) {
 	if !strings.Contains(out.String(), "step   60/60 [==============================] loss") {
 		t.Errorf("progress output lacks the final step:\n%s", out.String())
 	}
-	if arrays, exes := client.Live(); arrays != 0 || exes != 0 {
-		t.Errorf("training left %d arrays and %d executables alive", arrays, exes)
+	// Deletes travel to the worker asynchronously; wait for them to land.
+	deadline := time.Now().Add(defaultTestTimeout)
+	for {
+		arrays, exes := backend.Live()
+		if arrays == 0 && exes == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("training left %d arrays and %d executables alive on the worker", arrays, exes)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
