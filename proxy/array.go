@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"runtime"
 	"slices"
@@ -339,15 +340,24 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
 // at the same time, asks the server to build the array from it
 // (MakeArrayFromHostBufferRequest); as in jaxlib, the array's handle is the host
 // buffer's. Sharded (not replicated) arrays go shard by shard, as in jaxlib
-// (see makeArrayFromShards). The call returns once the server has answered, so
-// data is no longer read afterwards, whatever opts.Semantics says.
+// (see makeArrayFromShards). By default the call returns once the server has
+// answered, so data is no longer read afterwards, whatever opts.Semantics says;
+// see WithAsyncDispatch for the other way.
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
 	if opts == nil {
 		opts = &ifrt.HostBufferOptions{}
 	}
-	if opts.OnDoneWithHostBuffer != nil {
-		defer opts.OnDoneWithHostBuffer()
+	done := func() {}
+	if f := opts.OnDoneWithHostBuffer; f != nil {
+		var once sync.Once
+		done = func() { once.Do(f) }
 	}
+	doneLater := false // the buffer is still being read when the call returns
+	defer func() {
+		if !doneLater {
+			done()
+		}
+	}()
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -376,8 +386,17 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if err != nil {
 		return nil, err
 	}
-	stored := make(chan error, 1)
-	go func() { stored <- c.storeHostBuffer(ctx, h, data) }()
+	// Dispatching asynchronously, the upload goes on after the call returns,
+	// from a copy of data unless the caller keeps data intact until
+	// OnDoneWithHostBuffer.
+	upload, uctx := data, ctx
+	if c.async {
+		uctx = c.bgCtx
+		if opts.Semantics == ifrt.ImmutableOnlyDuringCall {
+			upload = bytes.Clone(data)
+		}
+	}
+	stored := c.upload(uctx, []uint64{h}, [][]byte{upload})
 	pending, callErr := c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArrayFromHostBufferRequest{
 		MakeArrayFromHostBufferRequest: &proxypb.MakeArrayFromHostBufferRequest{
 			Dtype:            dt,
@@ -388,10 +407,61 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 			ArrayHandle:      &h,
 		},
 	}})
-	// Wait for the upload either way: once the call returns, data is the
-	// caller's again.
-	storeErr := <-stored
-	return c.finishMake(h, spec, callErr, pending, []uint64{h}, []error{storeErr})
+	if c.async && callErr == nil {
+		if opts.Semantics != ifrt.ImmutableOnlyDuringCall {
+			doneLater = true
+			c.afterUpload([]uint64{h}, stored, done)
+		} else {
+			c.afterUpload([]uint64{h}, stored, func() {})
+		}
+		a := c.newArray(h, spec)
+		a.pending = pending
+		return a, nil
+	}
+	// Wait for the upload: once the call returns, data is the caller's again.
+	return c.finishMake(h, spec, callErr, pending, []uint64{h}, stored())
+}
+
+// upload starts uploading bufs[i] under handles[i], in parallel; the returned
+// function waits for the uploads and returns their errors.
+func (c *Client) upload(ctx context.Context, handles []uint64, bufs [][]byte) func() []error {
+	errs := make([]error, len(bufs))
+	var wg sync.WaitGroup
+	for i, b := range bufs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.storeHostBuffer(ctx, handles[i], b)
+		}()
+	}
+	return func() []error {
+		wg.Wait()
+		return errs
+	}
+}
+
+// afterUpload waits, in the background, for uploads the caller did not wait
+// for, then calls done; the server may wait for an upload that failed, so an
+// empty buffer goes under its handle to make the array fail there instead.
+func (c *Client) afterUpload(handles []uint64, wait func() []error, done func()) {
+	finish := func() {
+		errs := wait()
+		done()
+		if c.checkOpen() != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(c.bgCtx, hostBufferDeleteTimeout)
+		defer cancel()
+		for i, err := range errs {
+			if err != nil {
+				c.log.Debug("proxy: uploading a host buffer failed", "handle", handles[i], "err", err)
+				_ = c.storeHostBuffer(ctx, handles[i], nil)
+			}
+		}
+	}
+	if !c.goBackground(finish) {
+		go finish() // closing: the uploads end at once
+	}
 }
 
 // dispatch sends a request that makes arrays under client handles. It waits for
@@ -430,7 +500,7 @@ func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, pendin
 	}
 	if callErr != nil && storeErr != nil {
 		c.goBackground(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), hostBufferDeleteTimeout)
+			ctx, cancel := context.WithTimeout(c.bgCtx, hostBufferDeleteTimeout)
 			defer cancel()
 			for i, hb := range buffers {
 				if storeErrs[i] != nil {
@@ -499,16 +569,16 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 	if err != nil {
 		return nil, err
 	}
-	storeErrs := make([]error, len(bufs))
-	var wg sync.WaitGroup
-	for i, b := range bufs {
+	for i := range bufs {
 		protos[i].HostBufferHandle = handles[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			storeErrs[i] = c.storeHostBuffer(ctx, handles[i], b)
-		}()
 	}
+	// The shards are copies: dispatching asynchronously, nobody waits for them
+	// to go up.
+	uctx := ctx
+	if c.async {
+		uctx = c.bgCtx
+	}
+	stored := c.upload(uctx, handles, bufs)
 	pending, callErr := c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArraysFromHostBufferShardsRequest{
 		MakeArraysFromHostBufferShardsRequest: &proxypb.MakeArraysFromHostBufferShardsRequest{
 			Specs: []*proxypb.MakeArraysFromHostBufferShardsRequest_MakeArraysFromHostBufferShardsSpec{{
@@ -519,8 +589,13 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 			ArrayHandles: handles[:1],
 		},
 	}})
-	wg.Wait()
-	return c.finishMake(handles[0], spec, callErr, pending, handles, storeErrs)
+	if c.async && callErr == nil {
+		c.afterUpload(handles, stored, func() {})
+		a := c.newArray(handles[0], spec)
+		a.pending = pending
+		return a, nil
+	}
+	return c.finishMake(handles[0], spec, callErr, pending, handles, stored())
 }
 
 // arrayOp sends an array-producing request whose results the client names and

@@ -60,6 +60,8 @@ type Client struct {
 	bgMu       sync.Mutex
 	bgStopped  bool
 	background sync.WaitGroup // requests nobody waits for, such as HostBufferDelete
+	bgCtx      context.Context
+	bgCancel   context.CancelFunc // ends background requests at Close
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -121,6 +123,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		onDisconnect: o.onDisconnect,
 		async:        o.async,
 	}
+	c.bgCtx, c.bgCancel = context.WithCancel(context.Background())
 	if o.connectTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.connectTimeout)
@@ -143,6 +146,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 			break
 		}
 	}
+	c.bgCancel()
 	ctrl.Close()
 	data.Close()
 	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
@@ -357,6 +361,7 @@ func (c *Client) Close() error {
 		c.bgMu.Lock()
 		c.bgStopped = true
 		c.bgMu.Unlock()
+		c.bgCancel()
 		c.background.Wait()
 		c.ctrlConn.Close()
 		c.dataConn.Close()
@@ -374,18 +379,19 @@ func (c *Client) checkOpen() error {
 }
 
 // goBackground runs f in a goroutine that Close waits for, unless the client is
-// closing.
-func (c *Client) goBackground(f func()) {
+// closing; it reports whether it did.
+func (c *Client) goBackground(f func()) bool {
 	c.bgMu.Lock()
 	defer c.bgMu.Unlock()
 	if c.bgStopped || c.closed.Load() {
-		return
+		return false
 	}
 	c.background.Add(1)
 	go func() {
 		defer c.background.Done()
 		f()
 	}()
+	return true
 }
 
 // newHandle returns the next client-generated handle.

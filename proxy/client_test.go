@@ -810,3 +810,47 @@ func TestAsyncDispatchReportsErrorsOnTheResults(t *testing.T) {
 		t.Errorf("Ready of the result = %v, want the server's ResourceExhausted", err)
 	}
 }
+
+func TestAsyncUploadsOutliveTheCall(t *testing.T) {
+	for _, sem := range []ifrt.HostBufferSemantics{ifrt.ImmutableOnlyDuringCall, ifrt.ImmutableUntilTransferCompletes} {
+		t.Run(sem.String(), func(t *testing.T) {
+			f := newFakeServer()
+			f.storeGate = make(chan struct{})
+			c := dialFake(t, f, WithAsyncDispatch())
+			ctx := testContext(t)
+			spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+			data := []byte{1, 2, 3}
+			doneCalled := make(chan struct{})
+			a, err := c.MakeArrayFromHostBuffer(ctx, data, spec, &ifrt.HostBufferOptions{
+				Semantics: sem, OnDoneWithHostBuffer: func() { close(doneCalled) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-doneCalled:
+				if sem != ifrt.ImmutableOnlyDuringCall {
+					t.Error("OnDoneWithHostBuffer before the upload finished")
+				}
+			default:
+				if sem == ifrt.ImmutableOnlyDuringCall {
+					t.Error("OnDoneWithHostBuffer not called by the return of an ImmutableOnlyDuringCall put")
+				}
+			}
+			if sem == ifrt.ImmutableOnlyDuringCall {
+				data[0] = 99 // the caller owns it again
+			}
+			close(f.storeGate)
+			<-doneCalled
+			var h ArrayHandle
+			a.As(&h)
+			// The fake server answers requests concurrently, without the
+			// real one's ordering: wait for the array to exist there.
+			f.waitFor(t, "the array", func() bool { return f.arrays[uint64(h)] != nil })
+			got := make([]byte, 3)
+			if err := a.CopyToHostBuffer(ctx, got, nil); err != nil || !bytes.Equal(got, []byte{1, 2, 3}) {
+				t.Errorf("contents %v, %v; want [1 2 3]", got, err)
+			}
+		})
+	}
+}

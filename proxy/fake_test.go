@@ -30,6 +30,8 @@ type fakeServer struct {
 	// handle, when set, answers session requests instead of the default logic;
 	// returning nil falls back to it.
 	handle func(*proxypb.IfrtRequest) *proxypb.IfrtResponse
+	// storeGate, when set, holds every HostBufferStore until it is closed.
+	storeGate chan struct{}
 
 	mu          sync.Mutex
 	cond        *sync.Cond
@@ -244,6 +246,9 @@ func (f *fakeServer) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferSt
 	}
 	if int64(len(data)) != m.GetBufferSize() {
 		return status.Errorf(codes.DataLoss, "got %d bytes, want %d", len(data), m.GetBufferSize())
+	}
+	if f.storeGate != nil {
+		<-f.storeGate
 	}
 	f.mu.Lock()
 	f.hostBuffers[m.GetHandle()] = data

@@ -79,7 +79,7 @@ func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte
 // failure is only logged, as in jaxlib.
 func (c *Client) deleteHostBufferAsync(handle uint64) {
 	c.goBackground(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), hostBufferDeleteTimeout)
+		ctx, cancel := context.WithTimeout(c.bgCtx, hostBufferDeleteTimeout)
 		defer cancel()
 		_, err := c.hostBuffers.HostBufferDelete(ctx, &proxypb.GrpcHostBufferDeleteRequest{SessionId: c.sessionID, Handle: handle})
 		if err != nil && c.checkOpen() == nil {

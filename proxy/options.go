@@ -91,9 +91,12 @@ func WithInitializationData(attrs ifrt.Attributes) Option {
 // The cost: errors the client cannot detect itself (it checks specs, sizes,
 // devices, deleted arrays and remap plans) no longer come back from the call
 // but from later uses of its results: Ready, CopyToHostBuffer, and operations
-// taking them. MakeArrayFromHostBuffer still waits for its upload (the caller
-// may reuse the buffer afterwards), and the first execution of an executable
-// still waits, to learn the output specs.
+// taking them. MakeArrayFromHostBuffer does not wait for its upload either: it
+// uploads a copy of the data, or, when HostBufferOptions.Semantics lets it
+// read the caller's buffer until OnDoneWithHostBuffer, the buffer itself, and
+// calls OnDoneWithHostBuffer once the upload is done (Close cancels uploads
+// still going). The first execution of an executable still waits, to learn the
+// output specs.
 func WithAsyncDispatch() Option {
 	return optionFunc(func(o *options) { o.async = true })
 }
