@@ -527,6 +527,12 @@ func TestDeleteWaitsForEarlierUses(t *testing.T) {
 	}
 	mustOK(t, s.wait(ex))
 	wantErr(t, "a copy after a donating execution", s.wait(cp), ifrt.ErrInvalidArgument, "deleted")
+
+	// A handle twice in one request does not make the request wait for itself.
+	s.makeArray(9, f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, h.single(0))
+	s.makeArray(10, f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, h.single(0))
+	s.call(executeReq(exe, []uint64{9, 9}, []uint64{11}, false, 0)) // answered, whatever the backend says
+	mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_DeleteArrayRequest{DeleteArrayRequest: &proxypb.DeleteArrayRequest{ArrayHandle: []uint64{10, 10}}}}))
 }
 
 func TestSessionTeardownFreesEverything(t *testing.T) {
