@@ -110,7 +110,7 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	}
 	devs := a.spec.Sharding.Devices()
 	for _, d := range devs {
-		if !d.Addressable {
+		if !a.c.isAddressable(d.ID) {
 			return ifrt.Errorf(ifrt.FailedPrecondition, "proxy: array on %v is not fully addressable", devs)
 		}
 	}
@@ -310,6 +310,12 @@ func (c *Client) arrayOf(x ifrt.Array, what string) (*array, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// isAddressable reports whether the client's device id is addressable.
+func (c *Client) isAddressable(id ifrt.DeviceID) bool {
+	d, ok := c.byID[id]
+	return ok && d.Addressable
 }
 
 // checkDevices reports devices that are not this client's.
@@ -707,7 +713,7 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	devs := a.spec.Sharding.Devices()
 	specs := make([]ifrt.ArraySpec, len(devs))
 	for i, d := range devs {
-		if !d.Addressable {
+		if !c.isAddressable(d.ID) {
 			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "proxy: DisassembleArray: device %d is not addressable", d.ID)
 		}
 		specs[i] = ifrt.ArraySpec{
