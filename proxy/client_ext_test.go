@@ -348,3 +348,58 @@ func TestCopyArraysFromDifferentDevices(t *testing.T) {
 		}
 	}
 }
+
+// scale doubles f32[4]; jaxlib-style programs are MLIR text here.
+const scale = `func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {
+  %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}`
+
+func TestRepeatedExecutionsWithStatus(t *testing.T) {
+	if !gocpuCompiles(t) {
+		t.Skip("gocpu does not compile programs yet")
+	}
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
+			opts := startServer(t, 2)
+			if async {
+				opts = append(opts, proxy.WithAsyncDispatch())
+			}
+			c := dial(t, opts)
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+			defer cancel()
+			dev := c.AddressableDevices()[1]
+			exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(scale)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{dev}})
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+			x, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 16), spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				res, err := exe.Execute(ctx, []ifrt.Array{x}, &ifrt.ExecuteOptions{FillStatus: true})
+				if err != nil {
+					t.Fatalf("Execute %d: %v", i, err)
+				}
+				if err := res.Status.Await(ctx); err != nil {
+					t.Fatalf("status of execution %d: %v", i, err)
+				}
+				if got := res.Outputs[0].Sharding().Devices(); len(got) != 1 || got[0].ID != dev.ID {
+					t.Errorf("execution %d: output on %v, want device %d", i, got, dev.ID)
+				}
+				x = res.Outputs[0]
+			}
+			got := make([]byte, 16)
+			if err := x.CopyToHostBuffer(ctx, got, nil); err != nil {
+				t.Fatal(err)
+			}
+			wrong := []ifrt.Array{x, x}
+			if _, err := exe.Execute(ctx, wrong, nil); !errors.Is(err, ifrt.ErrInvalidArgument) {
+				t.Errorf("Execute with two arguments = %v", err)
+			}
+		})
+	}
+}
