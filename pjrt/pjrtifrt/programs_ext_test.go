@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -293,10 +294,27 @@ var corpusKnownDiffs = map[string]string{
 	"lammps_cpu/chlo_math_f64": "chlo.atan on f64 differs from jaxlib 0.10.2's XLA in this plugin build",
 }
 
+var corpusAll = flag.Bool("corpus.all", false, "TestGoldenCorpus runs the whole golden corpus, not the representative subset corpusSubset")
+
+// corpusSubset is the part of the golden corpus TestGoldenCorpus runs by
+// default (the whole corpus takes about a minute per plugin under -race): every
+// sharded program, and one or two of each kind of op, element type and
+// control flow.
+var corpusSubset = map[string]bool{
+	"sharded_spmd_gspmd": true, "sharded_spmd_shardy": true, "shard_map_psum_gspmd": true, "shard_map_psum_shardy": true,
+	"add_f32": true, "bf16_matmul": true, "f16_arith": true, "f64_x64_mix": true, "int8_wrap": true, "uint32_ops": true,
+	"int64_uint64": true, "bool_logic": true, "bitcast": true, "convert_from_int": true, "dot_int8_to_int32": true,
+	"dot_general_batched": true, "conv2d_nhwc": true, "reduce_window_pool": true, "scatter_ops": true, "gather_rows": true,
+	"sort_multi_operand": true, "top_k": true, "while_loop": true, "cond_case": true, "cumulative": true,
+	"rng_bit_generator_philox": true, "threefry_partitionable": true, "mlp_train_step": true, "donated_alias": true,
+	"chlo_math_f32": true, "special_values_f32": true, "composite": true,
+}
+
 var numPartitions = regexp.MustCompile(`mhlo\.num_partitions = (\d+)`)
 
 // TestGoldenCorpus runs internal/stablehlo's golden corpus (StableHLO text from
-// the pinned JAX, with JAX's outputs) through pjrtifrt on each CPU plugin.
+// the pinned JAX, with JAX's outputs) through pjrtifrt on each CPU plugin:
+// corpusSubset by default, everything with -corpus.all.
 func TestGoldenCorpus(t *testing.T) {
 	dir := filepath.Join(testenv.ModuleRoot(), "internal", "stablehlo", "testdata", "golden")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -308,6 +326,10 @@ func TestGoldenCorpus(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			c := p.client(t, 8)
 			for _, f := range files {
+				name := strings.TrimSuffix(filepath.Base(f), ".json")
+				if !*corpusAll && !corpusSubset[name] {
+					continue
+				}
 				g := loadCase(t, f)
 				t.Run(g.Name, func(t *testing.T) {
 					if why, ok := corpusKnownDiffs[p.name+"/"+g.Name]; ok {
