@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -315,8 +316,9 @@ func (c *Client) Devices() ifrt.DeviceList { return c.devices }
 // AddressableDevices returns the devices the client can use, in id order.
 func (c *Client) AddressableDevices() ifrt.DeviceList { return c.addressable }
 
-// Attributes returns the attributes the server reported for its client.
-func (c *Client) Attributes() ifrt.Attributes { return c.attrs }
+// Attributes returns (a copy of) the attributes the server reported for its
+// client.
+func (c *Client) Attributes() ifrt.Attributes { return maps.Clone(c.attrs) }
 
 // LookupDevice returns the device with the given id, or a NotFound error.
 func (c *Client) LookupDevice(id ifrt.DeviceID) (*ifrt.Device, error) {
