@@ -43,7 +43,12 @@
 // per-device dimensions times the tile counts, so uneven tiling is not
 // supported there) and Parameters is nil; an SPMD bytecode program on a plugin
 // without the Shardings extension fails to compile with Unimplemented, because
-// nothing says how its outputs are split. PluginProgram is Unimplemented.
+// nothing says how its outputs are split. Likewise an SPMD text program with
+// collectives or manual parts (shard_map) and an unannotated parameter fails on
+// such a plugin: the partitioner picks that parameter's sharding, and sending it
+// other shards makes some partitions fail while the rest wait in a collective.
+// The caller's num_replicas must be 1 and compile_portable_executable is
+// cleared. PluginProgram is Unimplemented.
 //
 // Execute passes each argument's per-device buffers in the executable's device
 // order. Arguments the program donates are deleted: those it declares donated
