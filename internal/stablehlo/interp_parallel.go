@@ -20,15 +20,27 @@ func parallelFor(n int, f func(lo, hi int)) {
 	workers = min(workers, n/(parallelMin/2))
 	chunk := (n + workers - 1) / workers
 	var wg sync.WaitGroup
+	var once sync.Once
+	var panicked any
 	for lo := chunk; lo < n; lo += chunk {
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			// A panic must reach Run's recover, which only sees the
+			// calling goroutine: carry it over.
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { panicked = r })
+				}
+			}()
 			f(lo, hi)
 		}(lo, min(lo+chunk, n))
 	}
 	f(0, min(chunk, n))
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
 
 // reusableOperand returns an operand whose storage the op's single result
