@@ -188,10 +188,87 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(err, ifrt.ErrInvalidArgument) {
 		t.Errorf("Compile with bad XLA options = %v, want InvalidArgument", err)
 	}
+	const uneven = `module @uneven attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<5xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) -> (tensor<5xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<5xf32>
+    return %0 : tensor<5xf32>
+  }
+}`
+	_, err = c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(uneven)}, &ifrt.CompileOptions{Devices: c.AddressableDevices()[:2]})
+	if !errors.Is(err, ifrt.ErrUnimplemented) {
+		t.Errorf("Compile of an unevenly sharded program = %v, want Unimplemented", err)
+	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = c.Compile(canceled, &ifrt.MLIRProgram{Module: []byte("module {}")}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Compile with a canceled context = %v", err)
+	}
+}
+
+// TestCloseUnderLoad closes the client while goroutines upload, execute, copy
+// and read: every call must succeed or fail with an ifrt error (never panic or
+// hang), and every PJRT object must be released.
+func TestCloseUnderLoad(t *testing.T) {
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			p.path(t)
+			before := pjrt.Live()
+			ctx := testContext(t)
+			c := p.client(t, 4)
+			devs := c.AddressableDevices()
+			exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(addProgram)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const workers = 6
+			started := make(chan struct{}, workers)
+			errs := make(chan error, workers)
+			for w := range workers {
+				go func() {
+					var first error
+					for i := 0; ; i++ {
+						if i == 5 {
+							started <- struct{}{}
+						}
+						s := ifrt.NewSingleDeviceSharding(devs[0], "")
+						x, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 16), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: s},
+							&ifrt.HostBufferOptions{Semantics: ifrt.HostBufferSemantics(i % 3)})
+						if err == nil {
+							var res *ifrt.ExecuteResult
+							res, err = exe.Execute(ctx, []ifrt.Array{x, x}, &ifrt.ExecuteOptions{FillStatus: w%2 == 0})
+							if err == nil {
+								_, err = c.CopyArrays(ctx, res.Outputs, devs[1+w%3:2+w%3], nil, ifrt.DonateInput)
+							}
+							if err == nil {
+								err = x.CopyToHostBuffer(ctx, make([]byte, 16), nil)
+							}
+						}
+						if err != nil {
+							if ifrt.CodeOf(err) == ifrt.Unknown || ifrt.CodeOf(err) == ifrt.Internal {
+								first = err
+							}
+							break
+						}
+					}
+					if first != nil {
+						t.Logf("worker %d: %v", w, first)
+					}
+					errs <- first
+				}()
+			}
+			for range workers {
+				<-started
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("Close under load: %v", err)
+			}
+			for range workers {
+				if err := <-errs; err != nil {
+					t.Errorf("worker: %v", err)
+				}
+			}
+			waitLive(t, before)
+		})
 	}
 }

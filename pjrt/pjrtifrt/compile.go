@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -202,6 +203,12 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 			if len(devices) == 1 {
 				info.OpSharding = nil
 			}
+			if info.OpSharding != nil {
+				hs := &ifrt.HloSharding{DeviceList: devices, Spec: *info.OpSharding}
+				if err := checkEven(hs, info.Shape, nil); err != nil {
+					return nil, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: parameter %d of %s: %w", i, e.name, err)
+				}
+			}
 			e.params = append(e.params, info)
 			if v.DonorOrAlias {
 				e.donatable = append(e.donatable, i)
@@ -277,6 +284,9 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 				return nil, err
 			}
 		}
+		if err := checkEven(s, info.Shape, dims[k]); err != nil {
+			return nil, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: output %d of %s: %w", k, e.name, err)
+		}
 		e.outputs = append(e.outputs, info)
 		e.outShard = append(e.outShard, s)
 	}
@@ -312,6 +322,27 @@ func globalShape(dims []int64, s ifrt.Sharding) (ifrt.Shape, error) {
 		shape[i] *= tiles[i]
 	}
 	return shape, nil
+}
+
+// checkEven reports a sharding that splits shape into shards of different
+// shapes, or into shards other than perDevice (when given): XLA pads uneven
+// shards to the largest one on the device, and ifrt arrays hold exact shards,
+// so such programs are not supported.
+func checkEven(s ifrt.Sharding, shape ifrt.Shape, perDevice []int64) error {
+	domains, err := s.IndexDomains(shape)
+	if err != nil {
+		return err
+	}
+	for _, d := range domains {
+		ds := d.Shape()
+		if !ds.Equal(domains[0].Shape()) {
+			return fmt.Errorf("%v splits %v into uneven shards (%v and %v); XLA pads them, ifrt arrays hold them exactly", s, shape, domains[0].Shape(), ds)
+		}
+		if perDevice != nil && !ds.Equal(perDevice) {
+			return fmt.Errorf("%v gives shards of %v, the program's per-device buffers are %v", s, ds, ifrt.Shape(perDevice))
+		}
+	}
+	return nil
 }
 
 var elemDTypes = map[stablehlo.ElemType]ifrt.DType{

@@ -47,7 +47,9 @@
 // collectives or manual parts (shard_map) and an unannotated parameter fails on
 // such a plugin: the partitioner picks that parameter's sharding, and sending it
 // other shards makes some partitions fail while the rest wait in a collective.
-// The caller's num_replicas must be 1 and compile_portable_executable is
+// Programs whose parameters or outputs are split into uneven shards are
+// Unimplemented: XLA pads such shards on the device, ifrt arrays hold them
+// exactly (JAX never compiles them either). The caller's num_replicas must be 1 and compile_portable_executable is
 // cleared. PluginProgram is Unimplemented.
 //
 // Execute passes each argument's per-device buffers in the executable's device
