@@ -35,10 +35,9 @@ func readGatherDims(op *Op) (gatherDims, error) {
 
 // indexVector reads the start index vector at batch position bi of the
 // indices array (bi excludes index_vector_dim).
-func indexVector(out []int64, indices *array, bi []int64, ivd int64) []int64 {
+func indexVector(out []int64, indices *array, st []int, bi []int64, ivd int64) []int64 {
 	n := len(out)
 	shape := indices.t.Shape
-	st := strides(shape)
 	base := 0
 	j := 0
 	for d := range shape {
@@ -130,6 +129,7 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	bi := make([]int64, len(batchDims))
 	full := make([]int64, orank)
 	startBuf := make([]int64, nIdx)
+	indexStrides := strides(indices.t.Shape)
 	k := 0
 	var ferr error
 	err = ev.forEach(rt.Shape, func(ri []int64) {
@@ -142,7 +142,7 @@ func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 		if ferr != nil {
 			return
 		}
-		start := indexVector(startBuf, indices, bi, g.indexVectorDim)
+		start := indexVector(startBuf, indices, indexStrides, bi, g.indexVectorDim)
 		clear(full)
 		for i, d := range g.startIndexMap {
 			full[d] = min(max(start[i], 0), operand.t.Shape[d]-sizes[d])
@@ -268,6 +268,7 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	si := make([]int64, len(scatterDims))
 	full := make([]int64, orank)
 	startBuf := make([]int64, nIdx)
+	indexStrides := strides(indices.t.Shape)
 	k := 0
 	var ferr error
 	err = ev.forEach(ushape, func(ui []int64) {
@@ -282,7 +283,7 @@ func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 				return
 			}
 		}
-		start := indexVector(startBuf, indices, si, ivd)
+		start := indexVector(startBuf, indices, indexStrides, si, ivd)
 		clear(full)
 		for i, d := range sdod {
 			full[d] = start[i]
