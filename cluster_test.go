@@ -177,3 +177,69 @@ func TestLostWorker(t *testing.T) {
 		t.Errorf("an array of the lost worker after its return: %v, want DATA_LOSS", err)
 	}
 }
+
+// TestRMRestart restarts the resource manager: the workers register again by
+// themselves and the arrays they hold survive.
+func TestRMRestart(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	s, _ := ifrt.NewTiledSharding(c.Devices(), 4)
+	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RestartRM(); err != nil {
+		t.Fatal(err)
+	}
+	// Once both workers are back in the new RM's view, a fresh client sees a
+	// ready cluster.
+	again, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()))
+	if err != nil {
+		t.Fatalf("Connect after the RM restarted: %v", err)
+	}
+	defer again.Close()
+	if got := readF32(t, ctx, x); got[3] != 4 {
+		t.Errorf("array after the RM restarted reads %v", got)
+	}
+	y, err := c.Reshard(ctx, []ifrt.Array{x}, []ifrt.ArraySpec{{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[3], "")}}, ifrt.AlwaysCopy)
+	if err != nil {
+		t.Fatalf("Reshard after the RM restarted: %v", err)
+	}
+	if got := readF32(t, ctx, y[0]); got[0] != 1 || got[3] != 4 {
+		t.Errorf("resharded array reads %v", got)
+	}
+}
+
+// TestCopiesMoveWorkerToWorker checks that a reshard from one slice to another
+// moves the bytes between the workers: the destination worker fetched them.
+func TestCopiesMoveWorkerToWorker(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	const n = 1 << 18 // 1 MiB of f32
+	data := make([]float32, n)
+	for i := range data {
+		data[i] = float32(i)
+	}
+	first := c.Devices()[:2]
+	s, _ := ifrt.NewTiledSharding(first, 2)
+	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(data...), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{n}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := l.Worker(1).PeerBytes()
+	target := ifrt.NewSingleDeviceSharding(c.Devices()[2], "")
+	out, err := c.Reshard(ctx, []ifrt.Array{x}, []ifrt.ArraySpec{{DType: ifrt.F32, Shape: ifrt.Shape{n}, Sharding: target}}, ifrt.AlwaysCopy)
+	if err != nil {
+		t.Fatalf("Reshard to slice 1: %v", err)
+	}
+	if moved := l.Worker(1).PeerBytes() - before; moved != 4*n {
+		t.Errorf("the worker of slice 1 fetched %d bytes from its peer, want %d", moved, 4*n)
+	}
+	if got := readF32(t, ctx, out[0]); got[n-1] != n-1 {
+		t.Errorf("last element = %v", got[n-1])
+	}
+}

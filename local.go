@@ -45,9 +45,8 @@ type Local struct {
 	cfg      LocalConfig
 	rm       *rm.Server
 	proxy    *proxyserver.Server
-	mu       sync.Mutex
-	workers  []*localWorker
-	serveErr chan error
+	mu      sync.Mutex
+	workers []*localWorker
 }
 
 type localWorker struct {
@@ -72,21 +71,18 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		n := cfg.DevicesPerSlice
 		cfg.NewBackend = func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: n}) }
 	}
-	rms, err := rm.New(rm.Config{
-		InstanceType:  fmt.Sprintf("cpu:%d", cfg.DevicesPerSlice),
-		InstanceCount: cfg.Slices,
-		Logger:        cfg.Logger,
-	})
+	l := &Local{cfg: cfg, workers: make([]*localWorker, cfg.Slices)}
+	rms, err := rm.New(l.rmConfig())
 	if err != nil {
 		return nil, err
 	}
-	l := &Local{cfg: cfg, rm: rms, serveErr: make(chan error, 2*cfg.Slices+2), workers: make([]*localWorker, cfg.Slices)}
+	l.rm = rms
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	l.RMAddress = lis.Addr().String()
-	go func() { l.serveErr <- rms.Serve(lis) }()
+	go l.serve("resource manager", func() error { return rms.Serve(lis) })
 
 	for i := range cfg.Slices {
 		if err := l.StartWorker(ctx, i); err != nil {
@@ -111,9 +107,43 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 			return nil, err
 		}
 		l.proxy, l.ProxyAddress = ps, plis.Addr().String()
-		go func() { l.serveErr <- ps.Serve(plis) }()
+		go l.serve("proxy server", func() error { return ps.Serve(plis) })
 	}
 	return l, nil
+}
+
+// serve runs a server's Serve and logs how it ended, unless it was stopped.
+func (l *Local) serve(name string, serve func() error) {
+	if err := serve(); err != nil && !errors.Is(err, rm.ErrServerClosed) && !errors.Is(err, proxyserver.ErrServerClosed) {
+		l.cfg.Logger.Warn("pathways: local "+name+" stopped", "error", err)
+	}
+}
+
+// RestartRM stops the resource manager and starts a new one, with no memory of the
+// cluster, on the same address: the workers register again by themselves.
+func (l *Local) RestartRM() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rm.Close()
+	rms, err := rm.New(l.rmConfig())
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", l.RMAddress)
+	if err != nil {
+		return fmt.Errorf("pathways: listen again on %s: %w", l.RMAddress, err)
+	}
+	l.rm = rms
+	go l.serve("resource manager", func() error { return rms.Serve(lis) })
+	return nil
+}
+
+func (l *Local) rmConfig() rm.Config {
+	return rm.Config{
+		InstanceType:  fmt.Sprintf("cpu:%d", l.cfg.DevicesPerSlice),
+		InstanceCount: l.cfg.Slices,
+		Logger:        l.cfg.Logger,
+	}
 }
 
 // StartWorker starts the worker of a slice (again, after StopWorker): a fresh
@@ -195,6 +225,8 @@ func (l *Local) Close() error {
 			errs = append(errs, l.StopWorker(i))
 		}
 	}
+	l.mu.Lock()
 	errs = append(errs, l.rm.Close())
+	l.mu.Unlock()
 	return errors.Join(errs...)
 }

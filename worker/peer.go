@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -29,6 +30,8 @@ type peer struct {
 
 	mu    sync.Mutex
 	conns map[string]*grpc.ClientConn // other workers, by address
+
+	fetched atomic.Int64 // bytes gathered from other workers
 }
 
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
@@ -197,6 +200,7 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 		a.Delete()
 		return nil, err
 	}
+	p.fetched.Add(remote)
 	return &workerpb.GatherResponse{RemoteBytes: remote}, nil
 }
 

@@ -106,6 +106,10 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 // Ready is closed once the worker serves and, with an RM, has registered.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
+// PeerBytes returns how many bytes of array data this worker has fetched from
+// other workers.
+func (s *Server) PeerBytes() int64 { return s.peer.fetched.Load() }
+
 // Proxy returns the worker's IFRT Proxy server.
 func (s *Server) Proxy() *proxyserver.Server { return s.proxy }
 
