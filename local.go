@@ -42,9 +42,9 @@ type Local struct {
 	// empty with LocalConfig.NoProxy.
 	ProxyAddress string
 
-	cfg      LocalConfig
-	rm       *rm.Server
-	proxy    *proxyserver.Server
+	cfg     LocalConfig
+	rm      *rm.Server
+	proxy   *proxyserver.Server
 	mu      sync.Mutex
 	workers []*localWorker
 }
