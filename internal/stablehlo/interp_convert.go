@@ -101,12 +101,11 @@ func floatToInt(x float64, e ElemType) int64 {
 		return 0
 	}
 	w := e.bits()
-	hi := float64(int64(1)<<(w-1)) - 1
-	lo := -float64(int64(1) << (w - 1))
+	limit := math.Ldexp(1, w-1) // 2^(w-1), exact in float64
 	switch {
-	case x >= hi+1:
+	case x >= limit:
 		return int64(uint64(1)<<(w-1) - 1)
-	case x <= lo:
+	case x < -limit:
 		return -int64(uint64(1) << (w - 1))
 	}
 	return int64(math.Trunc(x))

@@ -133,6 +133,10 @@ func TestConvertOps(t *testing.T) {
 	runOpCases(t, []opCase{
 		{"f32_to_i32_saturates", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xi32>", "tensor<5xi32>", "[2147483647, -2147483648, 0, 2, -2]"},
 		{"f32_to_ui8_saturates", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xui8>", "tensor<5xui8>", "[255, 0, 0, 2, 0]"},
+		{"f64_to_i64", cst("d", "tensor<5xf64>", "[-1.0, 0.0, 1.0, 1.0e+19, -1.0e+19]") + "  %r = stablehlo.convert %d : (tensor<5xf64>) -> tensor<5xi64>",
+			"tensor<5xi64>", "[-1, 0, 1, 9223372036854775807, -9223372036854775808]"},
+		{"f64_to_ui64", cst("d", "tensor<3xf64>", "[-1.0, 1.0e+20, 3.5]") + "  %r = stablehlo.convert %d : (tensor<3xf64>) -> tensor<3xui64>",
+			"tensor<3xui64>", "[0, 18446744073709551615, 3]"},
 		{"i32_to_i8_wraps", cst("a", "tensor<3xi32>", "[300, -129, 5]") + "  %r = stablehlo.convert %a : (tensor<3xi32>) -> tensor<3xi8>", "tensor<3xi8>", "[44, 127, 5]"},
 		{"f32_to_bf16_rounds_even", cst("x", "tensor<2xf32>", "[1.00390625, 1.01171875]") + "  %r = stablehlo.convert %x : (tensor<2xf32>) -> tensor<2xbf16>", "tensor<2xbf16>", "[1.0, 1.015625]"},
 		{"f32_to_f16_subnormal", cst("x", "tensor<3xf32>", "[5.96046448e-08, 2.98023224e-08, 65520.0]") + "  %r = stablehlo.convert %x : (tensor<3xf32>) -> tensor<3xf16>", "tensor<3xf16>", "[0x0001, 0x0000, 0x7C00]"},

@@ -72,6 +72,9 @@ func parsePrecisionFormat(s string) (ebits, mbits int64, err error) {
 // and bf16 values exactly.
 func reducePrecision(x float64, ebits, mbits int) float64 {
 	if math.IsNaN(x) {
+		if mbits == 0 { // no mantissa bits left to mark a NaN
+			return math.Copysign(math.Inf(1), x)
+		}
 		return x
 	}
 	const srcMant, srcExpBits = 52, 11
