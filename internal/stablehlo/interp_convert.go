@@ -128,11 +128,50 @@ func evalBitcastConvert(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	rt := op.resultTypes[0]
 	if in[0].t.Elem == Bool || rt.Elem == Bool {
-		return nil, unimplementedf("bitcast_convert of i1 is not supported")
+		return bitcastBool(in[0], rt)
 	}
 	raw := encodeArray(in[0]).Data
 	if int64(len(raw)) != rt.NumElements()*int64(rt.Elem.ByteSize()) {
 		return nil, invalidf("bitcast_convert from %s to %s changes the byte size", in[0].t, rt)
+	}
+	return []*array{decodeTensor(&Tensor{Type: rt, Data: raw})}, nil
+}
+
+// bitcastBool converts between i1 and wider types the way the spec
+// defines: each wide element is as many i1 values, least significant bit
+// first, along an extra trailing dimension.
+func bitcastBool(a *array, rt TensorType) ([]*array, error) {
+	if a.t.Elem == rt.Elem {
+		return []*array{a.withType(rt)}, nil
+	}
+	wide, narrow := rt, a.t
+	if rt.Elem == Bool {
+		wide, narrow = a.t, rt
+	}
+	w := int64(wide.Elem.bits())
+	if len(narrow.Shape) != len(wide.Shape)+1 || !shapesEqual(narrow.Shape[:len(wide.Shape)], wide.Shape) ||
+		narrow.Shape[len(wide.Shape)] != w {
+		return nil, invalidf("bitcast_convert from %s to %s changes the bit count", a.t, rt)
+	}
+	n := int(wide.NumElements())
+	size := wide.Elem.ByteSize()
+	if rt.Elem == Bool { // wide -> bits
+		raw := encodeArray(a).Data
+		out := newArray(rt)
+		for k := 0; k < n; k++ {
+			for bit := 0; bit < int(w); bit++ {
+				out.b[k*int(w)+bit] = raw[k*size+bit/8]>>(bit%8)&1 == 1
+			}
+		}
+		return []*array{out}, nil
+	}
+	raw := make([]byte, n*size) // bits -> wide
+	for k := 0; k < n; k++ {
+		for bit := 0; bit < int(w); bit++ {
+			if a.b[k*int(w)+bit] {
+				raw[k*size+bit/8] |= 1 << (bit % 8)
+			}
+		}
 	}
 	return []*array{decodeTensor(&Tensor{Type: rt, Data: raw})}, nil
 }

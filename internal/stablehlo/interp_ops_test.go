@@ -143,6 +143,10 @@ func TestConvertOps(t *testing.T) {
 		{"to_bool", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xi1>", "tensor<5xi1>", "[true, true, true, true, true]"},
 		{"bitcast_f32_to_u32", cst("x", "tensor<2xf32>", "[1.0, -2.0]") + "  %r = stablehlo.bitcast_convert %x : (tensor<2xf32>) -> tensor<2xui32>", "tensor<2xui32>", "[1065353216, 3221225472]"},
 		{"bitcast_u32_to_u8_adds_dim", cst("x", "tensor<1xui32>", "[16909060]") + "  %r = stablehlo.bitcast_convert %x : (tensor<1xui32>) -> tensor<1x4xui8>", "tensor<1x4xui8>", "[[4, 3, 2, 1]]"},
+		{"bitcast_bits_to_ui8", cst("p", "tensor<1x8xi1>", "[[true, false, true, false, false, false, false, true]]") +
+			"  %r = stablehlo.bitcast_convert %p : (tensor<1x8xi1>) -> tensor<1xui8>", "tensor<1xui8>", "[133]"},
+		{"bitcast_ui8_to_bits", cst("u", "tensor<ui8>", "6") +
+			"  %r = stablehlo.bitcast_convert %u : (tensor<ui8>) -> tensor<8xi1>", "tensor<8xi1>", "[false, true, true, false, false, false, false, false]"},
 		{"iota_dim1", "  %r = stablehlo.iota dim = 1 : tensor<2x3xf32>", "tensor<2x3xf32>", "[[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]"},
 	})
 }
