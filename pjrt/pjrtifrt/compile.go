@@ -544,6 +544,9 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		NoEvents:     !opts.FillStatus,
 	})
 	if err != nil {
+		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && !c.closed.Load() {
+			return nil, ifrt.ErrExecutableDeleted // deleted while this call started
+		}
 		if pjrt.CodeOf(err) == pjrt.FailedPrecondition || pjrt.CodeOf(err) == pjrt.InvalidArgument {
 			for i, a := range arrays {
 				if a.IsDeleted() {
