@@ -338,6 +338,26 @@ def convolutions():
          np.concatenate([f32(148, 16, scale=1e5), np.array([np.nan, np.inf, -0.0, 1e-40], np.float32)]))
 
 
+def linalg():
+    # JAX's CPU lowering calls LAPACK (lapack_*trsm/potrf/getrf_ffi custom calls).
+    a = f32(160, 4, 4) + 4 * np.eye(4, dtype=np.float32)
+    b = f32(161, 4, 3)
+    tri = jax.scipy.linalg.solve_triangular
+    emit("linalg_triangular", lambda a, b: (tri(a, b, lower=True), tri(a, b, lower=False, trans=1),
+                                            tri(a, b, lower=True, unit_diagonal=True),
+                                            lax.linalg.triangular_solve(a, b.T, left_side=False, lower=True,
+                                                                        transpose_a=True)),
+         a, b, rtol=1e-4, atol=1e-5)
+    spd = a @ a.T + np.eye(4, dtype=np.float32)
+    emit("linalg_cholesky_solve_inv", lambda s, a, b: (jnp.linalg.cholesky(s), jnp.linalg.solve(a, b),
+                                                      jnp.linalg.inv(a), jnp.linalg.slogdet(a)[1]),
+         spd, a, b, rtol=1e-4, atol=1e-4)
+    with jax.enable_x64(True):
+        batch = f64(162, 2, 3, 3) + 3 * np.eye(3)
+        emit("linalg_batched_f64", lambda a, b: (jnp.linalg.solve(a, b), jnp.linalg.cholesky(a @ jnp.swapaxes(a, 1, 2))),
+             batch, f64(163, 2, 3, 2), rtol=1e-10, atol=1e-12)
+
+
 def indexing():
     x = f32(90, 5, 4)
     idx = np.array([4, 0, 2, 2], np.int32)
@@ -538,7 +558,7 @@ def main():
         if re.search(r"\.(mlir|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
-                    shapes, dots, reductions, convolutions, indexing, sorting, control_flow,
+                    shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
                     models, transformer, random, sharded):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")

@@ -78,7 +78,25 @@ var identityCustomCalls = map[string]bool{
 	"LayoutConstraint":           true,
 }
 
+// linalgCustomCalls are the LAPACK targets of JAX's CPU lowering that the
+// interpreter implements (real types only).
+var linalgCustomCalls = map[string]evalFunc{
+	"lapack_strsm_ffi":  evalLapackTrsm,
+	"lapack_dtrsm_ffi":  evalLapackTrsm,
+	"lapack_spotrf_ffi": evalLapackPotrf,
+	"lapack_dpotrf_ffi": evalLapackPotrf,
+	"lapack_sgetrf_ffi": evalLapackGetrf,
+	"lapack_dgetrf_ffi": evalLapackGetrf,
+}
+
+func supportedCustomCall(target string) bool {
+	return identityCustomCalls[target] || linalgCustomCalls[target] != nil
+}
+
 func evalCustomCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	if f := linalgCustomCalls[op.callee]; f != nil {
+		return f(ev, op, in)
+	}
 	if !identityCustomCalls[op.callee] {
 		return nil, unimplementedf("custom_call @%s is not supported", op.callee)
 	}

@@ -39,6 +39,7 @@ var evalTable = map[string]evalFunc{
 	"sdy.reshard":             evalIdentity,
 	"chlo.top_k":              evalTopK,
 	"convolution":             evalConvolution,
+	"triangular_solve":        evalTriangularSolve,
 	"select_and_scatter":      evalSelectAndScatter,
 	"reduce_precision":        evalReducePrecision,
 }
@@ -60,7 +61,7 @@ func lookupEval(op *Op) evalFunc {
 	} else if strings.HasPrefix(name, "mhlo.") {
 		return nil
 	}
-	if op.Name == "stablehlo.custom_call" && !identityCustomCalls[op.callee] {
+	if op.Name == "stablehlo.custom_call" && !supportedCustomCall(op.callee) {
 		return nil
 	}
 	return evalTable[name]

@@ -213,6 +213,27 @@ func TestDotReduceSort(t *testing.T) {
 	})
 }
 
+func TestTriangularSolve(t *testing.T) {
+	a := `  %a = stablehlo.constant dense<[[2.0, 9.0], [1.0, 4.0]]> : tensor<2x2xf64>` + "\n"
+	solve := func(attrs, bType, resType string) string {
+		return `  %r = "stablehlo.triangular_solve"(%a, %b) {` + attrs + `} : (tensor<2x2xf64>, ` + bType + `) -> ` + resType
+	}
+	runOpCases(t, []opCase{
+		// Lower triangle [[2, 0], [1, 4]]: 2x0 = 2, x0 + 4x1 = 9.
+		{"left_lower", a + `  %b = stablehlo.constant dense<[[2.0], [9.0]]> : tensor<2x1xf64>` + "\n" +
+			solve(`left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>`, "tensor<2x1xf64>", "tensor<2x1xf64>"),
+			"tensor<2x1xf64>", "[[1.0], [2.0]]"},
+		// Upper triangle [[2, 9], [0, 4]] transposed is [[2, 0], [9, 4]].
+		{"left_upper_transposed", a + `  %b = stablehlo.constant dense<[[2.0], [17.0]]> : tensor<2x1xf64>` + "\n" +
+			solve(`left_side = true, lower = false, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>`, "tensor<2x1xf64>", "tensor<2x1xf64>"),
+			"tensor<2x1xf64>", "[[1.0], [2.0]]"},
+		// x [[1, 0], [1, 1]] = [3, 2] with a unit diagonal: x1 = 2, x0 = 1.
+		{"right_lower_unit", a + `  %b = stablehlo.constant dense<[[3.0, 2.0]]> : tensor<1x2xf64>` + "\n" +
+			solve(`left_side = false, lower = true, unit_diagonal = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>`, "tensor<1x2xf64>", "tensor<1x2xf64>"),
+			"tensor<1x2xf64>", "[[1.0, 2.0]]"},
+	})
+}
+
 func TestControlFlow(t *testing.T) {
 	cst := func(name, typ, lit string) string {
 		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
