@@ -7,6 +7,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/proxypb"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
@@ -17,7 +18,8 @@ const hostBufferChunk = 1 << 20
 
 // storeHostBuffer uploads data under handle with a HostBufferStore stream: the
 // metadata header names the session, the handle and the size, then the bytes go
-// in 1 MiB chunks (none for an empty buffer).
+// in 1 MiB chunks (none for an empty buffer), sent from data without copies.
+// data must stay intact until the call returns.
 func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte) error {
 	md, err := proto.Marshal(&proxypb.GrpcHostBufferStoreMetadata{
 		SessionId: c.sessionID, Handle: handle, BufferSize: int64(len(data)),
@@ -27,50 +29,57 @@ func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte
 	}
 	ctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(ctx, hostBufferMetadataKey, string(md)))
 	defer cancel()
-	stream, err := c.hostBuffers.HostBufferStore(ctx)
+	stream, err := c.dataConn.NewStream(ctx, &proxypb.GrpcIfrtService_ServiceDesc.Streams[1],
+		proxypb.GrpcIfrtService_HostBufferStore_FullMethodName, grpc.ForceCodecV2(chunkCodec{}))
 	if err != nil {
 		return rpcError(ctx, "HostBufferStore", err)
 	}
 	for off := 0; off < len(data); off += hostBufferChunk {
 		end := min(off+hostBufferChunk, len(data))
-		if err := stream.Send(&proxypb.GrpcHostBufferStoreRequest{Data: data[off:end]}); err != nil {
+		if err := stream.SendMsg(&outChunk{data: data[off:end]}); err != nil {
 			if errors.Is(err, io.EOF) {
-				break // the server ended the call; CloseAndRecv says why
+				break // the server ended the call; RecvMsg says why
 			}
 			return rpcError(ctx, "HostBufferStore", err)
 		}
 	}
-	if _, err := stream.CloseAndRecv(); err != nil {
+	if err := stream.CloseSend(); err != nil {
+		return rpcError(ctx, "HostBufferStore", err)
+	}
+	if err := stream.RecvMsg(&proxypb.GrpcHostBufferStoreResponse{}); err != nil {
 		return rpcError(ctx, "HostBufferStore", err)
 	}
 	return nil
 }
 
 // lookupHostBuffer downloads the host buffer handle into dst, which must be
-// exactly its size.
+// exactly its size. The chunks are decoded straight into dst.
 func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := c.hostBuffers.HostBufferLookup(ctx, &proxypb.GrpcHostBufferLookupRequest{SessionId: c.sessionID, Handle: handle})
+	stream, err := c.dataConn.NewStream(ctx, &proxypb.GrpcIfrtService_ServiceDesc.Streams[2],
+		proxypb.GrpcIfrtService_HostBufferLookup_FullMethodName, grpc.ForceCodecV2(chunkCodec{}))
 	if err != nil {
 		return rpcError(ctx, "HostBufferLookup", err)
 	}
-	off := 0
+	if err := stream.SendMsg(&proxypb.GrpcHostBufferLookupRequest{SessionId: c.sessionID, Handle: handle}); err != nil && !errors.Is(err, io.EOF) {
+		return rpcError(ctx, "HostBufferLookup", err)
+	}
+	if err := stream.CloseSend(); err != nil {
+		return rpcError(ctx, "HostBufferLookup", err)
+	}
+	in := &inChunk{dst: dst}
 	for {
-		m, err := stream.Recv()
+		err := stream.RecvMsg(in)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return rpcError(ctx, "HostBufferLookup", err)
 		}
-		if len(m.GetData()) > len(dst)-off {
-			return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d is larger than the %d bytes expected", handle, len(dst))
-		}
-		off += copy(dst[off:], m.GetData())
 	}
-	if off != len(dst) {
-		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, off, len(dst))
+	if in.off != len(dst) {
+		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, in.off, len(dst))
 	}
 	return nil
 }
