@@ -312,6 +312,9 @@ func TestUnsupported(t *testing.T) {
   %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }`, "stablehlo.custom_call"},
+		{"complex_passthrough", `func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  return %arg0 : tensor<2xcomplex<f32>>
+}`, "complex<f32>"},
 		{"complex_type", `func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
   %0 = stablehlo.add %arg0, %arg0 : tensor<2xcomplex<f32>>
   return %0 : tensor<2xcomplex<f32>>

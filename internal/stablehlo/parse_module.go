@@ -225,6 +225,11 @@ func (p *parser) finish() error {
 	if m.main == nil || m.main.body == nil {
 		return invalidf("module has no function @main")
 	}
+	for _, v := range append(append([]Value(nil), m.main.params...), m.main.results...) {
+		if !v.Type.supported() && m.unsupported == nil {
+			m.unsupported = unimplementedf("@main uses type %s, which is not supported", v.Type)
+		}
+	}
 	for _, name := range sortedFuncNames(m.funcs) {
 		f := m.funcs[name]
 		for _, v := range append(append([]Value(nil), f.params...), f.results...) {
