@@ -44,15 +44,15 @@
 // bitcast_convert, reduce_precision, broadcast_in_dim, reshape, transpose,
 // slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse, dot,
 // dot_general, convolution, reduce, reduce_window, select_and_scatter,
-// gather, scatter, sort, triangular_solve, while, case, if, func.call,
-// composite (runs its decomposition), optimization_barrier,
-// rng_bit_generator, the chlo ops JAX emits for special functions and
-// top_k, the LAPACK custom calls of JAX's CPU lowering for triangular
+// gather, scatter, sort, map, get_dimension_size, triangular_solve, while,
+// case, if, func.call, composite (runs its decomposition),
+// optimization_barrier, rng_bit_generator, the chlo ops JAX emits for
+// special functions and top_k, the LAPACK custom calls of JAX's CPU lowering for triangular
 // solves, Cholesky and LU (lapack_{s,d}{trsm,potrf,getrf}_ffi), and the
 // sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
 // sdy.reshard), which are identities in a global run. Everything else is
 // Unimplemented: complex, f8 and sub-byte integer types, dynamic shapes,
-// collectives and shard_map bodies, fft, map, other custom calls (other
+// collectives and shard_map bodies, fft, other custom calls (other
 // LAPACK routines such as eigen- and singular-value decompositions, host
 // callbacks), tuples and tokens, and MLIR bytecode.
 //

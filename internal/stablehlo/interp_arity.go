@@ -16,7 +16,8 @@ var opArity = map[string]arity{
 	"gather": {2, 2, 1}, "case": {1, 1, -1}, "if": {1, 1, -1},
 	"rng_bit_generator": {1, 1, 2}, "sort": {1, -1, -1}, "while": {0, -1, -1},
 	"reduce": {2, -1, -1}, "reduce_window": {2, -1, -1}, "scatter": {3, -1, -1},
-	"convolution": {2, 2, 1}, "triangular_solve": {2, 2, 1}, "select_and_scatter": {3, 3, 1}, "reduce_precision": {1, 1, 1},
+	"convolution": {2, 2, 1}, "triangular_solve": {2, 2, 1},
+	"map": {1, -1, 1}, "get_dimension_size": {1, 1, 1}, "select_and_scatter": {3, 3, 1}, "reduce_precision": {1, 1, 1},
 }
 
 func init() {
@@ -44,7 +45,7 @@ func checkArity(op *Op) *Error {
 		return invalidf("%d:%d: %s: wrong number of results (%d)", op.line, op.col, op.Name, len(op.resultTypes))
 	}
 	wantRegions := map[string]int{"reduce": 1, "reduce_window": 1, "scatter": 1, "sort": 1, "while": 2, "if": 2,
-		"select_and_scatter": 2}[name]
+		"select_and_scatter": 2, "map": 1}[name]
 	if wantRegions > 0 && len(op.regions) != wantRegions {
 		return invalidf("%d:%d: %s: needs %d regions, has %d", op.line, op.col, op.Name, wantRegions, len(op.regions))
 	}

@@ -102,3 +102,54 @@ func evalCustomCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 	return evalIdentity(ev, op, in)
 }
+
+// evalMap applies its body to the operands' elements one position at a
+// time (the body sees rank-0 tensors).
+func evalMap(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	rt := op.resultTypes[0]
+	body := op.regions[0]
+	if len(body.args) != len(in) || len(body.rets) != 1 {
+		return nil, invalidf("map body takes %d arguments and returns one value", len(in))
+	}
+	for _, a := range in {
+		if !shapesEqual(a.t.Shape, rt.Shape) {
+			return nil, invalidf("map operands must have the result's shape")
+		}
+	}
+	out := newArray(rt)
+	args := make([]*array, len(in))
+	n := out.size()
+	for k := 0; k < n; k++ {
+		if k%4096 == 0 {
+			if err := ev.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for i, a := range in {
+			args[i] = scalarAt(a, k)
+		}
+		res, err := ev.runRegion(body, args)
+		if err != nil {
+			return nil, err
+		}
+		if res[0].t.Elem != rt.Elem || res[0].size() != 1 {
+			return nil, invalidf("map body returned %s, want a %s scalar", res[0].t, rt.Elem)
+		}
+		copyElem(out, k, res[0], 0)
+	}
+	return []*array{out}, nil
+}
+
+func evalGetDimensionSize(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	dim, err := op.int1("dimension", "dim")
+	if err != nil {
+		return nil, err
+	}
+	if dim < 0 || int(dim) >= len(in[0].t.Shape) || op.resultTypes[0].Elem.class() != classInt || len(op.resultTypes[0].Shape) != 0 {
+		return nil, invalidf("bad get_dimension_size")
+	}
+	out := newArray(op.resultTypes[0])
+	out.i[0] = in[0].t.Shape[dim]
+	out.normalize()
+	return []*array{out}, nil
+}

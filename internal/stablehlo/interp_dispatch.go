@@ -40,6 +40,8 @@ var evalTable = map[string]evalFunc{
 	"chlo.top_k":              evalTopK,
 	"convolution":             evalConvolution,
 	"triangular_solve":        evalTriangularSolve,
+	"map":                     evalMap,
+	"get_dimension_size":      evalGetDimensionSize,
 	"select_and_scatter":      evalSelectAndScatter,
 	"reduce_precision":        evalReducePrecision,
 }

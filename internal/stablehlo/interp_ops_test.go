@@ -234,6 +234,21 @@ func TestTriangularSolve(t *testing.T) {
 	})
 }
 
+func TestMapAndDimensionSize(t *testing.T) {
+	runOpCases(t, []opCase{
+		{"map", `  %a = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %b = stablehlo.constant dense<[[5, 6], [7, 8]]> : tensor<2x2xi64>
+  %r = "stablehlo.map"(%a, %b) ({
+  ^bb0(%x: tensor<i64>, %y: tensor<i64>):
+    %m = stablehlo.multiply %x, %y : tensor<i64>
+    stablehlo.return %m : tensor<i64>
+  }) {dimensions = array<i64: 0, 1>} : (tensor<2x2xi64>, tensor<2x2xi64>) -> tensor<2x2xi64>`,
+			"tensor<2x2xi64>", "[[5, 12], [21, 32]]"},
+		{"get_dimension_size", `  %a = stablehlo.constant dense<0.0> : tensor<2x7xf32>
+  %r = stablehlo.get_dimension_size %a, dim = 1 : (tensor<2x7xf32>) -> tensor<i32>`, "tensor<i32>", "7"},
+	})
+}
+
 func TestControlFlow(t *testing.T) {
 	cst := func(name, typ, lit string) string {
 		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
