@@ -8,7 +8,7 @@ import (
 )
 
 // evalFunc runs one op on its operand values and returns its results.
-type evalFunc func(ev *evaluator, op *Op, in []*array) ([]*array, error)
+type evalFunc func(ev *evaluator, op *operation, in []*array) ([]*array, error)
 
 // maxElements bounds any single value so hostile programs fail cleanly
 // instead of exhausting memory.
@@ -125,7 +125,7 @@ func (ev *evaluator) call(f *Func, args []*array) ([]*array, error) {
 
 // runRegion binds args to the region's block arguments, runs its ops in the
 // current frame and returns the terminator's operands.
-func (ev *evaluator) runRegion(r *Region, args []*array) ([]*array, error) {
+func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 	if len(args) != len(r.args) {
 		return nil, invalidf("region takes %d arguments, got %d", len(r.args), len(args))
 	}
@@ -183,7 +183,7 @@ func containsArray(list []*array, a *array) bool {
 
 // opError prefixes err with the op's name and position, keeping its code;
 // context errors pass through unchanged.
-func opError(op *Op, err error) error {
+func opError(op *operation, err error) error {
 	var e *Error
 	if !errors.As(err, &e) || e.wrapped {
 		return err

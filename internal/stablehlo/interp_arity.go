@@ -31,7 +31,7 @@ func init() {
 
 // checkArity returns an InvalidArgument error when op has the wrong number
 // of operands, results or regions for its kind.
-func checkArity(op *Op) *Error {
+func checkArity(op *operation) *Error {
 	name := trimDialect(op.Name)
 	a, ok := opArity[name]
 	if !ok {

@@ -3,7 +3,7 @@ package stablehlo
 // Attribute accessors that accept both the generic attribute name and the
 // keyword the pretty form uses (e.g. "broadcast_dimensions" and "dims").
 
-func (op *Op) attr(names ...string) *Attr {
+func (op *operation) attr(names ...string) *Attr {
 	for _, n := range names {
 		if a := op.attrs[n]; a != nil {
 			return a
@@ -12,7 +12,7 @@ func (op *Op) attr(names ...string) *Attr {
 	return nil
 }
 
-func (op *Op) ints(names ...string) ([]int64, error) {
+func (op *operation) ints(names ...string) ([]int64, error) {
 	a := op.attr(names...)
 	if a == nil {
 		return nil, invalidf("missing attribute %s", names[0])
@@ -24,14 +24,14 @@ func (op *Op) ints(names ...string) ([]int64, error) {
 	return v, nil
 }
 
-func (op *Op) optInts(names ...string) ([]int64, error) {
+func (op *operation) optInts(names ...string) ([]int64, error) {
 	if op.attr(names...) == nil {
 		return nil, nil
 	}
 	return op.ints(names...)
 }
 
-func (op *Op) int1(names ...string) (int64, error) {
+func (op *operation) int1(names ...string) (int64, error) {
 	v, err := op.ints(names...)
 	if err != nil {
 		return 0, err

@@ -34,7 +34,7 @@ var binaryOps = map[string]binaryKind{
 }
 
 func evalBinary(kind binaryKind) evalFunc {
-	return func(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	return func(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		if len(in) != 2 {
 			return nil, invalidf("expected 2 operands, got %d", len(in))
 		}

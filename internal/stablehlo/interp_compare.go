@@ -4,7 +4,7 @@ import "math"
 
 // compare, select and clamp.
 
-func comparisonArgs(op *Op) (dir, typ string) {
+func comparisonArgs(op *operation) (dir, typ string) {
 	if a := op.attrs["comparison_direction"]; a != nil {
 		dir = enumWord(a)
 	}
@@ -38,7 +38,7 @@ func enumWord(a *Attr) string {
 	return ""
 }
 
-func evalCompare(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || !in[0].t.Equal(in[1].t) {
 		return nil, invalidf("compare needs two operands of one type")
 	}
@@ -130,7 +130,7 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
-func evalSelect(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalSelect(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 3 {
 		return nil, invalidf("select needs 3 operands")
 	}
@@ -160,7 +160,7 @@ func evalSelect(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalClamp(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalClamp(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 3 {
 		return nil, invalidf("clamp needs 3 operands")
 	}

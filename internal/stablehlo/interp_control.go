@@ -2,7 +2,7 @@ package stablehlo
 
 // Control flow: while, case, if, func.call, and the identity-like ops.
 
-func evalWhile(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(op.regions) != 2 {
 		return nil, invalidf("while needs cond and body regions")
 	}
@@ -33,7 +33,7 @@ func evalWhile(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	}
 }
 
-func evalCase(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalCase(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || in[0].size() != 1 || len(op.regions) == 0 {
 		return nil, invalidf("case needs a scalar index and branches")
 	}
@@ -44,7 +44,7 @@ func evalCase(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return ev.runRegion(op.regions[idx], nil)
 }
 
-func evalIf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalIf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || in[0].b == nil || in[0].size() != 1 || len(op.regions) != 2 {
 		return nil, invalidf("if needs an i1 scalar and two branches")
 	}
@@ -54,7 +54,7 @@ func evalIf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return ev.runRegion(op.regions[1], nil)
 }
 
-func evalCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalCall(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	f := ev.mod.funcs[op.callee]
 	if f == nil || f.body == nil {
 		return nil, invalidf("unknown function @%s", op.callee)
@@ -93,7 +93,7 @@ func supportedCustomCall(target string) bool {
 	return identityCustomCalls[target] || linalgCustomCalls[target] != nil
 }
 
-func evalCustomCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalCustomCall(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if f := linalgCustomCalls[op.callee]; f != nil {
 		return f(ev, op, in)
 	}
@@ -105,7 +105,7 @@ func evalCustomCall(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 
 // evalMap applies its body to the operands' elements one position at a
 // time (the body sees rank-0 tensors).
-func evalMap(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalMap(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	rt := op.resultTypes[0]
 	body := op.regions[0]
 	if len(body.args) != len(in) || len(body.rets) != 1 {
@@ -140,7 +140,7 @@ func evalMap(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalGetDimensionSize(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalGetDimensionSize(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	dim, err := op.int1("dimension", "dim")
 	if err != nil {
 		return nil, err

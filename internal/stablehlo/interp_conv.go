@@ -85,7 +85,7 @@ func parseConvDims(s string) (convDims, error) {
 	return d, nil
 }
 
-func evalConvolution(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalConvolution(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 {
 		return nil, invalidf("convolution needs 2 operands")
 	}

@@ -4,7 +4,7 @@ import "math"
 
 // convert and bitcast_convert.
 
-func evalConvert(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalConvert(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 {
 		return nil, invalidf("convert needs 1 operand")
 	}
@@ -122,7 +122,7 @@ func floatToUint(x float64, e ElemType) uint64 {
 	return uint64(math.Trunc(x))
 }
 
-func evalBitcastConvert(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalBitcastConvert(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 {
 		return nil, invalidf("bitcast_convert needs 1 operand")
 	}

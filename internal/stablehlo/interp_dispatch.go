@@ -56,7 +56,7 @@ func init() {
 }
 
 // lookupEval returns the evaluator for op, or nil when it is unsupported.
-func lookupEval(op *Op) evalFunc {
+func lookupEval(op *operation) evalFunc {
 	name := op.Name
 	if strings.HasPrefix(name, "stablehlo.") {
 		name = name[len("stablehlo."):]

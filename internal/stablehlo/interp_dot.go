@@ -8,7 +8,7 @@ type dotDims struct {
 	lhsBatch, rhsBatch, lhsContract, rhsContract []int64
 }
 
-func dotDimensions(op *Op) (dotDims, error) {
+func dotDimensions(op *operation) (dotDims, error) {
 	var d dotDims
 	if a := op.attrs["dot_dimension_numbers"]; a != nil {
 		var err error
@@ -48,7 +48,7 @@ func dotDimensions(op *Op) (dotDims, error) {
 	return d, err
 }
 
-func evalDot(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalDot(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 {
 		return nil, invalidf("dot needs 2 operands")
 	}
@@ -60,7 +60,7 @@ func evalDot(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return dotGeneral(in[0], in[1], d, op.resultTypes[0])
 }
 
-func evalDotGeneral(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalDotGeneral(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 {
 		return nil, invalidf("dot_general needs 2 operands")
 	}

@@ -29,7 +29,7 @@ type fusedProgram struct {
 	names []string // original op names, for messages
 }
 
-func fusableKind(op *Op) (unary bool, bin binaryKind, un unaryKind, ok bool) {
+func fusableKind(op *operation) (unary bool, bin binaryKind, un unaryKind, ok bool) {
 	name := trimDialect(op.Name)
 	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) && k != binNextAfter {
 		return false, k, 0, len(op.operands) == 2
@@ -40,7 +40,7 @@ func fusableKind(op *Op) (unary bool, bin binaryKind, un unaryKind, ok bool) {
 	return false, 0, 0, false
 }
 
-func fusableType(op *Op) (TensorType, bool) {
+func fusableType(op *operation) (TensorType, bool) {
 	if len(op.resultTypes) != 1 {
 		return TensorType{}, false
 	}
@@ -57,7 +57,7 @@ func fusableType(op *Op) (TensorType, bool) {
 }
 
 // fuseRegion rewrites runs of fusable ops in r (and nested regions).
-func fuseRegion(r *Region) {
+func fuseRegion(r *region) {
 	for _, op := range r.ops {
 		for _, sub := range op.regions {
 			fuseRegion(sub)
@@ -81,7 +81,7 @@ func fuseRegion(r *Region) {
 	for _, s := range r.rets {
 		lastRead[s] = len(r.ops)
 	}
-	var out []*Op
+	var out []*operation
 	for i := 0; i < len(r.ops); {
 		t, ok := fusableType(r.ops[i])
 		_, _, _, kindOK := fusableKind(r.ops[i])
@@ -112,9 +112,9 @@ func fuseRegion(r *Region) {
 
 // buildFused turns group, the region's ops before index end, into one op
 // whose results are the values read after the group.
-func buildFused(group []*Op, end int, lastRead map[int]int, t TensorType) *Op {
+func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType) *operation {
 	first := group[0]
-	fused := &Op{Name: "stablehlo.fused_elementwise", attrs: map[string]*Attr{}, pos: first.pos, line: first.line, col: first.col}
+	fused := &operation{Name: "stablehlo.fused_elementwise", attrs: map[string]*Attr{}, pos: first.pos, line: first.line, col: first.col}
 	prog := &fusedProgram{typ: t}
 	stepOf := map[int]int{} // slot -> step computing it
 	extOf := map[int]int{}  // slot -> fused operand index
@@ -151,7 +151,7 @@ func buildFused(group []*Op, end int, lastRead map[int]int, t TensorType) *Op {
 	return fused
 }
 
-func evalFused(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalFused(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	prog := op.fused
 	outs := make([]*array, len(op.results))
 	for i := range outs {

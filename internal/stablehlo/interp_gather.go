@@ -8,7 +8,7 @@ type gatherDims struct {
 	indexVectorDim                                                   int64
 }
 
-func readGatherDims(op *Op) (gatherDims, error) {
+func readGatherDims(op *operation) (gatherDims, error) {
 	var g gatherDims
 	a := op.attrs["dimension_numbers"]
 	var err error
@@ -66,7 +66,7 @@ func batchDimOf(d, ivd int64) int64 {
 	return d - 1
 }
 
-func evalGather(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 {
 		return nil, invalidf("gather needs an operand and indices")
 	}
@@ -184,7 +184,7 @@ func boolToInt(b bool) int {
 	return 0
 }
 
-func evalScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	n := (len(in) - 1) / 2
 	if n == 0 || len(in) != 2*n+1 || len(op.regions) != 1 {
 		return nil, invalidf("scatter needs N inputs, indices, N updates and a body")

@@ -118,7 +118,7 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 	return nil
 }
 
-func evalTriangularSolve(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalTriangularSolve(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, err := toMatrices(in[0])
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func evalTriangularSolve(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 }
 
 // lapackFlag reads a one-character LAPACK option such as uplo = 76 ('L').
-func lapackFlag(op *Op, name string, def byte) byte {
+func lapackFlag(op *operation, name string, def byte) byte {
 	cfg := op.attrs["mhlo.backend_config"]
 	if cfg == nil || cfg.Kind != AttrDict {
 		return def
@@ -160,7 +160,7 @@ func lapackFlag(op *Op, name string, def byte) byte {
 }
 
 // evalLapackTrsm implements lapack_{s,d}trsm_ffi(a, b) with alpha = 1.
-func evalLapackTrsm(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("trsm takes a and b and returns x")
 	}
@@ -186,7 +186,7 @@ func evalLapackTrsm(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 // the Cholesky factor in the uplo triangle, the other triangle left as in
 // a, and info > 0 naming the first leading minor that is not positive
 // definite.
-func evalLapackPotrf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalLapackPotrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("potrf takes a and returns the factor and info")
 	}
@@ -244,7 +244,7 @@ func evalLapackPotrf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 // evalLapackGetrf implements lapack_{s,d}getrf_ffi(a) -> (lu, pivots, info):
 // LU factorization with partial pivoting as LAPACK computes it, pivots
 // 1-based, info > 0 naming the first exactly-zero pivot.
-func evalLapackGetrf(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 3 {
 		return nil, invalidf("getrf takes a and returns lu, pivots and info")
 	}

@@ -5,7 +5,7 @@ package stablehlo
 // interpreted per element on scalars.
 
 // simpleBody recognizes ^bb0(%a, %b): %r = op %a, %b; return %r.
-func simpleBody(r *Region) (binaryKind, bool) {
+func simpleBody(r *region) (binaryKind, bool) {
 	if len(r.args) != 2 || len(r.ops) != 1 || len(r.rets) != 1 {
 		return 0, false
 	}
@@ -95,13 +95,13 @@ func scalarAt(a *array, k int) *array {
 // reducer folds values into accumulators, through the fast path or the body.
 type reducer struct {
 	ev     *evaluator
-	body   *Region
+	body   *region
 	kind   binaryKind
 	simple bool
 	args   []*array
 }
 
-func newReducer(ev *evaluator, body *Region, n int) (*reducer, error) {
+func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 	if len(body.args) != 2*n || len(body.rets) != n {
 		return nil, invalidf("reduction body takes %d arguments and returns %d values, want %d and %d",
 			len(body.args), len(body.rets), 2*n, n)
@@ -143,7 +143,7 @@ func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 	return nil
 }
 
-func evalReduce(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	n := len(in) / 2
 	if n == 0 || len(in) != 2*n || len(op.regions) != 1 || len(op.resultTypes) != n {
 		return nil, invalidf("reduce needs N inputs, N inits, one body and N results")
@@ -242,7 +242,7 @@ func reduceLoop[T float32 | float64 | int64 | uint64](kind binaryKind, acc, x []
 	}
 }
 
-func evalReduceWindow(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	n := len(in) / 2
 	if n == 0 || len(in) != 2*n || len(op.regions) != 1 || len(op.resultTypes) != n {
 		return nil, invalidf("reduce_window needs N inputs, N inits, one body and N results")

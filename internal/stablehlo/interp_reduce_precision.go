@@ -8,7 +8,7 @@ import (
 // evalReducePrecision rounds floats to exponent_bits/mantissa_bits as XLA
 // does: round to nearest even on the mantissa, then overflow to infinity
 // and flush values below the reduced normal range to zero; NaNs stay NaN.
-func evalReducePrecision(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalReducePrecision(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a := in[0]
 	ebits, mbits := int64(-1), int64(-1)
 	if f := op.attrs["format"]; f != nil { // pretty form: format = e5m10

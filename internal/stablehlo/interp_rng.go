@@ -7,7 +7,7 @@ import "math/bits"
 // takes a 128-bit counter from the remaining words, THREE_FRY a 64-bit one.
 // Outputs narrower than 32 bits are 32-bit draws truncated, as in XLA.
 
-func evalRngBitGenerator(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalRngBitGenerator(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("rng_bit_generator takes a state and returns a state and bits")
 	}

@@ -2,7 +2,7 @@ package stablehlo
 
 // select_and_scatter, the gradient of max pooling.
 
-func evalSelectAndScatter(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	operand, source, init := in[0], in[1], in[2]
 	rt := op.resultTypes[0]
 	shape := operand.t.Shape

@@ -3,7 +3,7 @@ package stablehlo
 // Data-movement ops. Each computes, for every result element, the linear
 // index of its source element and lets take copy the data.
 
-func evalConstant(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalConstant(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if op.constant != nil {
 		return []*array{op.constant}, nil
 	}
@@ -18,7 +18,7 @@ func evalConstant(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalIota(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalIota(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	t := op.resultTypes[0]
 	dim, err := op.int1("iota_dimension", "dim")
 	if err != nil {
@@ -49,7 +49,7 @@ func evalIota(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalBroadcastInDim(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, t := in[0], op.resultTypes[0]
 	dims, err := op.ints("broadcast_dimensions", "dims")
 	if err != nil {
@@ -121,7 +121,7 @@ func mapIndices(shape []int64, step []int, base int) []int {
 	}
 }
 
-func evalReshape(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalReshape(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	t := op.resultTypes[0]
 	if in[0].t.NumElements() != t.NumElements() || in[0].t.Elem != t.Elem {
 		return nil, invalidf("cannot reshape %s to %s", in[0].t, t)
@@ -129,7 +129,7 @@ func evalReshape(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{in[0].withType(t)}, nil
 }
 
-func evalTranspose(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalTranspose(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, t := in[0], op.resultTypes[0]
 	perm, err := op.ints("permutation", "dims")
 	if err != nil {
@@ -153,7 +153,7 @@ func transposeArray(a *array, perm []int64, t TensorType) *array {
 	return take(a, t, mapIndices(shape, step, 0))
 }
 
-func evalSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, t := in[0], op.resultTypes[0]
 	start, err := op.ints("start_indices")
 	if err != nil {
@@ -224,7 +224,7 @@ func clampedStarts(idx []*array, shape, sizes []int64) ([]int64, error) {
 	return out, nil
 }
 
-func evalDynamicSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalDynamicSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, t := in[0], op.resultTypes[0]
 	sizes, err := op.ints("slice_sizes", "sizes")
 	if err != nil {
@@ -245,7 +245,7 @@ func evalDynamicSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{take(a, t, mapIndices(sizes, src, base))}, nil
 }
 
-func evalDynamicUpdateSlice(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) < 2 {
 		return nil, invalidf("dynamic_update_slice needs an operand and an update")
 	}
@@ -269,7 +269,7 @@ func evalDynamicUpdateSlice(ev *evaluator, op *Op, in []*array) ([]*array, error
 	return []*array{out}, nil
 }
 
-func evalConcatenate(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalConcatenate(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	t := op.resultTypes[0]
 	dim, err := op.int1("dimension", "dim")
 	if err != nil {
@@ -304,7 +304,7 @@ func evalConcatenate(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalPad(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalPad(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, pv, t := in[0], in[1], op.resultTypes[0]
 	low, err := op.ints("edge_padding_low", "low")
 	if err != nil {
@@ -354,7 +354,7 @@ func evalPad(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{out}, nil
 }
 
-func evalReverse(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalReverse(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a := in[0]
 	dims, err := op.ints("dimensions", "dims")
 	if err != nil {
@@ -373,7 +373,7 @@ func evalReverse(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 	return []*array{take(a, a.t, mapIndices(a.t.Shape, step, base))}, nil
 }
 
-func evalIdentity(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalIdentity(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != len(op.resultTypes) {
 		return nil, invalidf("%d operands for %d results", len(in), len(op.resultTypes))
 	}

@@ -5,7 +5,7 @@ import "sort"
 // sort: every 1-D slice along the dimension is sorted by a permutation that
 // the comparator body decides; all operands are permuted alike.
 
-func evalSort(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) == 0 || len(op.regions) != 1 || len(op.resultTypes) != len(in) {
 		return nil, invalidf("sort needs operands, a comparator and as many results")
 	}
@@ -87,7 +87,7 @@ func evalSort(ev *evaluator, op *Op, in []*array) ([]*array, error) {
 // evalTopK implements chlo.top_k: the k largest entries of the last
 // dimension in descending order (NaN above +Inf, ties by lower index), and
 // their i32 indices.
-func evalTopK(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalTopK(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("top_k takes one operand and returns values and indices")
 	}

@@ -141,7 +141,7 @@ func floatUnaryFunc(kind unaryKind) func(float64) float64 {
 }
 
 func evalUnary(kind unaryKind) evalFunc {
-	return func(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+	return func(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		if len(in) != 1 {
 			return nil, invalidf("expected 1 operand, got %d", len(in))
 		}
@@ -267,7 +267,7 @@ func compareInts(a, b int64) int {
 	return 0
 }
 
-func evalIsFinite(ev *evaluator, op *Op, in []*array) ([]*array, error) {
+func evalIsFinite(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a := in[0]
 	out := newArray(op.resultTypes[0])
 	if out.b == nil || out.size() != a.size() {

@@ -15,11 +15,11 @@ type Module struct {
 
 // Func is one func.func.
 type Func struct {
-	Name     string
-	Public   bool
+	Name     string // symbol name without "@"
+	Public   bool   // visibility; JAX makes only @main public
 	params   []Value
 	results  []Value
-	body     *Region
+	body     *region
 	numSlots int // SSA values in the function, regions included
 }
 
@@ -36,25 +36,25 @@ type Value struct {
 	Attrs map[string]*Attr
 }
 
-// Region is a single-block region: arguments, ops and the values its
+// region is a single-block region: arguments, ops and the values its
 // terminator returns.
-type Region struct {
+type region struct {
 	args     []int
 	argTypes []TensorType
-	ops      []*Op
+	ops      []*operation
 	rets     []int
 }
 
-// Op is one operation. Operands and results are slots in the frame of the
+// operation is one op. Operands and results are slots in the frame of the
 // enclosing function.
-type Op struct {
+type operation struct {
 	Name        string
 	operands    []int
 	operandTyps []TensorType
 	results     []int
 	resultTypes []TensorType
 	attrs       map[string]*Attr
-	regions     []*Region
+	regions     []*region
 	callee      string
 	pos         int // byte offset in the source, for messages
 	line, col   int

@@ -5,7 +5,7 @@ package stablehlo
 // write their result into that operand's storage instead of allocating.
 // Values from enclosing regions and block arguments never qualify: a region
 // can run many times (while, reduce bodies) and arguments belong to callers.
-func markLastUses(r *Region) {
+func markLastUses(r *region) {
 	defined := map[int]bool{}
 	for _, op := range r.ops {
 		for _, s := range op.results {
@@ -38,7 +38,7 @@ func markLastUses(r *Region) {
 	}
 }
 
-func collectUses(r *Region, into map[int]bool) {
+func collectUses(r *region, into map[int]bool) {
 	for _, op := range r.ops {
 		for _, s := range op.operands {
 			into[s] = true

@@ -130,7 +130,7 @@ func (p *parser) parseFunc() {
 	}
 	p.fn, p.nslots, p.scopes = f, 0, nil
 	p.pushScope()
-	body := &Region{}
+	body := &region{}
 	p.expectPunct("(")
 	for !p.isPunct(")") {
 		t := p.expectKind(tokValue, "an argument name")
@@ -199,7 +199,7 @@ func (p *parser) fillValue(v *Value) {
 }
 
 // parseBlockInto parses "{ ops }" into r, in a fresh scope.
-func (p *parser) parseBlockInto(r *Region) {
+func (p *parser) parseBlockInto(r *region) {
 	p.expectPunct("{")
 	for !p.isPunct("}") {
 		if p.tok.kind == tokEOF {
@@ -248,7 +248,7 @@ func (p *parser) finish() error {
 	return nil
 }
 
-func (p *parser) resolveRegion(r *Region) error {
+func (p *parser) resolveRegion(r *region) error {
 	m := p.mod
 	for _, op := range r.ops {
 		if isCollective(op) {
@@ -289,7 +289,7 @@ func (p *parser) resolveRegion(r *Region) error {
 	return nil
 }
 
-func isCollective(op *Op) bool {
+func isCollective(op *operation) bool {
 	switch strings.TrimPrefix(op.Name, "stablehlo.") {
 	case "all_reduce", "all_gather", "collective_permute", "all_to_all", "reduce_scatter",
 		"collective_broadcast", "send", "recv", "partition_id", "replica_id":
@@ -328,7 +328,7 @@ const maxCachedConstant = 1 << 16
 
 // cacheConstant decodes a small stablehlo.constant once. The array is
 // marked shared, so no Run ever writes to it.
-func cacheConstant(op *Op) {
+func cacheConstant(op *operation) {
 	a := op.attrs["value"]
 	if op.Name != "stablehlo.constant" || a == nil || a.Kind != AttrDense || len(op.resultTypes) != 1 ||
 		op.resultTypes[0].NumElements() > maxCachedConstant {

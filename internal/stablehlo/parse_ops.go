@@ -9,7 +9,7 @@ type resultName struct {
 
 // parseOp parses one operation into r. It returns true when the op was the
 // block's terminator (return / stablehlo.return), which ends the block.
-func (p *parser) parseOp(r *Region) bool {
+func (p *parser) parseOp(r *region) bool {
 	p.enter()
 	defer p.leave()
 	var names []resultName
@@ -35,7 +35,7 @@ func (p *parser) parseOp(r *Region) bool {
 	for _, n := range names {
 		nres += n.count
 	}
-	op := &Op{pos: p.tok.pos, attrs: map[string]*Attr{}}
+	op := &operation{pos: p.tok.pos, attrs: map[string]*Attr{}}
 	op.line, op.col = p.lines.position(op.pos)
 	switch p.tok.kind {
 	case tokString:
@@ -103,7 +103,7 @@ func canonicalOpName(name string) string {
 }
 
 // parseTerminatorOperands parses "%a, %b : T, T" (or nothing).
-func (p *parser) parseTerminatorOperands(r *Region) {
+func (p *parser) parseTerminatorOperands(r *region) {
 	for p.tok.kind == tokValue {
 		r.rets = append(r.rets, p.parseOperand())
 		if !p.acceptPunct(",") {
@@ -116,7 +116,7 @@ func (p *parser) parseTerminatorOperands(r *Region) {
 	p.skipLoc()
 }
 
-func (p *parser) parseGenericTerminator(r *Region, names []resultName) {
+func (p *parser) parseGenericTerminator(r *region, names []resultName) {
 	if len(names) > 0 {
 		p.fail("terminator has no results")
 	}
@@ -138,7 +138,7 @@ func (p *parser) parseGenericTerminator(r *Region, names []resultName) {
 
 // parseGenericOp parses the generic form after the quoted name:
 // (operands) <{properties}> (regions) {attrs} : (types) -> types
-func (p *parser) parseGenericOp(op *Op, nres int) {
+func (p *parser) parseGenericOp(op *operation, nres int) {
 	p.expectPunct("(")
 	for !p.isPunct(")") {
 		op.operands = append(op.operands, p.parseOperand())
@@ -197,10 +197,10 @@ func (p *parser) parseGenericOp(op *Op, nres int) {
 }
 
 // parseRegion parses "{ [^bb0(%a: T, ...):] ops }" in its own scope.
-func (p *parser) parseRegion() *Region {
+func (p *parser) parseRegion() *region {
 	p.enter()
 	defer p.leave()
-	r := &Region{}
+	r := &region{}
 	p.pushScope()
 	defer p.popScope()
 	p.expectPunct("{")

@@ -3,7 +3,7 @@ package stablehlo
 // Custom (pretty) assembly forms of the common ops.
 
 // parsePrettyOp parses the custom assembly of an op after its name.
-func (p *parser) parsePrettyOp(op *Op, nres int) {
+func (p *parser) parsePrettyOp(op *operation, nres int) {
 	switch op.Name {
 	case "stablehlo.constant":
 		if p.isPunct("{") {
@@ -95,7 +95,7 @@ func (p *parser) parsePrettyOp(op *Op, nres int) {
 // parsePrettyOperandsAndAttrs handles the common custom forms:
 // "%a, %b", "GT, %a, %b, FLOAT", "%x, dims = [1, 0]", "%x [0:2, 1:3]",
 // "contracting_dims = [1] x [0]", followed by an optional {attr-dict}.
-func (p *parser) parsePrettyOperandsAndAttrs(op *Op) {
+func (p *parser) parsePrettyOperandsAndAttrs(op *operation) {
 	for !p.isPunct(":") {
 		switch {
 		case p.tok.kind == tokValue:
@@ -136,7 +136,7 @@ func (p *parser) parsePrettyOperandsAndAttrs(op *Op) {
 }
 
 // parseSliceSpec parses "[start:limit(:stride)?, ...]".
-func (p *parser) parseSliceSpec(op *Op) {
+func (p *parser) parseSliceSpec(op *operation) {
 	p.expectPunct("[")
 	var start, limit, stride []int64
 	for !p.isPunct("]") {

@@ -7,7 +7,7 @@ package stablehlo
 //	stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : sig
 //	stablehlo.reduce(%x init: %c), (%y init: %d) across dimensions = [1] : sig
 //	  reducer(%a: T, %b: T) (%c: U, %d: U) { ... }
-func (p *parser) parsePrettyReduce(op *Op) {
+func (p *parser) parsePrettyReduce(op *operation) {
 	var inputs, inits []int
 	for {
 		p.expectPunct("(")
@@ -47,11 +47,11 @@ func (p *parser) parsePrettyReduce(op *Op) {
 		p.failAt(op.pos, "reduce: %d operands but %d operand types", 2*n, len(ins))
 	}
 	if applies != "" {
-		op.regions = []*Region{p.syntheticBinaryRegion(applies, appliesPos, ins[n:])}
+		op.regions = []*region{p.syntheticBinaryRegion(applies, appliesPos, ins[n:])}
 		return
 	}
 	p.expectIdent("reducer")
-	r := &Region{}
+	r := &region{}
 	p.pushScope()
 	defer p.popScope()
 	lhs, rhs := make([]int, 0, n), make([]int, 0, n)
@@ -76,28 +76,28 @@ func (p *parser) parsePrettyReduce(op *Op) {
 	r.args = append(lhs, rhs...)
 	r.argTypes = append(lt, rt...)
 	p.parseBlockInto(r)
-	op.regions = []*Region{r}
+	op.regions = []*region{r}
 }
 
 // syntheticBinaryRegion builds the region of "applies stablehlo.add":
 // ^bb0(%a: T, %b: T): %r = stablehlo.add %a, %b; return %r.
-func (p *parser) syntheticBinaryRegion(name string, pos int, initTypes []TensorType) *Region {
+func (p *parser) syntheticBinaryRegion(name string, pos int, initTypes []TensorType) *region {
 	if len(initTypes) != 1 {
 		p.failAt(pos, "\"applies\" needs exactly one reduced operand")
 	}
 	t := TensorType{Elem: initTypes[0].Elem, raw: initTypes[0].raw}
 	a, b, res := p.nslots, p.nslots+1, p.nslots+2
 	p.nslots += 3
-	inner := &Op{Name: name, operands: []int{a, b}, results: []int{res},
+	inner := &operation{Name: name, operands: []int{a, b}, results: []int{res},
 		operandTyps: []TensorType{t, t}, resultTypes: []TensorType{t}, attrs: map[string]*Attr{}, pos: pos}
 	inner.line, inner.col = p.lines.position(pos)
-	return &Region{args: []int{a, b}, argTypes: []TensorType{t, t}, ops: []*Op{inner}, rets: []int{res}}
+	return &region{args: []int{a, b}, argTypes: []TensorType{t, t}, ops: []*operation{inner}, rets: []int{res}}
 }
 
 // parsePrettyWhile parses
 //
 //	stablehlo.while(%iterArg = %init, ...) : T, ... cond { ... } do { ... }
-func (p *parser) parsePrettyWhile(op *Op) {
+func (p *parser) parsePrettyWhile(op *operation) {
 	type iter struct {
 		name string
 		pos  int
@@ -135,7 +135,7 @@ func (p *parser) parsePrettyWhile(op *Op) {
 	}
 	for _, kw := range []string{"cond", "do"} {
 		p.expectIdent(kw)
-		r := &Region{args: args, argTypes: types}
+		r := &region{args: args, argTypes: types}
 		p.pushScope()
 		p.parseBlockInto(r)
 		p.popScope()

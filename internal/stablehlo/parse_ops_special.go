@@ -9,7 +9,7 @@ package stablehlo
 //
 // The interpreter cannot run it (it is per-device code), but the module
 // must still parse so that UsesCollectives can report it.
-func (p *parser) parseManualComputation(op *Op) {
+func (p *parser) parseManualComputation(op *operation) {
 	p.expectPunct("(")
 	for !p.isPunct(")") {
 		op.operands = append(op.operands, p.parseOperand())
@@ -24,7 +24,7 @@ func (p *parser) parseManualComputation(op *Op) {
 		p.advance()
 		op.attrs[key] = p.parseAttrValueNoType()
 	}
-	r := &Region{}
+	r := &region{}
 	p.pushScope()
 	p.expectPunct("(")
 	for !p.isPunct(")") {
@@ -40,7 +40,7 @@ func (p *parser) parseManualComputation(op *Op) {
 	p.expectPunct(")")
 	p.parseBlockInto(r)
 	p.popScope()
-	op.regions = []*Region{r}
+	op.regions = []*region{r}
 	p.expectPunct(":")
 	ins, outs, arrow := p.parseSignature()
 	if !arrow {
@@ -53,7 +53,7 @@ func (p *parser) parseManualComputation(op *Op) {
 //
 //	stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
 //	    window = {stride = [1, 1], pad = [[0, 0], [0, 0]], ...} {attrs} : (A, B) -> C
-func (p *parser) parsePrettyConvolution(op *Op) {
+func (p *parser) parsePrettyConvolution(op *operation) {
 	p.expectPunct("(")
 	for !p.isPunct(")") {
 		op.operands = append(op.operands, p.parseOperand())

@@ -250,8 +250,8 @@ func FuzzParse(f *testing.F) {
 }
 
 func hasLargeValues(m *Module, limit int64) bool {
-	var walk func(r *Region) bool
-	walk = func(r *Region) bool {
+	var walk func(r *region) bool
+	walk = func(r *region) bool {
 		for _, op := range r.ops {
 			for _, t := range op.resultTypes {
 				if n := t.NumElements(); n > limit || n < 0 {
