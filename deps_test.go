@@ -12,7 +12,7 @@ import (
 func TestDeps(t *testing.T) {
 	const module = "github.com/openpathways/pathways"
 	banned := map[string]string{
-		module + "/pjrt":  "the cgo PJRT loader: servers take their backend as an ifrt.Client",
+		module + "/pjrt":   "the cgo PJRT loader: servers take their backend as an ifrt.Client",
 		"cloud.google.com": "the GCS SDK belongs to one leaf package only",
 	}
 	for _, pkg := range []string{"./proxy", "./proxy/proxyserver", "./rm", "./worker", "./ifrt/gocpu", "./internal/stablehlo"} {
