@@ -10,7 +10,10 @@ type LoadedExecutable interface {
 	Fingerprint() string
 	Devices() DeviceList
 	// Parameters and Outputs describe the arguments and results (global shapes and
-	// the shardings the program expects and produces).
+	// the shardings the program expects and produces). Parameters is nil when the
+	// backend cannot tell (a PJRT plugin does not read them out of bytecode); then
+	// DonatableParameters is unknown too, and callers learn what an execution
+	// donated from its arguments' IsDeleted.
 	Parameters() []ArgumentInfo
 	Outputs() []ArgumentInfo
 	// DonatableParameters lists the parameter indices the program may donate.
