@@ -85,3 +85,68 @@ func hasFusedOp(m *Module) bool {
 	}
 	return false
 }
+
+// TestFusionInsideLoop checks fusion and buffer reuse in a while body,
+// where block arguments come from the previous iteration and an outer
+// value is read on every iteration.
+func TestFusionInsideLoop(t *testing.T) {
+	const n = fusionMinElements + 3
+	typ := fmt.Sprintf("tensor<%dxf32>", n)
+	program := func(split bool) string {
+		step := func(name, expr string) string {
+			if !split {
+				return fmt.Sprintf("      %s = %s : %s\n", name, expr, typ)
+			}
+			return fmt.Sprintf("      %s_ = %s : %s\n      %s = stablehlo.reshape %s_ : (%s) -> %s\n", name, expr, typ, name, name, typ, typ)
+		}
+		return fmt.Sprintf(`func.func @main(%%x: %[1]s, %%w: %[1]s) -> %[1]s {
+  %%z = stablehlo.constant dense<0> : tensor<i32>
+  %%r:2 = stablehlo.while(%%i = %%z, %%v = %%x) : tensor<i32>, %[1]s
+  cond {
+    %%three = stablehlo.constant dense<3> : tensor<i32>
+    %%c = stablehlo.compare LT, %%i, %%three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %%c : tensor<i1>
+  } do {
+    %%one = stablehlo.constant dense<1> : tensor<i32>
+    %%j = stablehlo.add %%i, %%one : tensor<i32>
+%[2]s%[3]s%[4]s    stablehlo.return %%j, %%c : tensor<i32>, %[1]s
+  }
+  return %%r#1 : %[1]s
+}`, typ, step("%a", "stablehlo.multiply %v, %w"), step("%b", "stablehlo.sine %a"), step("%c", "stablehlo.add %b, %v"))
+	}
+	fused, plain := mustParse(t, program(false)), mustParse(t, program(true))
+	if !hasFusedOpDeep(fused.Main().body) || hasFusedOpDeep(plain.Main().body) {
+		t.Fatal("fusion did not happen as intended")
+	}
+	x := &Tensor{Type: TensorType{Elem: F32, Shape: []int64{n}}, Data: make([]byte, 4*n)}
+	w := &Tensor{Type: x.Type, Data: make([]byte, 4*n)}
+	for i := 0; i < n; i++ {
+		x.Data[4*i+1], x.Data[4*i+3] = byte(i), 0x3f
+		w.Data[4*i+2], w.Data[4*i+3] = byte(i*7), 0x3e
+	}
+	a, err := runMain(t, fused, x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runMain(t, plain, x, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a[0].Data) != string(b[0].Data) {
+		t.Error("fused and unfused loop bodies differ")
+	}
+}
+
+func hasFusedOpDeep(r *region) bool {
+	for _, op := range r.ops {
+		if op.fused != nil {
+			return true
+		}
+		for _, sub := range op.regions {
+			if hasFusedOpDeep(sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
