@@ -47,6 +47,13 @@ func requireSlurm(t *testing.T) {
 			unavailable("Slurm is not installed: no %s", cmd)
 		}
 	}
+	conf := os.Getenv("SLURM_CONF")
+	if conf == "" {
+		conf = "/etc/slurm/slurm.conf"
+	}
+	if _, err := os.Stat(conf); err != nil {
+		unavailable("Slurm is not configured: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "scontrol", "ping").CombinedOutput()
