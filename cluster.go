@@ -35,6 +35,8 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*placement
 	links   map[hostKey]*link
 
+	elastic *elasticPolicy // nil: any number of slices may be lost
+
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
 	watchDone chan struct{}

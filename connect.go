@@ -15,9 +15,10 @@ import (
 type Option interface{ apply(*options) }
 
 type options struct {
-	logger    *slog.Logger
-	dialOpts  []grpc.DialOption
-	waitReady bool
+	logger        *slog.Logger
+	dialOpts      []grpc.DialOption
+	waitReady     bool
+	elasticSlices int // < 0: no limit
 }
 
 type optionFunc func(*options)
@@ -43,7 +44,7 @@ func WithoutWaitingForSlices() Option { return optionFunc(func(o *options) { o.w
 // rmAddress ("host:port" or "grpc://host:port") manages. By default it waits until
 // every slice is up, logging progress, or until ctx ends.
 func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, error) {
-	o := options{logger: slog.Default(), waitReady: true}
+	o := options{logger: slog.Default(), waitReady: true, elasticSlices: -1}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
@@ -60,8 +61,9 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	c := &Client{
 		log: o.logger, rm: rmc, dialOpts: o.dialOpts, devices: devs, byID: byID, links: links,
 		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
-		watchDone: make(chan struct{}),
+		watchDone: make(chan struct{}), elastic: newElasticPolicy(o.elasticSlices, o.logger),
 	}
+	c.elastic.observe(rm.Event{Type: rm.EventSnapshot, Cluster: view})
 	for _, l := range links {
 		l.log = o.logger
 	}
@@ -142,6 +144,7 @@ func (c *Client) watch(ctx context.Context) {
 			c.log.Warn("pathways: watching the resource manager", "error", err)
 			continue
 		}
+		c.elastic.observe(ev)
 		var view *rm.Cluster
 		switch ev.Type {
 		case rm.EventSnapshot:
@@ -198,5 +201,5 @@ func (c *Client) checkOpen() error {
 	if c.closed.Load() {
 		return ifrt.ErrClientClosed
 	}
-	return nil
+	return c.elastic.failure()
 }

@@ -1,0 +1,140 @@
+package pathways
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/rm"
+)
+
+// WithElasticSlices sets how many slices may be lost at once while the client
+// keeps working, as Pathways' --num_elastic_slices (--num_elastic_instances)
+// does for a proxy server's session.
+//
+// While at most k slices are down, operations on their devices and data fail
+// with DATA_LOSS (what pathwaysutils.elastic looks for) and the rest of the
+// cluster keeps working; a slice whose workers come back works again. When more
+// than k slices are down at the same time, the session has failed: from then on
+// every operation of the client fails with UNAVAILABLE, saying how many slices
+// were lost and how many may be, even after the slices return (Pathways ends the
+// job; a new client, or a restarted proxy server, starts over). Err and Failed
+// report it.
+//
+// A slice counts as lost when the resource manager reports it down after it was
+// up while this client watched; slices that have not come up yet (see
+// WithoutWaitingForSlices) do not count. k = 0 tolerates no loss. Without this
+// option (or with k < 0) any number of slices may be lost.
+func WithElasticSlices(k int) Option {
+	return optionFunc(func(o *options) { o.elasticSlices = k })
+}
+
+// Err returns why the client's session failed (more slices lost than
+// WithElasticSlices allows), or nil.
+func (c *Client) Err() error { return c.elastic.failure() }
+
+// Failed is closed when the client's session fails because more slices were
+// lost than WithElasticSlices allows. It is never closed without that option.
+func (c *Client) Failed() <-chan struct{} { return c.elastic.failedCh() }
+
+// elasticPolicy tracks which slices are down and fails the session when more of
+// them than the limit are down at once. A nil policy tolerates everything.
+type elasticPolicy struct {
+	limit int
+	log   *slog.Logger
+
+	mu            sync.Mutex
+	rmIncarnation string       // of the RM run the last snapshot came from
+	wasUp         map[int]bool // slices seen up since the client connected
+	down          map[int]bool // slices lost (down after being up)
+	err           error        // the session's failure; sticky
+	failed        chan struct{}
+}
+
+func newElasticPolicy(limit int, log *slog.Logger) *elasticPolicy {
+	if limit < 0 {
+		return nil
+	}
+	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, failed: make(chan struct{})}
+}
+
+// observe applies one event of the RM's watch. A snapshot (the first event,
+// and again whenever the watch reconnects) marks slices up and, when it comes
+// from the same run of the RM, down; a restarted RM has not heard from every
+// worker yet, so its first snapshots only mark slices up, and later losses come
+// as slice-down events.
+func (p *elasticPolicy) observe(ev rm.Event) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev.Type {
+	case rm.EventSnapshot:
+		sameRM := p.rmIncarnation == "" || p.rmIncarnation == ev.Cluster.RMIncarnation
+		p.rmIncarnation = ev.Cluster.RMIncarnation
+		for _, s := range ev.Cluster.Slices {
+			if s.Up {
+				p.upLocked(s.Index)
+			} else if sameRM {
+				p.downLocked(s.Index)
+			}
+		}
+	case rm.EventSliceUp:
+		p.upLocked(ev.Slice)
+	case rm.EventSliceDown:
+		p.downLocked(ev.Slice)
+	}
+}
+
+// downLocked records that a slice is down, and fails the session when that
+// makes too many.
+func (p *elasticPolicy) downLocked(slice int) {
+	if !p.wasUp[slice] || p.down[slice] {
+		return
+	}
+	p.down[slice] = true
+	lost := p.lostLocked()
+	if len(lost) <= p.limit {
+		p.log.Warn("pathways: slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
+		return
+	}
+	if p.err == nil {
+		p.err = ifrt.Errorf(ifrt.Unavailable, "pathways: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
+			len(lost), lost, p.limit)
+		close(p.failed)
+		p.log.Error("pathways: too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
+	}
+}
+
+func (p *elasticPolicy) upLocked(slice int) {
+	p.wasUp[slice] = true
+	if p.down[slice] {
+		delete(p.down, slice)
+		p.log.Info("pathways: lost slice is back", "slice", slice, "lost_slices", p.lostLocked())
+	}
+}
+
+func (p *elasticPolicy) lostLocked() []int {
+	return slices.Sorted(maps.Keys(p.down))
+}
+
+func (p *elasticPolicy) failure() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+var neverClosed = make(chan struct{})
+
+func (p *elasticPolicy) failedCh() <-chan struct{} {
+	if p == nil {
+		return neverClosed
+	}
+	return p.failed
+}

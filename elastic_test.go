@@ -1,0 +1,171 @@
+package pathways_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// elasticClient connects a client with WithElasticSlices(k) to a local cluster
+// of three slices of two devices.
+func elasticClient(t *testing.T, k int) (*pathways.Local, *pathways.Client) {
+	t.Helper()
+	l := startLocal(t, pathways.LocalConfig{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()), pathways.WithElasticSlices(k))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return l, c
+}
+
+// putOn puts a small array on the first device of a slice.
+func putOn(ctx context.Context, c *pathways.Client, slice int) (ifrt.Array, error) {
+	d := c.Devices()[2*slice]
+	return c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(d, "")}, nil)
+}
+
+// eventually retries f until it returns nil or the test's time is up.
+func eventually(t *testing.T, ctx context.Context, what string, f func() error) {
+	t.Helper()
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func wantCode(err error, target error) error {
+	if errors.Is(err, target) {
+		return nil
+	}
+	if err == nil {
+		return errors.New("no error")
+	}
+	return err
+}
+
+// TestElasticSlicesWithinLimit loses as many slices as allowed: the session
+// goes on, the lost slices fail with DATA_LOSS, and they work again on return.
+func TestElasticSlicesWithinLimit(t *testing.T) {
+	l, c := elasticClient(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	for _, s := range []int{1, 2} {
+		if err := l.StopWorker(s); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "putting on a lost slice", func() error {
+			_, err := putOn(ctx, c, s)
+			return wantCode(err, ifrt.ErrDataLoss)
+		})
+	}
+	if _, err := putOn(ctx, c, 0); err != nil {
+		t.Fatalf("with 2 of 3 slices lost and 2 allowed, slice 0: %v", err)
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err = %v, want nil", err)
+	}
+	for _, s := range []int{1, 2} {
+		if err := l.StartWorker(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "putting on a returned slice", func() error {
+			_, err := putOn(ctx, c, s)
+			return err
+		})
+	}
+	select {
+	case <-c.Failed():
+		t.Error("Failed is closed")
+	default:
+	}
+}
+
+// TestElasticSlicesOverLimit loses one slice more than allowed: every request
+// fails with UNAVAILABLE saying so, and keeps failing after the slices return.
+func TestElasticSlicesOverLimit(t *testing.T) {
+	l, c := elasticClient(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	if err := l.StopWorker(2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "putting on the lost slice", func() error {
+		_, err := putOn(ctx, c, 2)
+		return wantCode(err, ifrt.ErrDataLoss)
+	})
+	kept, err := putOn(ctx, c, 0)
+	if err != nil {
+		t.Fatalf("one slice lost of one allowed: %v", err)
+	}
+
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Failed():
+	case <-ctx.Done():
+		t.Fatal("the session did not fail with 2 slices lost and 1 allowed")
+	}
+	_, err = putOn(ctx, c, 0)
+	if !errors.Is(err, ifrt.ErrUnavailable) {
+		t.Fatalf("after the session failed, a put on a live slice: %v, want UNAVAILABLE", err)
+	}
+	for _, want := range []string{"2 slices lost", "at most 1", "--num_elastic_instances"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if err := kept.CopyToHostBuffer(ctx, make([]byte, 8), nil); !errors.Is(err, ifrt.ErrUnavailable) {
+		t.Errorf("reading an array of a live slice after the failure: %v, want UNAVAILABLE", err)
+	}
+	if !errors.Is(c.Err(), ifrt.ErrUnavailable) {
+		t.Errorf("Err = %v", c.Err())
+	}
+
+	// Failure is for good: slices coming back do not revive the session.
+	for _, s := range []int{1, 2} {
+		if err := l.StartWorker(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := putOn(ctx, c, 1); !errors.Is(err, ifrt.ErrUnavailable) {
+		t.Errorf("after the slices returned: %v, want UNAVAILABLE still", err)
+	}
+}
+
+// TestElasticSlicesDefault: without the option, losing every slice but one
+// leaves the session working.
+func TestElasticSlicesDefault(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	for _, s := range []int{1, 2} {
+		if err := l.StopWorker(s); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "putting on a lost slice", func() error {
+			_, err := putOn(ctx, l.Client, s)
+			return wantCode(err, ifrt.ErrDataLoss)
+		})
+	}
+	if _, err := putOn(ctx, l.Client, 0); err != nil {
+		t.Fatalf("slice 0: %v", err)
+	}
+	if err := l.Client.Err(); err != nil {
+		t.Errorf("Err = %v", err)
+	}
+}
