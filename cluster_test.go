@@ -243,3 +243,22 @@ func TestCopiesMoveWorkerToWorker(t *testing.T) {
 		t.Errorf("last element = %v", got[n-1])
 	}
 }
+
+func TestOpenByName(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 1, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := ifrt.Open(ctx, "pathways:rm="+l.RMAddress)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer c.Close()
+	if n := len(c.Devices()); n != 2 {
+		t.Errorf("the cluster has %d devices, want 2", n)
+	}
+	for _, bad := range []string{"pathways", "pathways:rm=", "pathways:rm=x,colour=blue"} {
+		if _, err := ifrt.Open(ctx, bad); !errors.Is(err, ifrt.ErrInvalidArgument) {
+			t.Errorf("Open(%q) = %v, want InvalidArgument", bad, err)
+		}
+	}
+}
