@@ -5,7 +5,10 @@ import (
 	"slices"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/xlapb"
 )
 
 // Compile compiles the program on the worker that owns opts.Devices. A program
@@ -44,7 +47,11 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 			return nil, err
 		}
 	}
-	exe, err := client.Compile(ctx, program, &ifrt.CompileOptions{Devices: local, XLA: opts.XLA})
+	xla, err := localDeviceAssignment(opts.XLA, opts.Devices, local)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := client.Compile(ctx, program, &ifrt.CompileOptions{Devices: local, XLA: xla})
 	if err != nil {
 		return nil, c.linkError(l, gen, err)
 	}
@@ -227,4 +234,39 @@ func (e *executable) globalArray(ctx context.Context, client interface {
 		shards[k] = &shard{place: places[k], gen: e.gen, array: p, domain: domains[k]}
 	}
 	return &array{c: e.c, spec: spec, shards: shards}, nil
+}
+
+// localDeviceAssignment rewrites the device assignment in the serialized
+// xla.CompileOptionsProto xla (JAX's, which names the cluster's global device
+// ids) to the worker's own ids: global[i] becomes local[i].
+func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, error) {
+	if len(xla) == 0 {
+		return xla, nil
+	}
+	var co xlapb.CompileOptionsProto
+	if err := proto.Unmarshal(xla, &co); err != nil {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: CompileOptions.XLA is not an xla.CompileOptionsProto: %v", err)
+	}
+	da := co.GetExecutableBuildOptions().GetDeviceAssignment()
+	if da == nil {
+		return xla, nil
+	}
+	toLocal := make(map[int64]int64, len(global))
+	for i, d := range global {
+		toLocal[int64(d.ID)] = int64(local[i].ID)
+	}
+	for _, cd := range da.GetComputationDevices() {
+		for r, id := range cd.GetReplicaDeviceIds() {
+			l, ok := toLocal[id]
+			if !ok {
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: the compile options assign device %d, which is not among the program's devices %v", id, global)
+			}
+			cd.ReplicaDeviceIds[r] = l
+		}
+	}
+	out, err := proto.Marshal(&co)
+	if err != nil {
+		return nil, ifrt.Errorf(ifrt.Internal, "pathways: encoding compile options: %v", err)
+	}
+	return out, nil
 }
