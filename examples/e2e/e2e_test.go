@@ -1,0 +1,308 @@
+// Package e2e runs the binaries of examples/server and examples/proxy_server as
+// separate processes on loopback — a resource manager, a worker per slice and a
+// proxy server — and drives them with the real JAX client.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
+)
+
+const testTimeout = 3 * time.Minute
+
+// syncBuffer collects a process's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is one started binary.
+type proc struct {
+	name  string
+	cmd   *exec.Cmd
+	lines chan string // stdout lines
+	logs  *syncBuffer
+	done  chan struct{}
+	err   error // after done
+}
+
+func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	p := &proc{name: name, cmd: cmd, lines: make(chan string, 64), logs: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = p.logs
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.stop(t)
+		if t.Failed() {
+			t.Logf("%s log (tail):\n%s", name, lastLines(p.logs.String(), 40))
+		}
+	})
+	return p
+}
+
+// ready waits for the ready line and returns the address after " on ".
+func (p *proc) ready(t *testing.T, ctx context.Context, prefix string) string {
+	t.Helper()
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("%s exited before it was ready: %v\n%s", p.name, p.err, lastLines(p.logs.String(), 30))
+			}
+			if strings.Contains(line, prefix) {
+				m := regexp.MustCompile(` on (\S+)`).FindStringSubmatch(line)
+				if m == nil {
+					t.Fatalf("%s: ready line %q has no address", p.name, line)
+				}
+				return m[1]
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s was not ready in time:\n%s", p.name, lastLines(p.logs.String(), 30))
+		}
+	}
+}
+
+// stop sends SIGTERM and expects a clean exit (unless the process was killed).
+func (p *proc) stop(t *testing.T) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		if p.err != nil {
+			t.Errorf("%s did not exit cleanly on SIGTERM: %v", p.name, p.err)
+		}
+	case <-time.After(40 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Errorf("%s did not exit within 40s of SIGTERM", p.name)
+	}
+}
+
+// kill9 kills the process as a crash would.
+func (p *proc) kill9(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func build(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = testenv.ModuleRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+func pluginPath(t *testing.T) string {
+	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
+	if path == "" {
+		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
+	}
+	if _, err := os.Stat(path); err != nil {
+		// JAX sends StableHLO bytecode, which only a PJRT plugin compiles.
+		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
+	}
+	return path
+}
+
+// TestElasticCluster starts an RM, two workers (two cpu slices of 4 devices on
+// the PJRT CPU plugin) and a proxy server with --num_elastic_instances=1 as
+// processes, runs a JAX script against them, kills the worker of slice 1 with
+// SIGKILL and starts it again, all under one JAX client and one proxy server.
+func TestElasticCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and a real JAX client; skipped with -short")
+	}
+	python := testenv.Python(t)
+	plugin := pluginPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	dir := t.TempDir()
+	server := build(t, dir, "./examples/server")
+	proxyServer := build(t, dir, "./examples/proxy_server")
+
+	rm := start(t, "rm", server, []string{"HOST_ADDRESS=127.0.0.1", "TPU_SKIP_MDS_QUERY=true"},
+		"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:4", "--instance_count=2",
+		"--gcs_scratch_location=file://"+dir)
+	rmAddr := rm.ready(t, ctx, "resource manager ready")
+	_, port, _ := strings.Cut(rmAddr, "]:")
+	if port == "" {
+		_, port, _ = strings.Cut(rmAddr, ":")
+	}
+	rmAddr = "127.0.0.1:" + port
+
+	startWorker := func(slice int) *proc {
+		w := start(t, fmt.Sprintf("worker%d", slice), server,
+			[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
+			"--server_port=0", "--resource_manager_address="+rmAddr, "--backend=pjrt:"+plugin)
+		w.ready(t, ctx, "worker ready")
+		return w
+	}
+	startWorker(0)
+	w1 := startWorker(1)
+
+	px := start(t, "proxy", proxyServer, nil,
+		"--server_port=0", "--resource_manager_address="+rmAddr, "--num_elastic_instances=1")
+	pxAddr := px.ready(t, ctx, "IFRT proxy server started with status OK")
+	_, pport, _ := strings.Cut(pxAddr, "]:")
+	if pport == "" {
+		_, pport, _ = strings.Cut(pxAddr, ":")
+	}
+
+	script, _ := filepath.Abs(filepath.Join("testdata", "elastic_cluster.py"))
+	cmd := exec.CommandContext(ctx, python, script)
+	cmd.Env = append(os.Environ(),
+		"JAX_PLATFORMS=proxy",
+		"JAX_BACKEND_TARGET=grpc://127.0.0.1:"+pport,
+		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
+		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=60",
+		"TF_CPP_MIN_LOG_LEVEL=1",
+	)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	var w1b *proc
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		var obj map[string]json.RawMessage
+		if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &obj) != nil {
+			continue
+		}
+		t.Logf("python: %s", line)
+		for k, v := range obj {
+			out[k] = v
+		}
+		var step string
+		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
+			switch step {
+			case "killed":
+				w1.kill9(t)
+			case "restarted":
+				w1b = startWorker(1)
+			}
+			io.WriteString(stdin, step+"\n")
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the JAX script failed: %v\nstderr:\n%s", err, lastLines(stderr.String(), 40))
+	}
+	_ = w1b
+
+	check := func(key, want string) {
+		t.Helper()
+		got, ok := out[key]
+		if !ok {
+			t.Errorf("the script printed no %s", key)
+			return
+		}
+		if string(got) != want {
+			t.Errorf("%s = %s, want %s", key, got, want)
+		}
+	}
+	var devs []struct {
+		ID         int `json:"id"`
+		SliceIndex int `json:"slice_index"`
+	}
+	json.Unmarshal(out["devices"], &devs)
+	slices := map[int]int{}
+	for _, d := range devs {
+		slices[d.SliceIndex]++
+	}
+	if len(devs) != 8 || slices[0] != 4 || slices[1] != 4 {
+		t.Errorf("jax.devices() = %s, want 4 devices on slice 0 and 4 on slice 1", out["devices"])
+	}
+	check("jit", `{"0": true, "1": true}`)
+	check("across", "true")
+	check("across_slices", "[0, 1]")
+	check("reshard", `{"device_put": true, "pathwaysutils": true}`)
+	check("active_before", "[0, 1]")
+	var lost struct{ Type, Message string }
+	if err := json.Unmarshal(out["lost"], &lost); err != nil || !strings.Contains(lost.Message, "DATA_LOSS") {
+		t.Errorf("using an array of the killed slice: %s, want a JaxRuntimeError with DATA_LOSS", out["lost"])
+	}
+	check("slice0_after_loss", "true")
+	check("active_after_loss_is_slice_down", "true")
+	check("active_slice0_only", "[0]")
+	check("active_after_restart", "[0, 1]")
+	check("slice1_after_restart", "true")
+	check("reshard_after_restart", "true")
+	check("done", "true")
+	if t.Failed() {
+		t.Logf("python stderr (tail):\n%s", lastLines(stderr.String(), 40))
+	}
+}

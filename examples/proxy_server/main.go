@@ -1,0 +1,54 @@
+// Command proxy_server is the OpenPathways IFRT proxy server, with the flags of
+// Google's Pathways "proxy_server" image: JAX connects to it
+// (JAX_PLATFORMS=proxy, JAX_BACKEND_TARGET=grpc://host:29000) and sees every
+// device of the cluster that the resource manager at --resource_manager_address
+// manages.
+//
+//	proxy_server --server_port=29000 --resource_manager_address=rm-host:29001 \
+//	    --gcs_scratch_location=gs://bucket/scratch --num_elastic_instances=1 \
+//	    --xla_cpu_enable_fast_math=false
+//
+// Flags:
+//
+//	--server_port               port JAX connects to (default 29000; 0 picks a free port)
+//	--resource_manager_address  the resource manager's host:port (required)
+//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
+//	                            logged; nothing is stored there yet
+//	--num_elastic_instances     how many slices may be lost at once while the session goes on
+//	                            (alias --num_elastic_slices; default 0). Arrays of a lost slice
+//	                            fail with DATA_LOSS; losing more slices fails every request with
+//	                            UNAVAILABLE until the proxy server restarts
+//	--virtual_slices            the slices this proxy wants, one <kind>:<topology> per slice
+//	                            (tpuv6e:2x2,tpuv6e:2x2). Checked against the resource manager's
+//	                            inventory (same type, no more slices than it has) before serving;
+//	                            the proxy then serves the whole cluster, as placement of a proxy on
+//	                            a subset of slices is not implemented
+//	--xla_*                     XLA flags (--xla_name=value) added to every compile's options
+//	                            (env_option_overrides); a program's own compiler options win
+//
+// It waits until every slice is up, prints "IFRT proxy server started with
+// status OK" (the line xpk tells users to look for) and the address, serves,
+// and on SIGTERM or SIGINT shuts down gracefully.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, errUsage) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "proxy_server: %v\n", err)
+		os.Exit(1)
+	}
+}

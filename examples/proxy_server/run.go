@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/xlaflags"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/rm"
+)
+
+const (
+	defaultPort     = 29000
+	shutdownTimeout = 30 * time.Second
+)
+
+var errUsage = errors.New("usage")
+
+type config struct {
+	port          int
+	rmAddress     string
+	scratch       envconfig.Scratch
+	elastic       int
+	virtualSlices []rm.InstanceType
+	xla           xlaflags.Flags
+}
+
+// parse reads the command line; --xla_* flags are taken out first.
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	xla, rest, err := xlaflags.Split(args)
+	if err != nil {
+		return c, err
+	}
+	c.xla = xla
+	fs := flag.NewFlagSet("proxy_server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var scratch, virtual string
+	var elastic, elasticAlias int
+	fs.IntVar(&c.port, "server_port", defaultPort, "port JAX connects to (0 picks a free port)")
+	fs.StringVar(&c.rmAddress, "resource_manager_address", "", "the resource manager's host:port (required)")
+	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory (validated; nothing is stored yet)")
+	fs.IntVar(&elastic, "num_elastic_instances", 0, "how many slices may be lost at once while the session goes on")
+	fs.IntVar(&elasticAlias, "num_elastic_slices", 0, "alias of --num_elastic_instances")
+	fs.StringVar(&virtual, "virtual_slices", "", "the slices wanted, one <kind>:<topology> per slice, comma-separated")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage of proxy_server (and any --xla_<name>=<value>):\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(rest); err != nil {
+		return c, errUsage
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	if c.port < 0 || c.port > 65535 {
+		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
+	}
+	if c.rmAddress == "" {
+		return c, fmt.Errorf("--resource_manager_address is required (the resource manager's host:port, e.g. localhost:29001)")
+	}
+	if _, _, err := net.SplitHostPort(strings.TrimPrefix(c.rmAddress, "grpc://")); err != nil {
+		return c, fmt.Errorf("--resource_manager_address=%q: want host:port", c.rmAddress)
+	}
+	if c.scratch, err = envconfig.ParseScratchLocation(scratch); err != nil {
+		return c, err
+	}
+	c.elastic = elastic
+	if set["num_elastic_slices"] {
+		if set["num_elastic_instances"] && elastic != elasticAlias {
+			return c, fmt.Errorf("--num_elastic_instances=%d and --num_elastic_slices=%d disagree (they are the same setting)", elastic, elasticAlias)
+		}
+		c.elastic = elasticAlias
+	}
+	if c.elastic < 0 {
+		return c, fmt.Errorf("--num_elastic_instances=%d: want 0 or more", c.elastic)
+	}
+	if virtual != "" {
+		for _, v := range strings.Split(virtual, ",") {
+			it, err := rm.ParseInstanceType(strings.TrimSpace(v))
+			if err != nil {
+				return c, fmt.Errorf("--virtual_slices: %w", err)
+			}
+			c.virtualSlices = append(c.virtualSlices, it)
+		}
+	}
+	if len(c.virtualSlices) > 0 && c.elastic >= len(c.virtualSlices) {
+		return c, fmt.Errorf("--num_elastic_instances=%d would let every one of the %d --virtual_slices be lost", c.elastic, len(c.virtualSlices))
+	}
+	return c, nil
+}
+
+// run is the whole program: it connects to the cluster, serves until ctx ends,
+// then shuts down gracefully.
+func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+	_ = env // the proxy server reads no variables of its own
+	c, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log.Info("proxy server starting", "resource_manager", c.rmAddress, "num_elastic_instances", c.elastic,
+		"virtual_slices", len(c.virtualSlices), "xla_flags", c.xla.String(), "gcs_scratch_location", c.scratch.String())
+
+	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	if err != nil {
+		return err
+	}
+	defer lis.Close()
+	log.Info("waiting for every slice of the cluster", "resource_manager", c.rmAddress)
+	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting
+		}
+		return err
+	}
+	defer client.Close()
+	if err := checkVirtualSlices(c.virtualSlices, client); err != nil {
+		return err
+	}
+	srv, err := proxyserver.New(proxyserver.Config{Backend: xlaflags.Wrap(client, c.xla), Logger: log})
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis) }()
+	log.Info("IFRT proxy server started with status OK", "address", lis.Addr().String(), "devices", len(client.Devices()))
+	fmt.Fprintf(stdout, "IFRT proxy server started with status OK; proxy server ready on %s (%d devices)\n", lis.Addr(), len(client.Devices()))
+
+	failed := client.Failed()
+	for {
+		select {
+		case err := <-errc:
+			if err == nil {
+				return errors.New("the server stopped on its own")
+			}
+			return err
+		case <-failed:
+			failed = nil
+			log.Error("the session has failed; every request fails until the proxy server restarts", "error", client.Err())
+		case <-ctx.Done():
+			log.Info("shutting down", "cause", context.Cause(ctx))
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				log.Warn("graceful shutdown cut short", "error", err)
+				srv.Close()
+			}
+			if err := <-errc; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
+				return err
+			}
+			log.Info("stopped")
+			return nil
+		}
+	}
+}
+
+// checkVirtualSlices checks that the cluster can give the slices asked for.
+func checkVirtualSlices(want []rm.InstanceType, c *pathways.Client) error {
+	if len(want) == 0 {
+		return nil
+	}
+	have := c.Platform().Version // the RM's instance type
+	count := map[int64]bool{}
+	for _, d := range c.Devices() {
+		if s, ok := d.Attributes.Int64(ifrt.AttrSliceIndex); ok {
+			count[s] = true
+		}
+	}
+	for _, it := range want {
+		if it.Name != have {
+			return fmt.Errorf("--virtual_slices asks for %s; the resource manager's slices are %s", it.Name, have)
+		}
+	}
+	if len(want) > len(count) {
+		return fmt.Errorf("--virtual_slices asks for %d slices; the resource manager has %d", len(want), len(count))
+	}
+	return nil
+}

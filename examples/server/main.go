@@ -1,0 +1,64 @@
+// Command server is the OpenPathways resource manager and worker, with the flags
+// and environment of Google's Pathways "server" image, so that a JobSet or Slurm
+// script written for Pathways on Cloud runs with it in place of that image.
+//
+// The resource manager (one per cluster, on a CPU node):
+//
+//	server --node_type=resource_manager --server_port=29001 \
+//	    --instance_type=tpuv5e:4x4 --instance_count=2 --gcs_scratch_location=gs://bucket/scratch
+//
+// A worker (one per host of every slice; its slice comes from MEGASCALE_SLICE_ID):
+//
+//	MEGASCALE_SLICE_ID=1 HOST_ADDRESS=10.0.0.7 server --server_port=29005 \
+//	    --resource_manager_address=rm-host:29001 --backend=pjrt:/opt/libtpu.so
+//
+// Flags:
+//
+//	--node_type                 "resource_manager"; absent (or "worker") runs a worker
+//	--server_port               gRPC port; default 29001 for the RM, 29005 for a worker (0: any free port)
+//	--instance_type             RM: the shape of every slice, <kind>:<topology> (tpuv5e:4x4, tpuv6e:2x4,
+//	                            tpu7x:2x2x1, cpu:4). Worker, optional: how many devices its
+//	                            backend opens; by default the worker asks the RM
+//	--instance_count            RM: the number of slices (default 1)
+//	--resource_manager_address  worker: the RM's host:port (required)
+//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
+//	                            logged; nothing is stored there yet (suspend/resume is not implemented)
+//	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
+//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
+//	                            also works); default gocpu
+//
+// Environment (as the JobSets of xpk and pathways-job set it):
+//
+//	MEGASCALE_SLICE_ID             worker: its slice (default 0)
+//	MEGASCALE_NUM_SLICES           worker: checked against the RM's slice count
+//	MEGASCALE_COORDINATOR_ADDRESS  logged (cross-slice collectives go through the Pathways client)
+//	HOST_ADDRESS                   worker: the host (or host:port) it advertises to the RM and to
+//	                               clients; default the machine's host name. RM: logged
+//	TPU_SKIP_MDS_QUERY             accepted; no metadata server is ever queried
+//
+// The process prints one ready line on stdout ("resource manager ready on
+// [::]:29001", "worker ready on 10.0.0.7:29005 ..."), logs to stderr, and on
+// SIGTERM or SIGINT shuts down gracefully: a worker leaves the RM first.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, errUsage) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openpathways/pathways/ifrt"
+	_ "github.com/openpathways/pathways/ifrt/gocpu" // registers "gocpu"
+	"github.com/openpathways/pathways/internal/envconfig"
+	_ "github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
+	"github.com/openpathways/pathways/rm"
+	"github.com/openpathways/pathways/worker"
+)
+
+// Default ports: the RM's is what every Pathways manifest uses; the worker's is
+// xpk's and pathways-job's (the Cloud docs pass --server_port=29001 to workers
+// too, which works as they run on other hosts).
+const (
+	defaultRMPort     = 29001
+	defaultWorkerPort = 29005
+	// shutdownTimeout bounds the graceful part of a shutdown; then the server
+	// stops at once.
+	shutdownTimeout = 30 * time.Second
+)
+
+// errUsage marks a command line the flag package already explained.
+var errUsage = errors.New("usage")
+
+const nodeTypeRM = "resource_manager"
+
+// config is the command line and environment, checked.
+type config struct {
+	nodeType      string // nodeTypeRM or "worker"
+	port          int
+	instanceType  string
+	instanceCount int
+	rmAddress     string
+	scratch       envconfig.Scratch
+	enableGCSOLM  bool
+	backend       string
+	megascale     envconfig.Megascale
+	hostAddress   string
+	skipMDS       bool
+}
+
+func (c config) isRM() bool { return c.nodeType == nodeTypeRM }
+
+// parse reads the flags and the environment and rejects unknown, malformed and
+// contradictory settings.
+func parse(args []string, env func(string) string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	var scratch string
+	fs.StringVar(&c.nodeType, "node_type", "", `"resource_manager" runs the resource manager; absent or "worker" runs a worker`)
+	fs.IntVar(&c.port, "server_port", -1, fmt.Sprintf("gRPC port (default %d for the resource manager, %d for a worker; 0 picks a free port)", defaultRMPort, defaultWorkerPort))
+	fs.StringVar(&c.instanceType, "instance_type", "", "shape of every slice, <kind>:<topology>, e.g. tpuv5e:4x4 or cpu:4 (required for the resource manager)")
+	fs.IntVar(&c.instanceCount, "instance_count", 1, "resource manager: number of slices")
+	fs.StringVar(&c.rmAddress, "resource_manager_address", "", "worker: the resource manager's host:port (required)")
+	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory (validated; nothing is stored yet)")
+	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, "accepted for compatibility; no object lifecycle rule is created")
+	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
+	if err := fs.Parse(args); err != nil {
+		return c, errUsage
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	switch c.nodeType {
+	case nodeTypeRM:
+	case "", "worker":
+		c.nodeType = "worker"
+	default:
+		return c, fmt.Errorf("--node_type=%q: want %q, or leave it out for a worker", c.nodeType, nodeTypeRM)
+	}
+	if c.port == -1 {
+		c.port = defaultWorkerPort
+		if c.isRM() {
+			c.port = defaultRMPort
+		}
+	}
+	if c.port < 0 || c.port > 65535 {
+		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
+	}
+	var err error
+	if c.scratch, err = envconfig.ParseScratchLocation(scratch); err != nil {
+		return c, err
+	}
+	if c.enableGCSOLM && c.scratch.Scheme != "gs" {
+		return c, fmt.Errorf("--enable_gcs_olm needs a gs:// --gcs_scratch_location")
+	}
+	if c.instanceType != "" {
+		if _, err := rm.ParseInstanceType(c.instanceType); err != nil {
+			return c, fmt.Errorf("--instance_type: %w", err)
+		}
+	}
+	look := envconfig.Lookup(env)
+	c.hostAddress = look.String(envconfig.HostAddress)
+	if c.skipMDS, err = look.Bool(envconfig.TPUSkipMDSQuery); err != nil {
+		return c, err
+	}
+
+	if c.isRM() {
+		for _, name := range []string{"resource_manager_address", "backend"} {
+			if set[name] {
+				return c, fmt.Errorf("--%s is a worker flag; the resource manager (--node_type=resource_manager) does not take it", name)
+			}
+		}
+		if c.instanceType == "" {
+			return c, fmt.Errorf("the resource manager needs --instance_type, e.g. tpuv5e:4x4 or cpu:4")
+		}
+		if c.instanceCount < 1 {
+			return c, fmt.Errorf("--instance_count=%d: want at least 1", c.instanceCount)
+		}
+		return c, nil
+	}
+
+	if set["instance_count"] {
+		return c, fmt.Errorf("--instance_count is a resource manager flag; a worker learns the slice count from the resource manager")
+	}
+	if c.rmAddress == "" {
+		return c, fmt.Errorf("a worker needs --resource_manager_address (or --node_type=resource_manager for the resource manager)")
+	}
+	if _, _, err := net.SplitHostPort(strings.TrimPrefix(c.rmAddress, "grpc://")); err != nil {
+		return c, fmt.Errorf("--resource_manager_address=%q: want host:port", c.rmAddress)
+	}
+	if _, _, err := splitBackend(c.backend); err != nil {
+		return c, err
+	}
+	if c.megascale, err = look.Megascale(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// splitBackend parses --backend: "gocpu", or "pjrt:<path>" / "pjrt:plugin=<path>[,...]".
+func splitBackend(b string) (name, plugin string, err error) {
+	switch {
+	case b == "gocpu":
+		return "gocpu", "", nil
+	case strings.HasPrefix(b, "pjrt:"):
+		rest := strings.TrimPrefix(b, "pjrt:")
+		if strings.Contains(rest, "=") {
+			plugin = ifrt.ParseConfig(rest)["plugin"]
+		} else {
+			plugin = rest
+		}
+		if plugin == "" {
+			return "", "", fmt.Errorf("--backend=%q: want pjrt:<plugin .so>", b)
+		}
+		return "pjrt", plugin, nil
+	}
+	return "", "", fmt.Errorf("--backend=%q: want gocpu or pjrt:<plugin .so>", b)
+}
+
+// run is the whole program: it serves until ctx ends, then shuts down
+// gracefully. Errors in the command line come back before anything starts.
+func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+	c, err := parse(args, env, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if c.isRM() {
+		return runRM(ctx, c, log, stdout)
+	}
+	return runWorker(ctx, c, log, stdout)
+}
+
+// server is what rm.Server and worker.Server have in common.
+type server interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+	Close() error
+}
+
+// serve runs srv on lis until ctx ends (then shuts it down gracefully) or it
+// stops on its own. ready, if set, is called once it serves.
+func serve(ctx context.Context, srv server, lis net.Listener, log *slog.Logger, ready <-chan struct{}, onReady func()) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(lis) }()
+	if ready == nil {
+		onReady()
+	}
+	for {
+		select {
+		case <-ready:
+			onReady()
+			ready = nil
+		case err := <-errc:
+			if err == nil {
+				return errors.New("the server stopped on its own")
+			}
+			return err
+		case <-ctx.Done():
+			log.Info("shutting down", "cause", context.Cause(ctx))
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil {
+				log.Warn("graceful shutdown cut short", "error", err)
+				srv.Close()
+			}
+			err := <-errc
+			if err != nil && !errors.Is(err, rm.ErrServerClosed) && !errors.Is(err, worker.ErrServerClosed) {
+				return err
+			}
+			log.Info("stopped")
+			return nil
+		}
+	}
+}
+
+func runRM(ctx context.Context, c config, log *slog.Logger, stdout io.Writer) error {
+	srv, err := rm.New(rm.Config{InstanceType: c.instanceType, InstanceCount: c.instanceCount, Logger: log})
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	if err != nil {
+		return err
+	}
+	log.Info("resource manager starting", "instance_type", c.instanceType, "instance_count", c.instanceCount,
+		"address", lis.Addr().String(), "host_address", c.hostAddress, "gcs_scratch_location", c.scratch.String(),
+		"enable_gcs_olm", c.enableGCSOLM, "tpu_skip_mds_query", c.skipMDS)
+	return serve(ctx, srv, lis, log, nil, func() {
+		fmt.Fprintf(stdout, "resource manager ready on %s\n", lis.Addr())
+	})
+}
+
+func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer) error {
+	slice := max(c.megascale.SliceID, 0)
+	it, err := workerInstanceType(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	if c.megascale.NumSlices > 0 && it.count > 0 && c.megascale.NumSlices != it.count {
+		return fmt.Errorf("%s=%d but the resource manager has %d slices", envconfig.MegascaleNumSlices, c.megascale.NumSlices, it.count)
+	}
+	if it.count > 0 && slice >= it.count {
+		return fmt.Errorf("%s=%d but the resource manager has %d slices", envconfig.MegascaleSliceID, slice, it.count)
+	}
+	backend, err := openBackend(ctx, c.backend, it.InstanceType)
+	if err != nil {
+		return fmt.Errorf("--backend=%s: %w", c.backend, err)
+	}
+	defer backend.Close()
+
+	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	if err != nil {
+		return err
+	}
+	addr, err := advertised(c.hostAddress, lis.Addr())
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	srv, err := worker.New(worker.Config{
+		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: rm.AnyHost,
+		Address: addr, Logger: log,
+	})
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	log.Info("worker starting", "slice", slice, "address", addr, "listen", lis.Addr().String(),
+		"resource_manager", c.rmAddress, "backend", c.backend, "devices", len(backend.AddressableDevices()),
+		"platform", backend.Platform().Name, "megascale_num_slices", c.megascale.NumSlices,
+		"megascale_coordinator_address", c.megascale.CoordinatorAddress,
+		"gcs_scratch_location", c.scratch.String(), "tpu_skip_mds_query", c.skipMDS)
+	return serve(ctx, srv, lis, log, srv.Ready(), func() {
+		fmt.Fprintf(stdout, "worker ready on %s (slice %d, %d %s devices)\n", addr, slice, len(backend.AddressableDevices()), backend.Platform().Name)
+	})
+}
+
+// slices is the instance type a worker opens its backend for, and the
+// cluster's slice count when the worker asked the RM (0 otherwise).
+type slices struct {
+	rm.InstanceType
+	count int
+}
+
+// workerInstanceType is --instance_type, or else the RM's, which it waits for.
+func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices, error) {
+	if c.instanceType != "" {
+		it, err := rm.ParseInstanceType(c.instanceType)
+		return slices{InstanceType: it}, err
+	}
+	client, err := rm.NewClient(c.rmAddress, rm.WithLogger(log))
+	if err != nil {
+		return slices{}, err
+	}
+	defer client.Close()
+	for ev, err := range client.Watch(ctx) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, err)
+			}
+			log.Warn("waiting for the resource manager", "address", c.rmAddress, "error", err)
+			continue
+		}
+		if ev.Type != rm.EventSnapshot {
+			continue
+		}
+		it, err := rm.ParseInstanceType(ev.Cluster.InstanceType)
+		if err != nil {
+			return slices{}, err
+		}
+		return slices{InstanceType: it, count: ev.Cluster.InstanceCount}, nil
+	}
+	return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, ctx.Err())
+}
+
+// openBackend opens the worker's backend with one host's devices of it.
+func openBackend(ctx context.Context, spec string, it rm.InstanceType) (ifrt.Client, error) {
+	name, plugin, err := splitBackend(spec)
+	if err != nil {
+		return nil, err
+	}
+	n := it.DevicesPerHost()
+	if name == "gocpu" {
+		if it.Platform != "cpu" {
+			return nil, fmt.Errorf("gocpu has cpu devices; instance type %s has %s devices (use --backend=pjrt:<plugin>)", it.Name, it.Platform)
+		}
+		return ifrt.Open(ctx, fmt.Sprintf("gocpu:devices=%d", n))
+	}
+	cfg := "plugin=" + plugin
+	if it.Platform == "cpu" {
+		// The CPU plugins make one device unless told otherwise.
+		cfg += fmt.Sprintf(",devices=%d", n)
+	}
+	return ifrt.Open(ctx, "pjrt:"+cfg)
+}
+
+// advertised is the address the worker gives the RM: HOST_ADDRESS (with the
+// listening port unless it has one), else the host name and the port.
+func advertised(hostAddress string, lis net.Addr) (string, error) {
+	_, port, err := net.SplitHostPort(lis.String())
+	if err != nil {
+		return "", err
+	}
+	host := hostAddress
+	if host == "" {
+		if host, err = os.Hostname(); err != nil {
+			return "", fmt.Errorf("no %s and no host name: %w", envconfig.HostAddress, err)
+		}
+	}
+	if h, p, err := net.SplitHostPort(host); err == nil && p != "" {
+		return net.JoinHostPort(h, p), nil
+	}
+	return net.JoinHostPort(host, port), nil
+}

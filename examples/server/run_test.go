@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestParse(t *testing.T) {
+	c, err := parse([]string{"--node_type=resource_manager", "--instance_type=tpuv5e:4x4", "--instance_count=2", "--gcs_scratch_location=gs://bucket/p", "--enable_gcs_olm=false"}, envOf("TPU_SKIP_MDS_QUERY", "true"), io.Discard)
+	if err != nil || !c.isRM() || c.port != 29001 || c.instanceCount != 2 || !c.skipMDS || c.scratch.Bucket != "bucket" {
+		t.Errorf("RM: %+v, %v", c, err)
+	}
+	c, err = parse([]string{"--resource_manager_address=head:29001", "--backend=pjrt:/x.so"}, envOf("MEGASCALE_SLICE_ID", "1", "MEGASCALE_NUM_SLICES", "2", "HOST_ADDRESS", "10.0.0.7"), io.Discard)
+	if err != nil || c.isRM() || c.port != 29005 || c.megascale.SliceID != 1 || c.hostAddress != "10.0.0.7" {
+		t.Errorf("worker: %+v, %v", c, err)
+	}
+	c, err = parse([]string{"--server_port=29001", "--resource_manager_address=head:29001", "--gcs_scratch_location=/tmp/s"}, envOf(), io.Discard)
+	if err != nil || c.port != 29001 || c.backend != "gocpu" {
+		t.Errorf("worker as in the Cloud docs: %+v, %v", c, err)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		want string
+	}{
+		{[]string{"--node_type=resource_manager", "--instance_type=cpu:4", "--resource_manager_address=h:1"}, nil, "worker flag"},
+		{[]string{"--node_type=resource_manager"}, nil, "needs --instance_type"},
+		{[]string{"--node_type=resource_manager", "--instance_type=tpuv9:4x4"}, nil, "instance type"},
+		{[]string{"--node_type=resource_manager", "--instance_type=cpu:4", "--instance_count=0"}, nil, "at least 1"},
+		{[]string{"--node_type=resource_manager", "--instance_type=cpu:4", "--backend=gocpu"}, nil, "worker flag"},
+		{[]string{"--node_type=proxy"}, nil, "--node_type"},
+		{[]string{}, nil, "needs --resource_manager_address"},
+		{[]string{"--resource_manager_address=nohost"}, nil, "host:port"},
+		{[]string{"--resource_manager_address=h:1", "--instance_count=2"}, nil, "resource manager flag"},
+		{[]string{"--resource_manager_address=h:1", "--backend=cuda"}, nil, "--backend"},
+		{[]string{"--resource_manager_address=h:1", "--backend=pjrt:"}, nil, "--backend"},
+		{[]string{"--resource_manager_address=h:1", "--gcs_scratch_location=s3://b/x"}, nil, "not supported"},
+		{[]string{"--resource_manager_address=h:1", "--enable_gcs_olm"}, nil, "gs://"},
+		{[]string{"--resource_manager_address=h:1", "--server_port=70000"}, nil, "not a port"},
+		{[]string{"--resource_manager_address=h:1"}, []string{"MEGASCALE_SLICE_ID", "2", "MEGASCALE_NUM_SLICES", "2"}, "MEGASCALE_SLICE_ID"},
+		{[]string{"--resource_manager_address=h:1"}, []string{"TPU_SKIP_MDS_QUERY", "maybe"}, "TPU_SKIP_MDS_QUERY"},
+		{[]string{"--resource_manager_address=h:1", "extra"}, nil, "unexpected"},
+	} {
+		_, err := parse(tc.args, envOf(tc.env...), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q %q: %v, want an error saying %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+	if _, err := parse([]string{"--no_such_flag"}, envOf(), io.Discard); err != errUsage {
+		t.Errorf("unknown flag: %v, want errUsage", err)
+	}
+}
+
+func TestAdvertised(t *testing.T) {
+	lis := fakeAddr("[::]:29005")
+	for host, want := range map[string]string{"10.0.0.7": "10.0.0.7:29005", "10.0.0.7:1234": "10.0.0.7:1234", "::1": "[::1]:29005"} {
+		if got, err := advertised(host, lis); err != nil || got != want {
+			t.Errorf("%q: %q, %v; want %q", host, got, err, want)
+		}
+	}
+}
+
+type fakeAddr string
+
+func (a fakeAddr) Network() string { return "tcp" }
+func (a fakeAddr) String() string  { return string(a) }
+
+// lineWaiter passes the lines written to it to ch.
+type lineWaiter struct {
+	ch chan string
+}
+
+func (w *lineWaiter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
+		select {
+		case w.ch <- l:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// TestRunRMAndWorker runs an RM and a gocpu worker in process through run, and
+// stops both by cancelling their contexts (as SIGTERM does).
+func TestRunRMAndWorker(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rmCtx, stopRM := context.WithCancel(ctx)
+	rmOut := &lineWaiter{ch: make(chan string, 4)}
+	rmDone := make(chan error, 1)
+	go func() {
+		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf(), rmOut, io.Discard)
+	}()
+	var addr string
+	select {
+	case line := <-rmOut.ch:
+		_, port, _ := strings.Cut(line, "]:")
+		if !strings.HasPrefix(line, "resource manager ready on ") || port == "" {
+			t.Fatalf("ready line %q", line)
+		}
+		addr = "127.0.0.1:" + port
+	case err := <-rmDone:
+		t.Fatalf("run: %v", err)
+	}
+
+	wCtx, stopW := context.WithCancel(ctx)
+	wOut := &lineWaiter{ch: make(chan string, 4)}
+	wDone := make(chan error, 1)
+	go func() {
+		wDone <- run(wCtx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"), wOut, io.Discard)
+	}()
+	select {
+	case line := <-wOut.ch:
+		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {
+			t.Errorf("ready line %q", line)
+		}
+	case err := <-wDone:
+		t.Fatalf("worker run: %v", err)
+	}
+	stopW()
+	if err := <-wDone; err != nil {
+		t.Errorf("worker after cancel: %v", err)
+	}
+	stopRM()
+	if err := <-rmDone; err != nil {
+		t.Errorf("RM after cancel: %v", err)
+	}
+}
