@@ -64,7 +64,3 @@ hosts_per_slice() {
 	if ((chips <= per)); then echo 1; else echo $((chips / per)); fi
 }
 
-# port_open HOST PORT: whether something accepts TCP connections there.
-port_open() {
-	(exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
-}

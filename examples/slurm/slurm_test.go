@@ -19,6 +19,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/rm"
 )
 
 const (
@@ -336,5 +337,26 @@ func dumpLogs(t *testing.T, dir string) {
 			data = data[len(data)-4000:]
 		}
 		t.Logf("--- %s\n%s", f, data)
+	}
+}
+
+// TestHostsPerSlice checks the scripts' count of nodes per slice (the worker
+// array's --nodes) against the resource manager's.
+func TestHostsPerSlice(t *testing.T) {
+	for _, typ := range []string{"cpu:4", "cpu:2x2", "tpuv5e:2x2", "tpuv5e:4x4", "tpuv5e:16x16", "tpuv5e1t:2x4",
+		"tpuv6e:2x4", "tpuv6e1t:2x4", "tpuv4:2x2x1", "tpuv4:2x2x4", "tpuv5:4x4x8_untwisted", "tpu7x:2x2x1", "tpu7x:4x4x4"} {
+		it, err := rm.ParseInstanceType(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "-c", `. ./pathways-common.sh && hosts_per_slice`)
+		cmd.Env = append(os.Environ(), "INSTANCE_TYPE="+typ, "HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("hosts_per_slice for %s: %v: %s", typ, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(it.Hosts) {
+			t.Errorf("hosts_per_slice says %s hosts for %s, the resource manager %d", got, typ, it.Hosts)
+		}
 	}
 }

@@ -103,7 +103,9 @@ wait_for() {
 		sleep 1
 	done
 }
-wait_for "the resource manager" port_open "$PATHWAYS_HOST" "$RM_PORT"
+# printed FILE LINE: whether a server has printed its ready line.
+printed() { grep -qF "$2" "$1" 2>/dev/null; }
+wait_for "the resource manager" printed "$PATHWAYS_LOG_DIR/rm-$SLURM_JOB_ID.out" "resource manager ready on"
 
 proxy_args=(
 	--server_port="$PROXY_PORT"
@@ -147,7 +149,9 @@ slices_up() {
 	((up >= MIN_SLICES))
 }
 wait_for "$MIN_SLICES of $MAX_SLICES slices" slices_up
-wait_for "the proxy server" port_open "$PATHWAYS_HOST" "$PROXY_PORT"
+# The proxy listens at once but serves only once it has the cluster; it then
+# prints the line xpk tells Pathways users to wait for.
+wait_for "the proxy server" printed "$PATHWAYS_LOG_DIR/proxy-$SLURM_JOB_ID.out" "IFRT proxy server started with status OK"
 
 tmp=$(mktemp "$PATHWAYS_DIR/.cluster.env.XXXXXX")
 cat >"$tmp" <<EOF
