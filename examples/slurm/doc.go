@@ -10,7 +10,8 @@
 // The package has no code. Its test submits the scripts to a real Slurm
 // (scripts/setup_slurm.sh makes a one-node cluster on this machine), waits for
 // cluster.env, connects to the proxy it names with the Go IFRT Proxy client and
-// checks the devices of every slice, then cancels the jobs. It skips when no
+// checks the devices of every slice (and with JAX, when the pinned Python
+// environment is there), then cancels the jobs. It skips when no
 // Slurm is reachable, unless PATHWAYS_REQUIRE_SLURM=1. See README.md and
 // docs/deploy.md.
 package slurm

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/rm"
 )
@@ -136,6 +137,7 @@ func TestSlurmCluster(t *testing.T) {
 	workers := vars["PATHWAYS_WORKER_JOB_ID"]
 
 	checkCluster(ctx, t, target)
+	t.Run("jax", func(t *testing.T) { checkJAX(ctx, t, vars) })
 
 	// Cancelling the service job takes the workers and cluster.env with it.
 	scancel(t, job)
@@ -189,6 +191,29 @@ func checkCluster(ctx context.Context, t *testing.T, target string) {
 	}
 	if !bytes.Equal(back, host) {
 		t.Errorf("the array came back as %v, want %v", back, host)
+	}
+}
+
+// checkJAX runs a stock JAX client with the variables of cluster.env, as the
+// README tells users to, when the pinned Python environment is there.
+func checkJAX(ctx context.Context, t *testing.T, vars map[string]string) {
+	python := testenv.Python(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "jax_devices.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, python, script)
+	cmd.Env = os.Environ()
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", python, script, err, out)
+	}
+	want := fmt.Sprintf("devices %d sum 28", numSlices*devicesPerSlice)
+	if !bytes.Contains(out, []byte(want)) {
+		t.Errorf("JAX printed no %q:\n%s", want, out)
 	}
 }
 
