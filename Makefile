@@ -10,11 +10,14 @@ all: build
 build:
 	$(GO) build ./...
 
-# Installs what the tests need: the pinned Python interop environment and the PJRT
-# plugin wheels. Idempotent and quick when already done.
+# Installs what the tests need: the pinned Python interop environment, the PJRT
+# plugin wheels and, as root, a single-node Slurm (Debian packages) for the Slurm
+# example's test. Idempotent and quick when already done.
 setup:
 	scripts/setup_python.sh
-	@if [ -x scripts/setup_plugins.sh ]; then scripts/setup_plugins.sh; fi
+	scripts/setup_plugins.sh
+	@if [ "$$(id -u)" = 0 ]; then scripts/setup_slurm.sh; \
+	else echo "setup: not root, so no Slurm: its test will skip"; fi
 
 test: setup lint testnocgo
 	$(GO) test -race -timeout 30m ./...
