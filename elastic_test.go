@@ -169,3 +169,64 @@ func TestElasticSlicesDefault(t *testing.T) {
 		t.Errorf("Err = %v", err)
 	}
 }
+
+// TestProgramsOutliveTheirWorker: a program compiled before its worker was lost
+// runs again once the worker returns, and a program compiled while its worker
+// is lost compiles (elsewhere), fails with DATA_LOSS when run, and runs once the
+// worker returns — what pathwaysutils' slice health check needs.
+func TestProgramsOutliveTheirWorker(t *testing.T) {
+	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	second := c.Devices()[4:8]
+	s, _ := ifrt.NewTiledSharding(second, 4)
+	put := func() (ifrt.Array, error) {
+		return c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4, 5, 6, 7, 8), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	}
+	compile := func() (ifrt.LoadedExecutable, error) {
+		return c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: second})
+	}
+	before, err := compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	var during ifrt.LoadedExecutable
+	eventually(t, ctx, "compiling for a lost worker", func() error {
+		if _, err := put(); !errors.Is(err, ifrt.ErrDataLoss) {
+			return errors.New("the loss has not reached the client yet")
+		}
+		var err error
+		during, err = compile()
+		return err
+	})
+	if len(during.Outputs()) != 1 || !during.Devices().Equal(second) {
+		t.Errorf("the program compiled while its worker is lost describes %d outputs on %v", len(during.Outputs()), during.Devices())
+	}
+	if _, err := during.Execute(ctx, nil, nil); !errors.Is(err, ifrt.ErrDataLoss) {
+		t.Errorf("running it while the worker is lost: %v, want DATA_LOSS", err)
+	}
+
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	var x ifrt.Array
+	eventually(t, ctx, "putting on the returned worker", func() error {
+		var err error
+		x, err = put()
+		return err
+	})
+	for name, exe := range map[string]ifrt.LoadedExecutable{"compiled before the loss": before, "compiled during the loss": during} {
+		res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+		if err != nil {
+			t.Errorf("program %s, after the worker returned: %v", name, err)
+			continue
+		}
+		if got := readF32(t, ctx, res.Outputs[0]); got[0] != 2 || got[7] != 16 {
+			t.Errorf("program %s: 2x = %v", name, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package pathways
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -15,6 +16,15 @@ import (
 // whose devices span several workers would run as a gang, each worker executing
 // its devices' part; no backend here can run one partition of a program across
 // processes yet, so such programs are Unimplemented.
+//
+// An executable outlives the worker it was loaded on, as a Pathways program
+// does: while the worker is lost, executions fail with DATA_LOSS; once a worker
+// registers for the host again, the next execution loads the program there
+// again. When the worker is lost at compile time, the program is compiled on
+// another live worker with as many devices, for its description only (its
+// parameters and outputs), and loaded on its own worker when that returns; so a
+// client such as pathwaysutils' slice health check sees DATA_LOSS when it runs
+// the program, not when it compiles it.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -36,49 +46,110 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		}
 		places[i] = p
 	}
-	l := places[0].link
+	e := &executable{c: c, link: places[0].link, program: program, xla: opts.XLA, devices: opts.Devices, places: places}
+	ld, err := e.loadOn(ctx, e.link)
+	if err == nil {
+		e.cur, e.meta = ld, ld.exe
+		return e, nil
+	}
+	if !errors.Is(err, ifrt.ErrDataLoss) {
+		return nil, err
+	}
+	if e.standIn = e.compileElsewhere(ctx); e.standIn == nil {
+		return nil, err
+	}
+	e.meta = e.standIn.exe
+	return e, nil
+}
+
+// load is an executable loaded on one worker: its program there, the worker's
+// own devices in the order of the executable's, and the link generation it was
+// loaded under.
+type load struct {
+	link  *link
+	gen   uint64
+	exe   ifrt.LoadedExecutable
+	local ifrt.DeviceList
+}
+
+// loadOn compiles the executable's program on the worker of l, on that
+// worker's devices at the local indices of the executable's devices.
+func (e *executable) loadOn(ctx context.Context, l *link) (*load, error) {
 	client, _, gen, err := l.session()
 	if err != nil {
 		return nil, err
 	}
-	local := make(ifrt.DeviceList, len(places))
-	for i, p := range places {
+	local := make(ifrt.DeviceList, len(e.places))
+	for i, p := range e.places {
 		if local[i], err = l.localDevice(client, p.local); err != nil {
 			return nil, err
 		}
 	}
-	xla, err := localDeviceAssignment(opts.XLA, opts.Devices, local)
+	xla, err := localDeviceAssignment(e.xla, e.devices, local)
 	if err != nil {
 		return nil, err
 	}
-	exe, err := client.Compile(ctx, program, &ifrt.CompileOptions{Devices: local, XLA: xla})
+	exe, err := client.Compile(ctx, e.program, &ifrt.CompileOptions{Devices: local, XLA: xla})
 	if err != nil {
-		return nil, c.linkError(l, gen, err)
+		return nil, e.c.linkError(l, gen, err)
 	}
-	return &executable{c: c, link: l, gen: gen, exe: exe, devices: opts.Devices, places: places, local: local}, nil
+	return &load{link: l, gen: gen, exe: exe, local: local}, nil
 }
 
-// executable is a program loaded on one worker, addressed by global devices.
+// compileElsewhere compiles the program on some other live worker, or returns
+// nil when none can.
+func (e *executable) compileElsewhere(ctx context.Context) *load {
+	keys := make([]hostKey, 0, len(e.c.links))
+	for k, l := range e.c.links {
+		if l != e.link {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b hostKey) int {
+		if a.slice != b.slice {
+			return a.slice - b.slice
+		}
+		return a.host - b.host
+	})
+	for _, k := range keys {
+		if ld, err := e.loadOn(ctx, e.c.links[k]); err == nil {
+			return ld
+		}
+	}
+	return nil
+}
+
+// executable is a program for devices of one worker, addressed by global
+// devices.
 type executable struct {
 	ifrt.UnimplementedExecutable
 	c       *Client
 	link    *link
-	gen     uint64
-	exe     ifrt.LoadedExecutable
+	program ifrt.Program
+	xla     []byte // the caller's compile options, with global device ids
 	devices ifrt.DeviceList
 	places  []*placement
-	local   ifrt.DeviceList
+	// meta describes the program (name, parameters, outputs): the first load,
+	// or the stand-in.
+	meta ifrt.LoadedExecutable
 
-	mu      sync.Mutex
+	loadMu sync.Mutex // serializes loads
+	mu     sync.Mutex
+	// cur is the program on its own worker; nil until it first loads there, and
+	// out of date (an older link generation) after that worker was lost.
+	cur *load
+	// standIn is the program compiled on another worker when its own was lost
+	// at compile time; only its description is used.
+	standIn *load
 	deleted bool
 }
 
-func (e *executable) Name() string                    { return e.exe.Name() }
-func (e *executable) Fingerprint() string             { return e.exe.Fingerprint() }
+func (e *executable) Name() string                    { return e.meta.Name() }
+func (e *executable) Fingerprint() string             { return e.meta.Fingerprint() }
 func (e *executable) Devices() ifrt.DeviceList        { return e.devices }
-func (e *executable) Parameters() []ifrt.ArgumentInfo { return e.exe.Parameters() }
-func (e *executable) Outputs() []ifrt.ArgumentInfo    { return e.exe.Outputs() }
-func (e *executable) DonatableParameters() []int      { return e.exe.DonatableParameters() }
+func (e *executable) Parameters() []ifrt.ArgumentInfo { return e.meta.Parameters() }
+func (e *executable) Outputs() []ifrt.ArgumentInfo    { return e.meta.Outputs() }
+func (e *executable) DonatableParameters() []int      { return e.meta.DonatableParameters() }
 func (e *executable) As(any) bool                     { return false }
 
 func (e *executable) IsDeleted() bool {
@@ -90,11 +161,57 @@ func (e *executable) IsDeleted() bool {
 func (e *executable) Delete() *ifrt.Future {
 	e.mu.Lock()
 	e.deleted = true
+	cur, standIn := e.cur, e.standIn
+	e.cur, e.standIn = nil, nil
 	e.mu.Unlock()
-	if e.link.current(e.gen) != nil {
-		return nil // the worker that held it is gone, and the program with it
+	// Loads on lost workers went with them.
+	if standIn != nil && standIn.link.current(standIn.gen) == nil {
+		standIn.exe.Delete()
 	}
-	return e.exe.Delete()
+	if cur == nil || cur.link.current(cur.gen) != nil {
+		return nil
+	}
+	return cur.exe.Delete()
+}
+
+// loaded returns the program loaded on its own worker, loading it there again
+// when the worker was lost and a new one has registered; DATA_LOSS while the
+// worker is lost.
+func (e *executable) loaded(ctx context.Context) (*load, error) {
+	e.mu.Lock()
+	cur := e.cur
+	e.mu.Unlock()
+	if cur != nil && e.link.current(cur.gen) == nil {
+		return cur, nil
+	}
+	if _, _, _, err := e.link.session(); err != nil {
+		return nil, err
+	}
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	e.mu.Lock()
+	cur, deleted := e.cur, e.deleted
+	e.mu.Unlock()
+	if deleted {
+		return nil, ifrt.ErrExecutableDeleted
+	}
+	if cur != nil && e.link.current(cur.gen) == nil {
+		return cur, nil // loaded while we waited
+	}
+	ld, err := e.loadOn(ctx, e.link)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.deleted {
+		e.mu.Unlock()
+		ld.exe.Delete()
+		return nil, ifrt.ErrExecutableDeleted
+	}
+	e.cur = ld
+	e.mu.Unlock()
+	e.c.log.Info("pathways: program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
+	return ld, nil
 }
 
 // Execute puts each argument together on the worker (its shards are already there),
@@ -106,14 +223,21 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if e.IsDeleted() {
 		return nil, ifrt.ErrExecutableDeleted
 	}
-	if err := e.link.current(e.gen); err != nil {
-		return nil, err
-	}
-	client, _, _, err := e.link.session()
+	arrays, err := e.c.take(args)
 	if err != nil {
 		return nil, err
 	}
-	arrays, err := e.c.take(args)
+	// Arguments on a lost worker fail as DATA_LOSS before the program loads.
+	for i, a := range arrays {
+		if _, err := a.live(); err != nil {
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: argument %d: %w", i, err)
+		}
+	}
+	ld, err := e.loaded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	client, _, _, err := e.link.session()
 	if err != nil {
 		return nil, err
 	}
@@ -126,53 +250,40 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 	}()
 	for i, a := range arrays {
-		if localArgs[i], err = e.localArray(ctx, client, i, a); err != nil {
-			return nil, err
+		if localArgs[i], err = e.localArray(ctx, client, ld, i, a); err != nil {
+			return nil, e.c.linkError(e.link, ld.gen, err)
 		}
 		if len(a.Sharding().Devices()) > 1 {
 			assembled = append(assembled, localArgs[i])
 		}
 	}
-	res, err := e.exe.Execute(ctx, localArgs, opts)
+	res, err := ld.exe.Execute(ctx, localArgs, opts)
 	if err != nil {
-		return nil, e.c.linkError(e.link, e.gen, err)
+		return nil, e.c.linkError(e.link, ld.gen, err)
 	}
 	outs := make([]ifrt.Array, len(res.Outputs))
 	for i, o := range res.Outputs {
-		if outs[i], err = e.globalArray(ctx, client, o); err != nil {
+		if outs[i], err = e.globalArray(ctx, client, ld, o); err != nil {
 			return nil, err
 		}
 	}
-	e.retireDonated(arrays, localArgs, opts)
-	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
-}
-
-// retireDonated deletes the arguments whose worker-side arrays the execution
-// consumed. When the worker cannot say which parameters its program donates (a
-// PJRT plugin does not read that out of bytecode), every argument not excluded
-// may have been, so each is asked.
-func (e *executable) retireDonated(arrays []*array, localArgs []ifrt.Array, opts *ifrt.ExecuteOptions) {
-	var excluded []int
+	var nonDonatable []int
 	if opts != nil {
-		excluded = opts.NonDonatableInputs
+		nonDonatable = opts.NonDonatableInputs
 	}
-	known := len(e.exe.Parameters()) > 0
-	donatable := e.exe.DonatableParameters()
-	for i, a := range arrays {
-		if slices.Contains(excluded, i) || known && !slices.Contains(donatable, i) {
-			continue
-		}
-		if localArgs[i].IsDeleted() {
-			a.Delete()
+	for _, i := range ld.exe.DonatableParameters() {
+		if i < len(arrays) && !slices.Contains(nonDonatable, i) {
+			arrays[i].Delete()
 		}
 	}
+	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
 }
 
 // localArray assembles argument i from its shards on the worker, with its sharding
 // moved onto the worker's own devices.
 func (e *executable) localArray(ctx context.Context, client interface {
 	AssembleArray(context.Context, ifrt.ArraySpec, []ifrt.Array, ifrt.CopySemantics) (ifrt.Array, error)
-}, i int, a *array) (ifrt.Array, error) {
+}, ld *load, i int, a *array) (ifrt.Array, error) {
 	shards, err := a.live()
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: argument %d: %w", i, err)
@@ -184,7 +295,7 @@ func (e *executable) localArray(ctx context.Context, client interface {
 		if pos < 0 {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: argument %d has a shard on device %d, which %s does not run on", i, s.place.device.ID, e.Name())
 		}
-		devs[k], parts[k] = e.local[pos], s.array
+		devs[k], parts[k] = ld.local[pos], s.array
 	}
 	if len(shards) == 1 {
 		return parts[0], nil
@@ -202,12 +313,12 @@ func (e *executable) localArray(ctx context.Context, client interface {
 // array whose sharding names the global devices.
 func (e *executable) globalArray(ctx context.Context, client interface {
 	DisassembleArray(context.Context, ifrt.Array, ifrt.CopySemantics) ([]ifrt.Array, error)
-}, o ifrt.Array) (ifrt.Array, error) {
+}, ld *load, o ifrt.Array) (ifrt.Array, error) {
 	localDevs := o.Sharding().Devices()
 	global := make(ifrt.DeviceList, len(localDevs))
 	places := make([]*placement, len(localDevs))
 	for k, d := range localDevs {
-		pos := e.local.Index(d.ID)
+		pos := ld.local.Index(d.ID)
 		if pos < 0 {
 			return nil, ifrt.Errorf(ifrt.Internal, "pathways: an output is on worker device %d, outside the program's devices", d.ID)
 		}
@@ -226,12 +337,12 @@ func (e *executable) globalArray(ctx context.Context, client interface {
 	parts := []ifrt.Array{o}
 	if len(localDevs) > 1 {
 		if parts, err = client.DisassembleArray(ctx, o, ifrt.DonateInput); err != nil {
-			return nil, e.c.linkError(e.link, e.gen, err)
+			return nil, e.c.linkError(e.link, ld.gen, err)
 		}
 	}
 	shards := make([]*shard, len(parts))
 	for k, p := range parts {
-		shards[k] = &shard{place: places[k], gen: e.gen, array: p, domain: domains[k]}
+		shards[k] = &shard{place: places[k], gen: ld.gen, array: p, domain: domains[k]}
 	}
 	return &array{c: e.c, spec: spec, shards: shards}, nil
 }

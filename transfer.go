@@ -3,6 +3,7 @@ package pathways
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy"
@@ -133,15 +134,36 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 }
 
 // linkError turns an error from a worker into DataLoss when the worker has gone.
+// An UNAVAILABLE error may come back before the link has seen its session end;
+// the link then waits briefly for that and goes down with it.
 func (c *Client) linkError(l *link, gen uint64, err error) error {
 	if err == nil {
 		return nil
+	}
+	if ifrt.CodeOf(err) == ifrt.Unavailable {
+		l.mu.Lock()
+		client := l.client
+		if l.gen != gen {
+			client = nil
+		}
+		l.mu.Unlock()
+		if client != nil {
+			select {
+			case <-client.Done():
+				l.lose(gen, client.Err())
+			case <-time.After(sessionEndGrace):
+			}
+		}
 	}
 	if lost := l.current(gen); lost != nil {
 		return lost
 	}
 	return err
 }
+
+// sessionEndGrace is how long linkError waits for a worker session to end after
+// one of its calls failed with UNAVAILABLE.
+const sessionEndGrace = time.Second
 
 func deleteShards(shards []*shard) {
 	for _, s := range shards {
