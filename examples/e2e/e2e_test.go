@@ -203,8 +203,10 @@ func TestElasticCluster(t *testing.T) {
 	startWorker(0)
 	w1 := startWorker(1)
 
+	dumpDir := filepath.Join(dir, "xla_dump")
 	px := start(t, "proxy", proxyServer, nil,
-		"--server_port=0", "--resource_manager_address="+rmAddr, "--num_elastic_instances=1")
+		"--server_port=0", "--resource_manager_address="+rmAddr, "--num_elastic_instances=1", // XLA flags of every type reach the workers' compiles; xla_dump_to shows it.
+		"--xla_cpu_enable_fast_math=false", "--xla_cpu_parallel_codegen_split_count=4", "--xla_dump_to="+dumpDir)
 	pxAddr := px.ready(t, ctx, "IFRT proxy server started with status OK")
 	_, pport, _ := strings.Cut(pxAddr, "]:")
 	if pport == "" {
@@ -311,6 +313,11 @@ func TestElasticCluster(t *testing.T) {
 		t.Errorf("an array of the killed worker after its restart: %s, want DATA_LOSS (its data is gone)", msg)
 	}
 	check("done", "true")
+	if dumps, _ := os.ReadDir(dumpDir); len(dumps) == 0 {
+		t.Errorf("the proxy's --xla_dump_to=%s made no dump: the XLA flags did not reach the compiles", dumpDir)
+	} else {
+		t.Logf("--xla_dump_to: %d files, e.g. %s", len(dumps), dumps[0].Name())
+	}
 	if t.Failed() {
 		t.Logf("python stderr (tail):\n%s", lastLines(stderr.String(), 40))
 	}

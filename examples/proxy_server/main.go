@@ -23,8 +23,10 @@
 //	                            inventory (same type, no more slices than it has) before serving;
 //	                            the proxy then serves the whole cluster, as placement of a proxy on
 //	                            a subset of slices is not implemented
-//	--xla_*                     XLA flags (--xla_name=value) added to every compile's options
-//	                            (env_option_overrides); a program's own compiler options win
+//	--xla_*                     XLA flags (--xla_name=value, typed by spelling: true/false, integer,
+//	                            decimal, else string) added to every compile's options
+//	                            (env_option_overrides), so the workers' PJRT compiles apply them;
+//	                            a program's own compiler options win
 //
 // It waits until every slice is up, prints "IFRT proxy server started with
 // status OK" (the line xpk tells users to look for) and the address, serves,

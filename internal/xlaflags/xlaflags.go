@@ -5,9 +5,12 @@
 // The flags travel in the serialized xla.CompileOptionsProto of
 // ifrt.CompileOptions.XLA, as its env_option_overrides: the map XLA applies to
 // the DebugOptions of a compile, keyed by the DebugOptions field name (the flag
-// without its dashes). Values go as strings, which XLA parses for the field's
-// type. An override the client already set for the same field wins: a flag is
-// the default for every program, a jit's compiler_options are specific.
+// without its dashes). XLA checks each value's type against the field's, and
+// does not parse "true" or "false" from a string for a bool field, so values
+// are typed by their spelling as JAX types compiler_options: true or false is a
+// bool, an integer an int, a decimal number a double, anything else a string.
+// An override the client already set for the same field wins: a flag is the
+// default for every program, a jit's compiler_options are specific.
 package xlaflags
 
 import (
@@ -15,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -102,9 +106,28 @@ func (f Flags) Merge(xla []byte) ([]byte, error) {
 		if _, set := opts.EnvOptionOverrides[k]; set {
 			continue
 		}
-		opts.EnvOptionOverrides[k] = &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_StringField{StringField: v}}
+		opts.EnvOptionOverrides[k] = override(v)
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+}
+
+// override types a flag's value by its spelling.
+func override(v string) *xlapb.OptionOverrideProto {
+	switch v {
+	case "true", "True":
+		return &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_BoolField{BoolField: true}}
+	case "false", "False":
+		return &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_BoolField{BoolField: false}}
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_IntField{IntField: n}}
+	}
+	if strings.ContainsAny(v, ".eE") {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_DoubleField{DoubleField: f}}
+		}
+	}
+	return &xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_StringField{StringField: v}}
 }
 
 // Wrap returns a client that compiles every program on c with the flags merged

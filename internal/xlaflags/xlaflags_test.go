@@ -61,7 +61,7 @@ func TestMergeKeepsClientOverridesAndOtherFields(t *testing.T) {
 	if v, ok := got.EnvOptionOverrides["xla_a"].GetValue().(*xlapb.OptionOverrideProto_BoolField); !ok || v.BoolField {
 		t.Errorf("the client's xla_a was replaced: %v", got.EnvOptionOverrides["xla_a"])
 	}
-	if got.EnvOptionOverrides["xla_b"].GetStringField() != "7" {
+	if got.EnvOptionOverrides["xla_b"].GetIntField() != 7 {
 		t.Errorf("xla_b = %v", got.EnvOptionOverrides["xla_b"])
 	}
 	if _, err := (Flags{"xla_a": "1"}).Merge([]byte{0xff}); !errors.Is(err, ifrt.ErrInvalidArgument) {
@@ -92,5 +92,23 @@ func TestWrap(t *testing.T) {
 	var got xlapb.CompileOptionsProto
 	if err := proto.Unmarshal(r.got, &got); err != nil || got.EnvOptionOverrides["xla_b"].GetStringField() != "x" {
 		t.Errorf("the backend got %v (%v)", &got, err)
+	}
+}
+
+func TestOverrideTypes(t *testing.T) {
+	for v, want := range map[string]*xlapb.OptionOverrideProto{
+		"true":     {Value: &xlapb.OptionOverrideProto_BoolField{BoolField: true}},
+		"false":    {Value: &xlapb.OptionOverrideProto_BoolField{BoolField: false}},
+		"98304":    {Value: &xlapb.OptionOverrideProto_IntField{IntField: 98304}},
+		"-1":       {Value: &xlapb.OptionOverrideProto_IntField{IntField: -1}},
+		"0.5":      {Value: &xlapb.OptionOverrideProto_DoubleField{DoubleField: 0.5}},
+		"1e3":      {Value: &xlapb.OptionOverrideProto_DoubleField{DoubleField: 1000}},
+		"/tmp/x":   {Value: &xlapb.OptionOverrideProto_StringField{StringField: "/tmp/x"}},
+		"fusion.*": {Value: &xlapb.OptionOverrideProto_StringField{StringField: "fusion.*"}},
+		"":         {Value: &xlapb.OptionOverrideProto_StringField{StringField: ""}},
+	} {
+		if got := override(v); !proto.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", v, got, want)
+		}
 	}
 }
