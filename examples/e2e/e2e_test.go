@@ -200,7 +200,7 @@ func TestElasticCluster(t *testing.T) {
 		w.ready(t, ctx, "worker ready")
 		return w
 	}
-	startWorker(0)
+	w0 := startWorker(0)
 	w1 := startWorker(1)
 
 	dumpDir := filepath.Join(dir, "xla_dump")
@@ -238,7 +238,7 @@ func TestElasticCluster(t *testing.T) {
 	out := map[string]json.RawMessage{}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	var w1b *proc
+	var w1b *proc // the restarted worker of slice 1
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		var obj map[string]json.RawMessage
@@ -256,6 +256,9 @@ func TestElasticCluster(t *testing.T) {
 				w1.kill9(t)
 			case "restarted":
 				w1b = startWorker(1)
+			case "killed_both":
+				w0.kill9(t)
+				w1b.kill9(t)
 			}
 			io.WriteString(stdin, step+"\n")
 		}
@@ -263,7 +266,6 @@ func TestElasticCluster(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("the JAX script failed: %v\nstderr:\n%s", err, lastLines(stderr.String(), 40))
 	}
-	_ = w1b
 
 	check := func(key, want string) {
 		t.Helper()
@@ -311,6 +313,11 @@ func TestElasticCluster(t *testing.T) {
 	check("reshard_after_restart", "true")
 	if msg := string(out["old_array_after_restart"]); !strings.Contains(msg, "DATA_LOSS") {
 		t.Errorf("an array of the killed worker after its restart: %s, want DATA_LOSS (its data is gone)", msg)
+	}
+	var failed struct{ Type, Message string }
+	if err := json.Unmarshal(out["session_failed"], &failed); err != nil || !strings.Contains(failed.Message, "UNAVAILABLE") ||
+		!strings.Contains(failed.Message, "2 slices lost") || !strings.Contains(failed.Message, "--num_elastic_instances") {
+		t.Errorf("with both slices lost and --num_elastic_instances=1: %s, want UNAVAILABLE saying 2 slices were lost", out["session_failed"])
 	}
 	check("done", "true")
 	if dumps, _ := os.ReadDir(dumpDir); len(dumps) == 0 {

@@ -135,4 +135,19 @@ try:
   emit(old_array_after_restart=None)
 except jax.errors.JaxRuntimeError as e:
   emit(old_array_after_restart=err(e))
+
+# Losing both slices is more than --num_elastic_instances=1 allows: the session
+# fails, every request with UNAVAILABLE.
+wait_for_go("killed_both")
+failed = None
+start = time.time()
+while time.time() - start < 30:
+  try:
+    np.asarray(jax.device_put(a, devs[0]))
+  except jax.errors.JaxRuntimeError as e:
+    if "UNAVAILABLE" in str(e):
+      failed = err(e)
+      break
+  time.sleep(0.05)
+emit(session_failed=failed)
 emit(done=True)
