@@ -174,9 +174,16 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if c.isRM() {
-		return runRM(ctx, c, log, stdout)
+		err = runRM(ctx, c, log, stdout)
+	} else {
+		err = runWorker(ctx, c, log, stdout)
 	}
-	return runWorker(ctx, c, log, stdout)
+	if err != nil && ctx.Err() != nil {
+		// Stopped (SIGTERM) before it was ready, e.g. while waiting for the RM.
+		log.Info("stopped before ready", "error", err)
+		return nil
+	}
+	return err
 }
 
 // server is what rm.Server and worker.Server have in common.

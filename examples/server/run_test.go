@@ -140,3 +140,13 @@ func TestRunRMAndWorker(t *testing.T) {
 		t.Errorf("RM after cancel: %v", err)
 	}
 }
+
+// TestWorkerStopsWhileWaitingForTheRM: a worker whose RM never answers stops
+// cleanly when told to.
+func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=127.0.0.1:1"}, envOf(), io.Discard, io.Discard); err != nil {
+		t.Errorf("run: %v, want nil after the stop", err)
+	}
+}
