@@ -28,9 +28,11 @@
 //	                            (env_option_overrides), so the workers' PJRT compiles apply them;
 //	                            a program's own compiler options win
 //
-// It waits until every slice is up, prints "IFRT proxy server started with
-// status OK" (the line xpk tells users to look for) and the address, serves,
-// and on SIGTERM or SIGINT shuts down gracefully.
+// It waits until every slice is up, logs "Transition slice N: unplaced ->
+// placed" for each slice (the lines pathwaysutils' Shared Pathways Service
+// counts), prints "IFRT proxy server started with status OK" (the line xpk tells
+// users to look for) and the address, serves, and on SIGTERM or SIGINT shuts
+// down gracefully.
 package main
 
 import (

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +135,11 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err := checkVirtualSlices(c.virtualSlices, client); err != nil {
 		return err
 	}
+	// pathwaysutils' Shared Pathways Service counts these lines in the proxy's
+	// log to learn that its slices are ready.
+	for _, s := range sliceIndices(client) {
+		log.Info(fmt.Sprintf("Transition slice %d: unplaced -> placed", s), "slice", s)
+	}
 	srv, err := proxyserver.New(proxyserver.Config{Backend: xlaflags.Wrap(client, c.xla), Logger: log})
 	if err != nil {
 		return err
@@ -176,19 +183,24 @@ func checkVirtualSlices(want []rm.InstanceType, c *pathways.Client) error {
 		return nil
 	}
 	have := c.Platform().Version // the RM's instance type
-	count := map[int64]bool{}
-	for _, d := range c.Devices() {
-		if s, ok := d.Attributes.Int64(ifrt.AttrSliceIndex); ok {
-			count[s] = true
-		}
-	}
 	for _, it := range want {
 		if it.Name != have {
 			return fmt.Errorf("--virtual_slices asks for %s; the resource manager's slices are %s", it.Name, have)
 		}
 	}
-	if len(want) > len(count) {
-		return fmt.Errorf("--virtual_slices asks for %d slices; the resource manager has %d", len(want), len(count))
+	if n := len(sliceIndices(c)); len(want) > n {
+		return fmt.Errorf("--virtual_slices asks for %d slices; the resource manager has %d", len(want), n)
 	}
 	return nil
+}
+
+// sliceIndices lists the cluster's slices in order.
+func sliceIndices(c *pathways.Client) []int64 {
+	seen := map[int64]bool{}
+	for _, d := range c.Devices() {
+		if s, ok := d.Attributes.Int64(ifrt.AttrSliceIndex); ok {
+			seen[s] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

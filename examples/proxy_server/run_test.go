@@ -83,9 +83,10 @@ func TestRun(t *testing.T) {
 
 	rctx, stop := context.WithCancel(ctx)
 	out := &lineWaiter{ch: make(chan string, 4)}
+	logs := &lineWaiter{ch: make(chan string, 64)}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(rctx, []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:2,cpu:2", "--xla_cpu_flag=1"}, nil, out, io.Discard)
+		done <- run(rctx, []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:2,cpu:2", "--xla_cpu_flag=1"}, nil, out, logs)
 	}()
 	select {
 	case line := <-out.ch:
@@ -98,6 +99,15 @@ func TestRun(t *testing.T) {
 	stop()
 	if err := <-done; err != nil {
 		t.Errorf("after cancel: %v", err)
+	}
+	placed := 0
+	for len(logs.ch) > 0 {
+		if strings.Contains(<-logs.ch, "unplaced -> placed") {
+			placed++
+		}
+	}
+	if placed != 2 {
+		t.Errorf("%d slices logged as placed, want 2", placed)
 	}
 }
 

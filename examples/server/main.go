@@ -35,6 +35,8 @@
 //	HOST_ADDRESS                   worker: the host (or host:port) it advertises to the RM and to
 //	                               clients; default the machine's host name. RM: logged
 //	TPU_SKIP_MDS_QUERY             accepted; no metadata server is ever queried
+//	TPU_WORKER_ID                  worker: its host index in the slice (GKE sets it on TPU pods);
+//	                               unset, the RM gives it a free host of the slice
 //
 // The process prints one ready line on stdout ("resource manager ready on
 // [::]:29001", "worker ready on 10.0.0.7:29005 ..."), logs to stderr, and on

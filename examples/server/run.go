@@ -48,6 +48,7 @@ type config struct {
 	enableGCSOLM  bool
 	backend       string
 	megascale     envconfig.Megascale
+	host          int // index in the slice; rm.AnyHost: the RM picks
 	hostAddress   string
 	skipMDS       bool
 }
@@ -141,6 +142,12 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	}
 	if c.megascale, err = look.Megascale(); err != nil {
 		return c, err
+	}
+	c.host = rm.AnyHost
+	if id, ok, err := look.Int(envconfig.TPUWorkerID); err != nil {
+		return c, err
+	} else if ok {
+		c.host = id
 	}
 	return c, nil
 }
@@ -274,14 +281,14 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		return err
 	}
 	srv, err := worker.New(worker.Config{
-		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: rm.AnyHost,
+		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: c.host,
 		Address: addr, Logger: log,
 	})
 	if err != nil {
 		lis.Close()
 		return err
 	}
-	log.Info("worker starting", "slice", slice, "address", addr, "listen", lis.Addr().String(),
+	log.Info("worker starting", "slice", slice, "host", c.host, "address", addr, "listen", lis.Addr().String(),
 		"resource_manager", c.rmAddress, "backend", c.backend, "devices", len(backend.AddressableDevices()),
 		"platform", backend.Platform().Name, "megascale_num_slices", c.megascale.NumSlices,
 		"megascale_coordinator_address", c.megascale.CoordinatorAddress,

@@ -22,11 +22,11 @@ func TestParse(t *testing.T) {
 		t.Errorf("RM: %+v, %v", c, err)
 	}
 	c, err = parse([]string{"--resource_manager_address=head:29001", "--backend=pjrt:/x.so"}, envOf("MEGASCALE_SLICE_ID", "1", "MEGASCALE_NUM_SLICES", "2", "HOST_ADDRESS", "10.0.0.7"), io.Discard)
-	if err != nil || c.isRM() || c.port != 29005 || c.megascale.SliceID != 1 || c.hostAddress != "10.0.0.7" {
+	if err != nil || c.isRM() || c.port != 29005 || c.megascale.SliceID != 1 || c.hostAddress != "10.0.0.7" || c.host != -1 {
 		t.Errorf("worker: %+v, %v", c, err)
 	}
-	c, err = parse([]string{"--server_port=29001", "--resource_manager_address=head:29001", "--gcs_scratch_location=/tmp/s"}, envOf(), io.Discard)
-	if err != nil || c.port != 29001 || c.backend != "gocpu" {
+	c, err = parse([]string{"--server_port=29001", "--resource_manager_address=head:29001", "--gcs_scratch_location=/tmp/s"}, envOf("TPU_WORKER_ID", "3"), io.Discard)
+	if err != nil || c.port != 29001 || c.backend != "gocpu" || c.host != 3 {
 		t.Errorf("worker as in the Cloud docs: %+v, %v", c, err)
 	}
 }
@@ -53,6 +53,7 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"--resource_manager_address=h:1", "--server_port=70000"}, nil, "not a port"},
 		{[]string{"--resource_manager_address=h:1"}, []string{"MEGASCALE_SLICE_ID", "2", "MEGASCALE_NUM_SLICES", "2"}, "MEGASCALE_SLICE_ID"},
 		{[]string{"--resource_manager_address=h:1"}, []string{"TPU_SKIP_MDS_QUERY", "maybe"}, "TPU_SKIP_MDS_QUERY"},
+		{[]string{"--resource_manager_address=h:1"}, []string{"TPU_WORKER_ID", "x"}, "TPU_WORKER_ID"},
 		{[]string{"--resource_manager_address=h:1", "extra"}, nil, "unexpected"},
 	} {
 		_, err := parse(tc.args, envOf(tc.env...), io.Discard)

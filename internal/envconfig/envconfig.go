@@ -14,6 +14,7 @@
 //	MEGASCALE_COORDINATOR_ADDRESS  the coordinator (head) host
 //	HOST_ADDRESS                   the address this process advertises
 //	TPU_SKIP_MDS_QUERY             do not ask the TPU metadata server
+//	TPU_WORKER_ID                  this host's index in its slice (GKE sets it on TPU pods)
 package envconfig
 
 import (
@@ -30,6 +31,7 @@ const (
 	MegascaleCoordinatorAddress = "MEGASCALE_COORDINATOR_ADDRESS"
 	HostAddress                 = "HOST_ADDRESS"
 	TPUSkipMDSQuery             = "TPU_SKIP_MDS_QUERY"
+	TPUWorkerID                 = "TPU_WORKER_ID"
 )
 
 // Lookup returns the value of a variable, "" when it is unset.
