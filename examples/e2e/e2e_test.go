@@ -166,61 +166,72 @@ func pluginPath(t *testing.T) string {
 	return path
 }
 
-// TestElasticCluster starts an RM, two workers (two cpu slices of 4 devices on
-// the PJRT CPU plugin) and a proxy server with --num_elastic_instances=1 as
-// processes, runs a JAX script against them, kills the worker of slice 1 with
-// SIGKILL and starts it again, all under one JAX client and one proxy server.
-func TestElasticCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes and a real JAX client; skipped with -short")
-	}
-	python := testenv.Python(t)
-	plugin := pluginPath(t)
-	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
-		t.Skip("the workers load the PJRT plugin with cgo, which this build has off")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+// cluster is an RM, its workers and a proxy server, each a process.
+type cluster struct {
+	t         *testing.T
+	ctx       context.Context
+	server    string // the server binary
+	backend   string // the workers' --backend
+	rmAddr    string
+	proxyPort string
+	workers   map[int]*proc // by slice, the running ones
+}
 
+// portOf returns the port of a listener address such as "[::]:1234".
+func portOf(addr string) string {
+	i := strings.LastIndex(addr, ":")
+	return addr[i+1:]
+}
+
+// startCluster builds the binaries and starts an RM with two cpu:4 slices, a
+// worker for each on backend, and a proxy server with proxyArgs.
+func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs ...string) *cluster {
+	t.Helper()
 	dir := t.TempDir()
-	server := build(t, dir, "./examples/server")
+	c := &cluster{t: t, ctx: ctx, backend: backend, workers: map[int]*proc{}}
+	c.server = build(t, dir, "./examples/server")
 	proxyServer := build(t, dir, "./examples/proxy_server")
 
-	rm := start(t, "rm", server, []string{"HOST_ADDRESS=127.0.0.1", "TPU_SKIP_MDS_QUERY=true"},
+	rm := start(t, "rm", c.server, []string{"HOST_ADDRESS=127.0.0.1", "TPU_SKIP_MDS_QUERY=true"},
 		"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:4", "--instance_count=2",
 		"--gcs_scratch_location=file://"+dir)
-	rmAddr := rm.ready(t, ctx, "resource manager ready")
-	_, port, _ := strings.Cut(rmAddr, "]:")
-	if port == "" {
-		_, port, _ = strings.Cut(rmAddr, ":")
-	}
-	rmAddr = "127.0.0.1:" + port
+	c.rmAddr = "127.0.0.1:" + portOf(rm.ready(t, ctx, "resource manager ready"))
+	c.startWorker(0)
+	c.startWorker(1)
+	px := start(t, "proxy", proxyServer, nil, append([]string{"--server_port=0", "--resource_manager_address=" + c.rmAddr}, proxyArgs...)...)
+	c.proxyPort = portOf(px.ready(t, ctx, "IFRT proxy server started with status OK"))
+	return c
+}
 
-	startWorker := func(slice int) *proc {
-		w := start(t, fmt.Sprintf("worker%d", slice), server,
-			[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
-			"--server_port=0", "--resource_manager_address="+rmAddr, "--backend=pjrt:"+plugin)
-		w.ready(t, ctx, "worker ready")
-		return w
-	}
-	w0 := startWorker(0)
-	w1 := startWorker(1)
+// startWorker starts the worker of a slice, as its JobSet pod would be.
+func (c *cluster) startWorker(slice int) {
+	c.t.Helper()
+	w := start(c.t, fmt.Sprintf("worker%d", slice), c.server,
+		[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
+		"--server_port=0", "--resource_manager_address="+c.rmAddr, "--backend="+c.backend)
+	w.ready(c.t, c.ctx, "worker ready")
+	c.workers[slice] = w
+}
 
-	dumpDir := filepath.Join(dir, "xla_dump")
-	px := start(t, "proxy", proxyServer, nil,
-		"--server_port=0", "--resource_manager_address="+rmAddr, "--num_elastic_instances=1", // XLA flags of every type reach the workers' compiles; xla_dump_to shows it.
-		"--xla_cpu_enable_fast_math=false", "--xla_cpu_parallel_codegen_split_count=4", "--xla_dump_to="+dumpDir)
-	pxAddr := px.ready(t, ctx, "IFRT proxy server started with status OK")
-	_, pport, _ := strings.Cut(pxAddr, "]:")
-	if pport == "" {
-		_, pport, _ = strings.Cut(pxAddr, ":")
-	}
+// kill9 kills the worker of a slice with SIGKILL.
+func (c *cluster) kill9(slice int) {
+	c.t.Helper()
+	c.workers[slice].kill9(c.t)
+	delete(c.workers, slice)
+}
 
-	script, _ := filepath.Abs(filepath.Join("testdata", "elastic_cluster.py"))
-	cmd := exec.CommandContext(ctx, python, script)
+// runJAX runs testdata/<script> with the JAX client pointed at the proxy
+// server. The script prints JSON objects, one a line; {"waiting": step} makes
+// the test call onStep(step) and then answer step on the script's stdin. It
+// returns every printed field, and the script's stderr.
+func (c *cluster) runJAX(python, script string, onStep func(step string)) (map[string]json.RawMessage, string) {
+	t := c.t
+	t.Helper()
+	path, _ := filepath.Abs(filepath.Join("testdata", script))
+	cmd := exec.CommandContext(c.ctx, python, path)
 	cmd.Env = append(os.Environ(),
 		"JAX_PLATFORMS=proxy",
-		"JAX_BACKEND_TARGET=grpc://127.0.0.1:"+pport,
+		"JAX_BACKEND_TARGET=grpc://127.0.0.1:"+c.proxyPort,
 		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
 		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=60",
 		"TF_CPP_MIN_LOG_LEVEL=1",
@@ -241,7 +252,6 @@ func TestElasticCluster(t *testing.T) {
 	out := map[string]json.RawMessage{}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	var w1b *proc // the restarted worker of slice 1
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		var obj map[string]json.RawMessage
@@ -254,23 +264,19 @@ func TestElasticCluster(t *testing.T) {
 		}
 		var step string
 		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
-			switch step {
-			case "killed":
-				w1.kill9(t)
-			case "restarted":
-				w1b = startWorker(1)
-			case "killed_both":
-				w0.kill9(t)
-				w1b.kill9(t)
-			}
+			onStep(step)
 			io.WriteString(stdin, step+"\n")
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the JAX script failed: %v\nstderr:\n%s", err, lastLines(stderr.String(), 40))
+		t.Fatalf("%s failed: %v\nstderr:\n%s", script, err, lastLines(stderr.String(), 40))
 	}
+	return out, stderr.String()
+}
 
-	check := func(key, want string) {
+// checker compares printed fields with their expected JSON.
+func checker(t *testing.T, out map[string]json.RawMessage) func(key, want string) {
+	return func(key, want string) {
 		t.Helper()
 		got, ok := out[key]
 		if !ok {
@@ -281,27 +287,85 @@ func TestElasticCluster(t *testing.T) {
 			t.Errorf("%s = %s, want %s", key, got, want)
 		}
 	}
+}
+
+// checkDevices checks that jax.devices() showed 4 devices on each of 2 slices.
+func checkDevices(t *testing.T, out map[string]json.RawMessage) {
+	t.Helper()
 	var devs []struct {
 		ID         int `json:"id"`
 		SliceIndex int `json:"slice_index"`
 	}
 	json.Unmarshal(out["devices"], &devs)
-	slices := map[int]int{}
+	perSlice := map[int]int{}
 	for _, d := range devs {
-		slices[d.SliceIndex]++
+		perSlice[d.SliceIndex]++
 	}
-	if len(devs) != 8 || slices[0] != 4 || slices[1] != 4 {
+	if len(devs) != 8 || perSlice[0] != 4 || perSlice[1] != 4 {
 		t.Errorf("jax.devices() = %s, want 4 devices on slice 0 and 4 on slice 1", out["devices"])
 	}
+}
+
+// errorSays checks that a printed error (or its message) contains every want.
+func errorSays(t *testing.T, out map[string]json.RawMessage, key string, want ...string) {
+	t.Helper()
+	var e struct{ Type, Message string }
+	if err := json.Unmarshal(out[key], &e); err != nil {
+		t.Errorf("%s = %s, want an error saying %q", key, out[key], want)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(e.Message, w) {
+			t.Errorf("%s = %s, want an error saying %q", key, out[key], w)
+		}
+	}
+}
+
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and a real JAX client; skipped with -short")
+	}
+}
+
+// TestElasticCluster starts an RM, two workers (two cpu slices of 4 devices on
+// the PJRT CPU plugin) and a proxy server with --num_elastic_instances=1 as
+// processes, runs a JAX script against them, kills the worker of slice 1 with
+// SIGKILL and starts it again, all under one JAX client and one proxy server;
+// then kills both workers, which is more than the proxy allows.
+func TestElasticCluster(t *testing.T) {
+	skipShort(t)
+	python := testenv.Python(t)
+	plugin := pluginPath(t)
+	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Skip("the workers load the PJRT plugin with cgo, which this build has off")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	dumpDir := filepath.Join(t.TempDir(), "xla_dump")
+	c := startCluster(t, ctx, "pjrt:"+plugin, "--num_elastic_instances=1",
+		// XLA flags of each type reach the workers' compiles; xla_dump_to shows it.
+		"--xla_cpu_enable_fast_math=false", "--xla_cpu_parallel_codegen_split_count=4", "--xla_dump_to="+dumpDir)
+
+	out, stderr := c.runJAX(python, "elastic_cluster.py", func(step string) {
+		switch step {
+		case "killed":
+			c.kill9(1)
+		case "restarted":
+			c.startWorker(1)
+		case "killed_both":
+			c.kill9(0)
+			c.kill9(1)
+		}
+	})
+
+	check := checker(t, out)
+	checkDevices(t, out)
 	check("jit", `{"0": true, "1": true}`)
 	check("across", "true")
 	check("across_slices", "[0, 1]")
 	check("reshard", `{"device_put": true, "pathwaysutils": true}`)
 	check("active_before", "[0, 1]")
-	var lost struct{ Type, Message string }
-	if err := json.Unmarshal(out["lost"], &lost); err != nil || !strings.Contains(lost.Message, "DATA_LOSS") {
-		t.Errorf("using an array of the killed slice: %s, want a JaxRuntimeError with DATA_LOSS", out["lost"])
-	}
+	errorSays(t, out, "lost", "DATA_LOSS")
 	check("slice0_after_loss", "true")
 	if _, ok := out["active_after_loss_is_slice_down"]; ok {
 		// The dispatch to the lost slice raised (see the script); it must be an
@@ -314,14 +378,8 @@ func TestElasticCluster(t *testing.T) {
 	check("active_after_restart", "[0, 1]")
 	check("slice1_after_restart", "true")
 	check("reshard_after_restart", "true")
-	if msg := string(out["old_array_after_restart"]); !strings.Contains(msg, "DATA_LOSS") {
-		t.Errorf("an array of the killed worker after its restart: %s, want DATA_LOSS (its data is gone)", msg)
-	}
-	var failed struct{ Type, Message string }
-	if err := json.Unmarshal(out["session_failed"], &failed); err != nil || !strings.Contains(failed.Message, "UNAVAILABLE") ||
-		!strings.Contains(failed.Message, "2 slices lost") || !strings.Contains(failed.Message, "--num_elastic_instances") {
-		t.Errorf("with both slices lost and --num_elastic_instances=1: %s, want UNAVAILABLE saying 2 slices were lost", out["session_failed"])
-	}
+	errorSays(t, out, "old_array_after_restart", "DATA_LOSS")
+	errorSays(t, out, "session_failed", "UNAVAILABLE", "2 slices lost", "--num_elastic_instances")
 	check("done", "true")
 	if dumps, _ := os.ReadDir(dumpDir); len(dumps) == 0 {
 		t.Errorf("the proxy's --xla_dump_to=%s made no dump: the XLA flags did not reach the compiles", dumpDir)
@@ -329,6 +387,37 @@ func TestElasticCluster(t *testing.T) {
 		t.Logf("--xla_dump_to: %d files, e.g. %s", len(dumps), dumps[0].Name())
 	}
 	if t.Failed() {
-		t.Logf("python stderr (tail):\n%s", lastLines(stderr.String(), 40))
+		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+	}
+}
+
+// TestGoCPUCluster is the part of TestElasticCluster that needs no PJRT plugin:
+// gocpu workers run no JAX programs (JAX sends bytecode), but hold arrays, so
+// devices, transfers, the loss and the return of a worker show.
+func TestGoCPUCluster(t *testing.T) {
+	skipShort(t)
+	python := testenv.Python(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
+	out, stderr := c.runJAX(python, "gocpu_cluster.py", func(step string) {
+		switch step {
+		case "killed":
+			c.kill9(1)
+		case "restarted":
+			c.startWorker(1)
+		}
+	})
+	check := checker(t, out)
+	checkDevices(t, out)
+	check("on_slices", `{"0": true, "1": true}`)
+	check("across", "true")
+	check("copied_to_slice1", "true")
+	errorSays(t, out, "lost", "DATA_LOSS")
+	check("slice0_after_loss", "true")
+	check("slice1_after_restart", "true")
+	errorSays(t, out, "old_array_after_restart", "DATA_LOSS")
+	if t.Failed() {
+		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
 	}
 }
