@@ -267,16 +267,29 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			return nil, err
 		}
 	}
-	var nonDonatable []int
+	retireDonated(ld.exe, arrays, localArgs, opts)
+	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
+}
+
+// retireDonated deletes the arguments whose worker-side arrays the execution
+// consumed. When the worker cannot say which parameters its program donates (a
+// PJRT plugin does not read that out of bytecode), every argument not excluded
+// may have been, so each is asked.
+func retireDonated(exe ifrt.LoadedExecutable, arrays []*array, localArgs []ifrt.Array, opts *ifrt.ExecuteOptions) {
+	var excluded []int
 	if opts != nil {
-		nonDonatable = opts.NonDonatableInputs
+		excluded = opts.NonDonatableInputs
 	}
-	for _, i := range ld.exe.DonatableParameters() {
-		if i < len(arrays) && !slices.Contains(nonDonatable, i) {
-			arrays[i].Delete()
+	known := len(exe.Parameters()) > 0
+	donatable := exe.DonatableParameters()
+	for i, a := range arrays {
+		if slices.Contains(excluded, i) || known && !slices.Contains(donatable, i) {
+			continue
+		}
+		if localArgs[i].IsDeleted() {
+			a.Delete()
 		}
 	}
-	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
 }
 
 // localArray assembles argument i from its shards on the worker, with its sharding

@@ -325,6 +325,35 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 	}, nil
 }
 
+// errorOutputs returns arrays standing for e's outputs that failed with err, when
+// e's outputs are known.
+func errorOutputs(e *executable, err error) ([]ifrt.Array, bool) {
+	if e.xla == nil || len(e.xla.Outputs()) == 0 {
+		return nil, false
+	}
+	outs := make([]ifrt.Array, 0, len(e.xla.Outputs()))
+	for _, info := range e.xla.Outputs() {
+		if !info.DType.Valid() || info.Shape.Validate() != nil {
+			return nil, false
+		}
+		var sharding ifrt.Sharding
+		switch {
+		case info.OpSharding != nil:
+			hs, herr := ifrt.NewHloSharding(e.devices, info.MemoryKind, *info.OpSharding)
+			if herr != nil {
+				return nil, false
+			}
+			sharding = hs
+		case len(e.devices) == 1:
+			sharding = ifrt.NewSingleDeviceSharding(e.devices[0], info.MemoryKind)
+		default:
+			sharding = &ifrt.HloSharding{DeviceList: e.devices, Kind: info.MemoryKind, Spec: ifrt.Replicated()}
+		}
+		outs = append(outs, ifrt.NewErrorArray(ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: sharding, Layout: info.Layout}, err))
+	}
+	return outs, true
+}
+
 func opShardingOf(a ifrt.ArgumentInfo) *xlapb.OpSharding {
 	if a.OpSharding == nil {
 		return wire.OpShardingToProto(ifrt.Replicated())
@@ -386,13 +415,21 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 		if len(deviceIDs) > 0 && !equalIDs(deviceIDs, wire.DeviceIDs(e.devices)) {
 			return nil, fail(ifrt.Errorf(ifrt.Unimplemented, "executing on devices %v other than the executable's %v is not supported", deviceIDs, e.devices))
 		}
+		var outs []ifrt.Array
+		var status *ifrt.Future
 		in, err := awaitArrays(ctx, o, args)
-		if err != nil {
-			return nil, fail(err)
+		if err == nil {
+			outs, status, err = e.execute(ctx, in, opts)
 		}
-		outs, status, err := e.execute(ctx, in, opts)
 		if err != nil {
-			return nil, fail(err)
+			// A failed argument, or lost hardware, fails the results rather than the
+			// dispatch, as an IFRT runtime does: JAX raises it when the results are
+			// read, which is where pathwaysutils' elastic checks look for it.
+			failed, ok := errorOutputs(e, err)
+			if !ok || ctx.Err() != nil || (in != nil && ifrt.CodeOf(err) != ifrt.DataLoss) {
+				return nil, fail(err)
+			}
+			outs, status = failed, ifrt.ReadyFuture(err)
 		}
 		resp := &proxypb.LoadedExecutableExecuteResponse{StatusHandle: statusHandle}
 		if !clientHandles {

@@ -455,6 +455,10 @@ func TestArrayOps(t *testing.T) {
 	mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeErrorArraysRequest{MakeErrorArraysRequest: &proxypb.MakeErrorArraysRequest{
 		Error: &proxypb.StatusProto{Code: proxypb.Code_DATA_LOSS, Message: "slice lost"}, ArraySpecs: []*proxypb.ArraySpecProto{errSpec}, ArrayHandles: []uint64{800}}}}))
 	wantErr(t, "an error array", s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{CheckValueReadyRequest: &proxypb.CheckValueReadyRequest{ValueHandles: []uint64{800}}}}), ifrt.ErrDataLoss, "slice lost")
+	// Used as an input, it fails the operation with its own error: the backend
+	// never sees it.
+	wantErr(t, "a copy of an error array", s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyArraysRequest{CopyArraysRequest: &proxypb.CopyArraysRequest{
+		ArrayHandles: []uint64{800}, DeviceIds: []int32{int32(h.single(1).Devices()[0].ID)}, CopySemantics: proxypb.ArrayCopySemantics_ARRAY_COPY_SEMANTICS_ALWAYS_COPY, ResultHandles: []uint64{801}}}}), ifrt.ErrDataLoss, "slice lost")
 
 	// Destruct everything; the backend then holds nothing more than before.
 	var handles []uint64

@@ -356,6 +356,11 @@ func awaitArrays(ctx context.Context, o *op, es []*entry[ifrt.Array]) ([]ifrt.Ar
 		if err != nil {
 			return nil, err
 		}
+		// An array that stands for a failure (MakeErrorArrays, failed outputs)
+		// fails whatever uses it, with its own error.
+		if failure, ok := ifrt.ArrayError(a); ok {
+			return nil, failure
+		}
 		out[i] = a
 	}
 	return out, nil
