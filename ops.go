@@ -2,7 +2,6 @@ package pathways
 
 import (
 	"context"
-	"slices"
 
 	"google.golang.org/grpc/status"
 
@@ -186,8 +185,18 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(plan.InputSpecs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
+		return nil, err
+	}
+	sources, err := plan.Sources()
+	if err != nil {
+		return nil, err
+	}
+	in := make([][]*shard, len(arrays))
+	for i, a := range arrays {
+		if in[i], err = a.live(); err != nil {
+			return nil, err
+		}
 	}
 	type move struct {
 		from     *shard
@@ -197,49 +206,11 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	outPlaces := make([][]*placement, len(plan.OutputSpecs))
 	outDomains := make([][]ifrt.IndexDomain, len(plan.OutputSpecs))
 	for i, spec := range plan.OutputSpecs {
-		outPlaces[i], outDomains[i], err = c.checkSpec(spec)
-		if err != nil {
+		if outPlaces[i], outDomains[i], err = c.checkSpec(spec); err != nil {
 			return nil, err
 		}
-	}
-	filled := make([][]bool, len(plan.OutputSpecs))
-	for i := range filled {
-		filled[i] = make([]bool, len(outPlaces[i]))
-	}
-	for _, m := range plan.Mappings {
-		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(outPlaces) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
-		}
-		in, err := arrays[m.InArray].live()
-		if err != nil {
-			return nil, err
-		}
-		from, err := positions(m.From)
-		if err != nil {
-			return nil, err
-		}
-		to, err := positions(m.To)
-		if err != nil {
-			return nil, err
-		}
-		if len(from) != len(to) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap moves %d shards into %d places", len(from), len(to))
-		}
-		for k := range from {
-			if from[k] >= int64(len(in)) || to[k] >= int64(len(outPlaces[m.OutArray])) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap shard %d->%d is out of range", from[k], to[k])
-			}
-			src := in[from[k]]
-			if !src.domain.Shape().Equal(outDomains[m.OutArray][to[k]].Shape()) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap puts a %v shard where a %v shard belongs", src.domain.Shape(), outDomains[m.OutArray][to[k]].Shape())
-			}
-			moves = append(moves, move{src, m.OutArray, int(to[k])})
-			filled[m.OutArray][to[k]] = true
-		}
-	}
-	for i, f := range filled {
-		if slices.Contains(f, false) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: remap leaves shards of output %d missing", i)
+		for k, src := range sources[i] {
+			moves = append(moves, move{in[src.Array][src.Shard], i, k})
 		}
 	}
 	shards := make([][]*shard, len(plan.OutputSpecs))
@@ -263,18 +234,6 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 		out[i] = &array{c: c, spec: plan.OutputSpecs[i], shards: shards[i]}
 	}
 	finish(sem, arrays...)
-	return out, nil
-}
-
-func positions(ivs []ifrt.Interval) ([]int64, error) {
-	var out []int64
-	for _, iv := range ivs {
-		p, err := iv.Positions()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p...)
-	}
 	return out, nil
 }
 

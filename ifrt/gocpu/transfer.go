@@ -220,72 +220,33 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(plan.InputSpecs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
+		return nil, err
 	}
-	outShards := make([][][]byte, len(plan.OutputSpecs))
-	for i, spec := range plan.OutputSpecs {
+	sources, err := plan.Sources()
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range plan.OutputSpecs {
 		if err := c.checkSpec(spec); err != nil {
 			return nil, err
 		}
-		outShards[i] = make([][]byte, len(spec.Sharding.Devices()))
 	}
-	for _, m := range plan.Mappings {
-		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(outShards) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
-		}
-		in, err := arrays[m.InArray].data()
-		if err != nil {
+	in := make([][][]byte, len(arrays))
+	for i, a := range arrays {
+		if in[i], err = a.data(); err != nil {
 			return nil, err
-		}
-		from, err := expand(m.From)
-		if err != nil {
-			return nil, err
-		}
-		to, err := expand(m.To)
-		if err != nil {
-			return nil, err
-		}
-		if len(from) != len(to) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap moves %d shards into %d places", len(from), len(to))
-		}
-		for k := range from {
-			if from[k] >= int64(len(in)) || to[k] >= int64(len(outShards[m.OutArray])) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap shard %d->%d is out of range", from[k], to[k])
-			}
-			outShards[m.OutArray][to[k]] = in[from[k]]
 		}
 	}
-	out := make([]ifrt.Array, len(outShards))
-	for i, shards := range outShards {
-		spec := plan.OutputSpecs[i]
-		domains, err := spec.Sharding.IndexDomains(spec.Shape)
-		if err != nil {
-			return nil, err
+	out := make([]ifrt.Array, len(sources))
+	for i, srcs := range sources {
+		shards := make([][]byte, len(srcs))
+		for k, src := range srcs {
+			shards[k] = in[src.Array][src.Shard]
 		}
-		elem := int64(spec.DType.HostByteSize())
-		for k, s := range shards {
-			if s == nil || int64(len(s)) != domains[k].Shape().NumElements()*elem {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: remap leaves shard %d of output %d missing or of the wrong size", k, i)
-			}
-		}
-	}
-	for i, shards := range outShards {
 		out[i] = c.newArray(plan.OutputSpecs[i], shards)
 	}
 	finish(sem, arrays...)
-	return out, nil
-}
-
-func expand(ivs []ifrt.Interval) ([]int64, error) {
-	var out []int64
-	for _, iv := range ivs {
-		p, err := iv.Positions()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p...)
-	}
 	return out, nil
 }
 

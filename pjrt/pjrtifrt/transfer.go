@@ -414,58 +414,16 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(plan.InputSpecs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap plan takes %d arrays, got %d", len(plan.InputSpecs), len(arrays))
+	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
+		return nil, err
 	}
-	type source struct{ in, pos int }
-	sources := make([][]*source, len(plan.OutputSpecs))
-	outDomains := make([][]ifrt.IndexDomain, len(plan.OutputSpecs))
-	for i, spec := range plan.OutputSpecs {
+	sources, err := plan.Sources()
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range plan.OutputSpecs {
 		if err := c.checkSpec(spec); err != nil {
 			return nil, err
-		}
-		if outDomains[i], err = spec.Sharding.IndexDomains(spec.Shape); err != nil {
-			return nil, err
-		}
-		sources[i] = make([]*source, len(outDomains[i]))
-	}
-	for _, m := range plan.Mappings {
-		if m.InArray < 0 || m.InArray >= len(arrays) || m.OutArray < 0 || m.OutArray >= len(sources) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap mapping %d->%d is out of range", m.InArray, m.OutArray)
-		}
-		from, err := expand(m.From)
-		if err != nil {
-			return nil, err
-		}
-		to, err := expand(m.To)
-		if err != nil {
-			return nil, err
-		}
-		if len(from) != len(to) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap moves %d shards into %d places", len(from), len(to))
-		}
-		in := arrays[m.InArray]
-		inDomains, err := in.spec.Sharding.IndexDomains(in.spec.Shape)
-		if err != nil {
-			return nil, err
-		}
-		for k := range from {
-			if from[k] >= int64(len(inDomains)) || to[k] >= int64(len(sources[m.OutArray])) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap shard %d->%d is out of range", from[k], to[k])
-			}
-			if in.spec.DType != plan.OutputSpecs[m.OutArray].DType ||
-				!inDomains[from[k]].Shape().Equal(outDomains[m.OutArray][to[k]].Shape()) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap shard %d of input %d (%v%v) does not fit shard %d of output %d",
-					from[k], m.InArray, in.spec.DType, inDomains[from[k]].Shape(), to[k], m.OutArray)
-			}
-			sources[m.OutArray][to[k]] = &source{m.InArray, int(from[k])}
-		}
-	}
-	for i, srcs := range sources {
-		for k, s := range srcs {
-			if s == nil {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: remap leaves shard %d of output %d missing", k, i)
-			}
 		}
 	}
 	held := make([][]*devBuf, len(arrays))
@@ -484,7 +442,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 		spec := plan.OutputSpecs[i]
 		outBufs[i] = make([]*devBuf, len(srcs))
 		for k, s := range srcs {
-			b, err := c.place(ctx, held[s.in][s.pos], spec.Sharding.Devices()[k], spec.Sharding.MemoryKind(), sem)
+			b, err := c.place(ctx, held[s.Array][s.Shard], spec.Sharding.Devices()[k], spec.Sharding.MemoryKind(), sem)
 			if err != nil {
 				for _, bs := range outBufs {
 					releaseAll(bs)
@@ -499,18 +457,6 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 		out[i] = c.newArray(plan.OutputSpecs[i], bufs)
 	}
 	finish(sem, arrays...)
-	return out, nil
-}
-
-func expand(ivs []ifrt.Interval) ([]int64, error) {
-	var out []int64
-	for _, iv := range ivs {
-		p, err := iv.Positions()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p...)
-	}
 	return out, nil
 }
 
