@@ -2,6 +2,7 @@ package pathways
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -115,7 +116,9 @@ func (l *link) lose(gen uint64, reason error) {
 	l.client, l.conn, l.peer, l.lostErr = nil, nil, nil, reason
 	l.gen++
 	l.mu.Unlock()
-	l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	if !errors.Is(reason, ifrt.ErrClientClosed) {
+		l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	}
 	client.Close()
 	conn.Close()
 }
