@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the benchmarks that report ratios measured in one run: the interpreter
+# against plain Go loops, PJRT transfers against memcpy and cgo overhead, the
+# proxy against direct calls, pjrtifrt against raw PJRT, and the cluster's
+# dispatch against one worker.
+#
+#   scripts/bench.sh            all of them
+#   BENCHTIME=5x scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+benchtime=${BENCHTIME:-1s}
+for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
+  go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
+done
+go test -run '^$' -bench BenchmarkDispatch -benchtime 100x .
