@@ -58,3 +58,19 @@ type Array interface {
 
 	isArray()
 }
+
+// CopySpec returns the spec of a copy of an array of spec onto devices (as many as
+// its sharding has, the partitioning unchanged) and, when memoryKind is not nil,
+// into another kind of memory: what Client.CopyArrays makes.
+func CopySpec(spec ArraySpec, devices DeviceList, memoryKind *MemoryKind) (ArraySpec, error) {
+	kind := spec.Sharding.MemoryKind()
+	if memoryKind != nil {
+		kind = *memoryKind
+	}
+	s, err := spec.Sharding.WithDevices(devices, kind)
+	if err != nil {
+		return ArraySpec{}, err
+	}
+	spec.Sharding = s
+	return spec, nil
+}

@@ -764,16 +764,10 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 		if err != nil {
 			return nil, err
 		}
-		kind := a.spec.Sharding.MemoryKind()
-		if memoryKind != nil {
-			kind = *memoryKind
-		}
-		s, err := a.spec.Sharding.WithDevices(devices, kind)
-		if err != nil {
+		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
 			return nil, err
 		}
 		ins[i] = a
-		specs[i] = ifrt.ArraySpec{DType: a.spec.DType, Shape: a.spec.Shape, Sharding: s, Layout: a.spec.Layout}
 		key := a.spec.Sharding.Devices().String() + "/" + string(a.spec.Sharding.MemoryKind())
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)

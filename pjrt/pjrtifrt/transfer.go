@@ -262,19 +262,12 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	}
 	specs := make([]ifrt.ArraySpec, len(arrays))
 	for i, a := range arrays {
-		kind := a.spec.Sharding.MemoryKind()
-		if memoryKind != nil {
-			kind = *memoryKind
-		}
-		s, err := a.spec.Sharding.WithDevices(devices, kind)
-		if err != nil {
+		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
 			return nil, err
 		}
-		if err := c.checkSharding(s); err != nil {
+		if err := c.checkSharding(specs[i].Sharding); err != nil {
 			return nil, err
 		}
-		specs[i] = a.spec
-		specs[i].Sharding = s
 	}
 	outBufs := make([][]*devBuf, len(arrays))
 	fail := func(err error) ([]ifrt.Array, error) {
