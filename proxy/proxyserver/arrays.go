@@ -560,21 +560,30 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+		return s.srv.backend.CopyArrays(ctx, in, devs, kind, sem)
+	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
+		CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
+}
+
+// derive is the work of a request that makes arrays from arrays: once the inputs es
+// are ready, produce runs, and the session holds what it made under o's result handles
+// before resp answers the request.
+func (s *session) derive(o *op, es []*entry[ifrt.Array], produce func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error), resp *proxypb.IfrtResponse) runFunc {
+	return func(ctx context.Context) (*proxypb.IfrtResponse, error) {
 		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
 		}
-		out, err := s.srv.backend.CopyArrays(ctx, in, devs, kind, sem)
+		out, err := produce(ctx, in)
 		if err != nil {
 			return nil, err
 		}
 		if err := s.produced(o, out); err != nil {
 			return nil, err
 		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
-			CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}}, nil
-	}, nil
+		return resp, nil
+	}
 }
 
 func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -599,21 +608,10 @@ func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxyp
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.srv.backend.Reshard(ctx, in, specs, sem)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.produced(o, out); err != nil {
-			return nil, err
-		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_ReshardArraysResponse{
-			ReshardArraysResponse: &proxypb.ReshardArraysResponse{ArrayHandles: handlesOf(hs)}}}, nil
-	}, nil
+	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+		return s.srv.backend.Reshard(ctx, in, specs, sem)
+	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_ReshardArraysResponse{
+		ReshardArraysResponse: &proxypb.ReshardArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
 }
 
 func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -634,21 +632,10 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
-		out, err := s.srv.backend.Remap(ctx, plan, in, sem)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.produced(o, out); err != nil {
-			return nil, err
-		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_RemapArraysResponse{
-			RemapArraysResponse: &proxypb.RemapArraysResponse{ArrayHandles: handlesOf(hs)}}}, nil
-	}, nil
+	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+		return s.srv.backend.Remap(ctx, plan, in, sem)
+	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_RemapArraysResponse{
+		RemapArraysResponse: &proxypb.RemapArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
 }
 
 func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -668,21 +655,11 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
 		a, err := s.srv.backend.FullyReplicatedShard(ctx, in[0], sem)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.produced(o, []ifrt.Array{a}); err != nil {
-			return nil, err
-		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_FullyReplicatedShardResponse{
-			FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}}, nil
-	}, nil
+		return []ifrt.Array{a}, err
+	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_FullyReplicatedShardResponse{
+		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}}), nil
 }
 
 // deleteArrays deletes arrays once the requests before it that use them are
