@@ -114,12 +114,8 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := a.c.checkOpen(); err != nil {
 		return err
 	}
-	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
 		return err
-	}
-	if int64(len(dst)) != size {
-		return ifrt.Errorf(ifrt.InvalidArgument, "pathways: host buffer has %d bytes, %v%v needs %d", len(dst), a.spec.DType, a.spec.Shape, size)
 	}
 	shards, err := a.live()
 	if err != nil {

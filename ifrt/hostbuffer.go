@@ -154,3 +154,17 @@ func AssembleDense(elemSize int, shape Shape, domains []IndexDomain, shards [][]
 	}
 	return full
 }
+
+// CheckHostBuffer reports whether a host buffer of n bytes is exactly the minimal
+// region (StridedRegionSize) of an array of dtype d and the given shape laid out
+// with byteStrides, with an InvalidArgument error saying what it should be.
+func CheckHostBuffer(d DType, shape Shape, byteStrides []int64, n int) error {
+	size, err := StridedRegionSize(d, shape, byteStrides)
+	if err != nil {
+		return err
+	}
+	if int64(n) != size {
+		return Errorf(InvalidArgument, "ifrt: host buffer has %d bytes, %v%v with byte strides %v needs %d", n, d, shape, byteStrides, size)
+	}
+	return nil
+}

@@ -71,3 +71,20 @@ func TestExtractInsertDomain(t *testing.T) {
 		t.Errorf("InsertDomain wrote %v", dst)
 	}
 }
+
+func TestCheckHostBuffer(t *testing.T) {
+	if err := ifrt.CheckHostBuffer(ifrt.F32, ifrt.Shape{2, 3}, nil, 24); err != nil {
+		t.Errorf("a dense 24-byte buffer for f32[2,3]: %v", err)
+	}
+	if err := ifrt.CheckHostBuffer(ifrt.F32, ifrt.Shape{2, 3}, []int64{4, 8}, 24); err != nil {
+		t.Errorf("a column-major f32[2,3] in 24 bytes: %v", err)
+	}
+	if err := ifrt.CheckHostBuffer(ifrt.F32, ifrt.Shape{2, 3}, []int64{4, 12}, 24); !errorsIs(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("24 bytes for a padded column-major f32[2,3] (28 bytes) = %v, want InvalidArgument", err)
+	}
+	for _, n := range []int{23, 25, 0} {
+		if err := ifrt.CheckHostBuffer(ifrt.F32, ifrt.Shape{2, 3}, nil, n); !errorsIs(err, ifrt.ErrInvalidArgument) {
+			t.Errorf("a %d-byte buffer for f32[2,3] = %v, want InvalidArgument", n, err)
+		}
+	}
+}

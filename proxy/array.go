@@ -117,12 +117,8 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if a.spec.DType == ifrt.TOKEN {
 		return a.Ready().Await(ctx)
 	}
-	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
 		return err
-	}
-	if int64(len(dst)) != size {
-		return ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, the array needs %d", len(dst), size)
 	}
 	switch {
 	case len(devs) == 1:
@@ -370,12 +366,8 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if err := c.checkSpec(spec); err != nil {
 		return nil, err
 	}
-	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
 		return nil, err
-	}
-	if int64(len(data)) != size {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: host buffer has %d bytes, %v%v needs %d", len(data), spec.DType, spec.Shape, size)
 	}
 	if len(spec.Sharding.Devices()) > 1 && !spec.Sharding.IsFullyReplicated() {
 		return c.makeArrayFromShards(ctx, data, spec, opts.ByteStrides)

@@ -35,13 +35,8 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if err := c.checkSpec(spec); err != nil {
 		return nil, err
 	}
-	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
 		return nil, err
-	}
-	if int64(len(data)) != size {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: host buffer has %d bytes, %v%v with strides %v needs %d",
-			len(data), spec.DType, spec.Shape, opts.ByteStrides, size)
 	}
 	dense := data
 	if opts.ByteStrides != nil {

@@ -199,13 +199,8 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := a.client.checkOpen(); err != nil {
 		return err
 	}
-	size, err := ifrt.StridedRegionSize(a.spec.DType, a.spec.Shape, byteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
 		return err
-	}
-	if int64(len(dst)) != size {
-		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: host buffer has %d bytes, %v%v needs %d",
-			len(dst), a.spec.DType, a.spec.Shape, size)
 	}
 	bufs, err := a.hold()
 	if err != nil {

@@ -60,13 +60,8 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if err := c.checkSpec(spec); err != nil {
 		return fail(err)
 	}
-	size, err := ifrt.StridedRegionSize(spec.DType, spec.Shape, opts.ByteStrides)
-	if err != nil {
+	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
 		return fail(err)
-	}
-	if int64(len(data)) != size {
-		return fail(ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: host buffer has %d bytes, %v%v with strides %v needs %d",
-			len(data), spec.DType, spec.Shape, opts.ByteStrides, size))
 	}
 	var psem pjrt.HostBufferSemantics
 	switch opts.Semantics {
