@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 
 GRPCIO_TOOLS=1.85.1
 MODULE=github.com/openpathways/pathways
-ALL_DIRS=(internal/xlapb proxy/proxypb rm/rmpb worker/workerpb)
+# Every directory of the module that holds .proto files.
+mapfile -t ALL_DIRS < <(git ls-files '*.proto' | xargs -n1 dirname | sort -u)
 
 PYTHON=${PYTHON:-python3}
 VENV=.cache/protoc-venv

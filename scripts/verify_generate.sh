@@ -9,9 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DIRS=(internal/xlapb proxy/proxypb rm/rmpb worker/workerpb)
+mapfile -t DIRS < <(git ls-files '*.proto' | xargs -n1 dirname | sort -u)
 
-bash scripts/genproto.sh "${DIRS[@]}"
+bash scripts/genproto.sh
 
 changes=$(git status --porcelain --untracked-files=all -- "${DIRS[@]}")
 if [ -n "$changes" ]; then
