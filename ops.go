@@ -3,18 +3,8 @@ package pathways
 import (
 	"context"
 
-	"google.golang.org/grpc/status"
-
 	"github.com/openpathways/pathways/ifrt"
 )
-
-// fromStatus gives a gRPC error its ifrt code.
-func fromStatus(err error) error {
-	if st, ok := status.FromError(err); ok {
-		return ifrt.Errorf(ifrt.Code(st.Code()), "%s", st.Message())
-	}
-	return err
-}
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
 	if err := c.checkOpen(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
@@ -239,7 +240,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		req.Pieces = append(req.Pieces, piece)
 	}
 	if _, err := peer.Gather(ctx, req); err != nil {
-		return nil, c.linkError(dst.link, gen, fromStatus(err))
+		return nil, c.linkError(dst.link, gen, rpc.FromStatus(err))
 	}
 	a := client.AdoptArray(handle, localSpec(dtype, domain, dev, kind))
 	return &shard{place: dst, gen: gen, array: a, domain: domain}, nil

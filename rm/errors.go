@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -14,18 +13,6 @@ import (
 // ErrServerClosed is returned by Serve after Close, and by Serve called after
 // Shutdown or Close.
 var ErrServerClosed = errors.New("rm: server closed")
-
-// toStatus turns an error into a gRPC status error carrying its ifrt code
-// (both use the gRPC numbering).
-func toStatus(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := status.FromError(err); ok {
-		return err
-	}
-	return status.Error(codes.Code(ifrt.CodeOf(err)), err.Error())
-}
 
 // fromStatus turns an RPC error into an *ifrt.Error with the same code, so
 // errors.Is(err, ifrt.ErrAlreadyExists) works on the client side. Context

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
 
@@ -27,12 +28,12 @@ func (svc *service) RegisterWorker(ctx context.Context, req *rmpb.RegisterWorker
 	s := svc.s
 	if err := validateRegister(s.it, s.cfg.InstanceCount, req); err != nil {
 		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
-		return nil, toStatus(err)
+		return nil, rpc.ToStatus(err)
 	}
 	reg, err := s.register(workerInfoFromPB(req))
 	if err != nil {
 		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
-		return nil, toStatus(err)
+		return nil, rpc.ToStatus(err)
 	}
 	return &rmpb.RegisterWorkerResponse{
 		LeaseId:           reg.leaseID,
@@ -73,9 +74,9 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 	var first *rmpb.HeartbeatRequest
 	select {
 	case <-s.quit:
-		return toStatus(errShuttingDown())
+		return rpc.ToStatus(errShuttingDown())
 	case <-ctx.Done():
-		return toStatus(ctx.Err())
+		return rpc.ToStatus(ctx.Err())
 	case r := <-recvs:
 		if errors.Is(r.err, io.EOF) {
 			return nil
@@ -86,7 +87,7 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 	}
 	l, id, takeover, err := s.attach(first.GetLeaseId())
 	if err != nil {
-		return toStatus(err)
+		return rpc.ToStatus(err)
 	}
 	s.log.Debug("heartbeat stream attached", "slice", l.slot.slice, "host", l.slot.host)
 
@@ -94,7 +95,7 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 	for {
 		if req.GetLeaseId() != l.id {
 			s.detach(l, id, "heartbeat stream switched leases")
-			return toStatus(ifrt.Errorf(ifrt.InvalidArgument, "rm: a heartbeat stream carries one lease (%#x), got %#x", l.id, req.GetLeaseId()))
+			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "rm: a heartbeat stream carries one lease (%#x), got %#x", l.id, req.GetLeaseId()))
 		}
 		epoch, ok := s.beat(l, id)
 		if !ok {
@@ -106,14 +107,14 @@ func (svc *service) Heartbeat(stream rmpb.ResourceManager_HeartbeatServer) error
 		}
 		select {
 		case <-l.done:
-			return toStatus(l.err)
+			return rpc.ToStatus(l.err)
 		case <-takeover:
-			return toStatus(ifrt.Errorf(ifrt.Aborted, "rm: another heartbeat stream took over lease %#x", l.id))
+			return rpc.ToStatus(ifrt.Errorf(ifrt.Aborted, "rm: another heartbeat stream took over lease %#x", l.id))
 		case <-s.quit:
-			return toStatus(errShuttingDown())
+			return rpc.ToStatus(errShuttingDown())
 		case <-ctx.Done():
 			s.detach(l, id, "heartbeat stream broke: "+context.Cause(ctx).Error())
-			return toStatus(ctx.Err())
+			return rpc.ToStatus(ctx.Err())
 		case r := <-recvs:
 			if r.err != nil {
 				reason := "heartbeat stream broke: " + r.err.Error()
@@ -135,7 +136,7 @@ func (svc *service) Watch(_ *rmpb.WatchRequest, stream rmpb.ResourceManager_Watc
 	s := svc.s
 	w, snap, err := s.subscribe()
 	if err != nil {
-		return toStatus(err)
+		return rpc.ToStatus(err)
 	}
 	defer s.unsubscribe(w)
 	if err := stream.Send(eventToPB(Event{Type: EventSnapshot, Epoch: snap.Epoch, Cluster: snap})); err != nil {
@@ -145,11 +146,11 @@ func (svc *service) Watch(_ *rmpb.WatchRequest, stream rmpb.ResourceManager_Watc
 	for {
 		select {
 		case <-ctx.Done():
-			return toStatus(ctx.Err())
+			return rpc.ToStatus(ctx.Err())
 		case <-s.quit:
-			return toStatus(errShuttingDown())
+			return rpc.ToStatus(errShuttingDown())
 		case <-w.dropped:
-			return toStatus(ifrt.Errorf(ifrt.ResourceExhausted, "rm: the watcher fell more than %d events behind; watch again", s.watchBuffer()))
+			return rpc.ToStatus(ifrt.Errorf(ifrt.ResourceExhausted, "rm: the watcher fell more than %d events behind; watch again", s.watchBuffer()))
 		case e := <-w.ch:
 			if err := stream.Send(eventToPB(e)); err != nil {
 				return err

@@ -2,16 +2,14 @@ package worker
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
@@ -37,7 +35,7 @@ type peer struct {
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
 	data, err := p.read(stream.Context(), req.GetArray())
 	if err != nil {
-		return toStatus(err)
+		return rpc.ToStatus(err)
 	}
 	for len(data) > 0 {
 		n := min(len(data), chunkSize)
@@ -81,7 +79,7 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, want int64) ([]
 		}
 		stream, err := workerpb.NewPeerClient(conn).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: piece.GetArray()})
 		if err != nil {
-			return nil, fromStatus(err)
+			return nil, rpc.FromStatus(err)
 		}
 		data = make([]byte, 0, want)
 		for {
@@ -90,7 +88,7 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, want int64) ([]
 				break
 			}
 			if err != nil {
-				return nil, ifrt.Errorf(ifrt.CodeOf(fromStatus(err)), "worker: reading a piece from %s: %w", piece.GetWorkerAddress(), fromStatus(err))
+				return nil, ifrt.Errorf(ifrt.CodeOf(rpc.FromStatus(err)), "worker: reading a piece from %s: %w", piece.GetWorkerAddress(), rpc.FromStatus(err))
 			}
 			if int64(len(data)+len(chunk.GetData())) > want {
 				return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s sent more than the %d bytes of the piece", piece.GetWorkerAddress(), want)
@@ -130,7 +128,7 @@ func (p *peer) close() {
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {
 	resp, err := p.gather(ctx, req)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, rpc.ToStatus(err)
 	}
 	return resp, nil
 }
@@ -241,23 +239,4 @@ func shift(d, base ifrt.IndexDomain) ifrt.IndexDomain {
 		out[i] = ifrt.Range{Start: r.Start - base[i].Start, End: r.End - base[i].Start}
 	}
 	return out
-}
-
-// toStatus turns an ifrt error into a gRPC status with the same code.
-func toStatus(err error) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := status.FromError(err); ok && ifrt.CodeOf(err) == ifrt.Unknown {
-		return err
-	}
-	return status.Error(codes.Code(ifrt.CodeOf(err)), err.Error())
-}
-
-// fromStatus turns a gRPC status into an ifrt error with the same code.
-func fromStatus(err error) error {
-	if st, ok := status.FromError(err); ok {
-		return ifrt.Errorf(ifrt.Code(st.Code()), "%s", st.Message())
-	}
-	return fmt.Errorf("worker: %w", err)
 }

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -233,7 +234,7 @@ func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequ
 		"chosen_protocol", v.GetProtocolVersion(), "chosen_serdes", v.GetIfrtSerdesVersionNumber(),
 		"error", nerr)
 	if nerr != nil {
-		return nil, wire.ErrorToGRPC(nerr)
+		return nil, rpc.ToStatus(nerr)
 	}
 	return &proxypb.GrpcGetVersionResponse{Version: v}, nil
 }
@@ -309,7 +310,7 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 		return err
 	}
 	if err := checkClientHandle(meta.GetHandle()); err != nil {
-		return wire.ErrorToGRPC(err)
+		return rpc.ToStatus(err)
 	}
 	data := make([]byte, 0, min(size, 64<<20))
 	for {
@@ -329,7 +330,7 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 		return status.Errorf(codes.DataLoss, "HostBufferStore: handle %d: received %d bytes, announced %d", meta.GetHandle(), len(data), size)
 	}
 	if err := ss.buffers.put(meta.GetHandle(), data); err != nil {
-		return wire.ErrorToGRPC(err)
+		return rpc.ToStatus(err)
 	}
 	return stream.SendAndClose(&proxypb.GrpcHostBufferStoreResponse{})
 }
@@ -344,7 +345,7 @@ func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stre
 	}
 	data, err := ss.buffers.lookup(stream.Context(), req.GetHandle())
 	if err != nil {
-		return wire.ErrorToGRPC(err)
+		return rpc.ToStatus(err)
 	}
 	for off := 0; ; off += s.cfg.ChunkSize {
 		end := min(off+s.cfg.ChunkSize, len(data))
@@ -365,7 +366,7 @@ func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBuff
 		return nil, err
 	}
 	if err := ss.buffers.remove(req.GetHandle()); err != nil {
-		return nil, wire.ErrorToGRPC(err)
+		return nil, rpc.ToStatus(err)
 	}
 	return &proxypb.GrpcHostBufferDeleteResponse{}, nil
 }

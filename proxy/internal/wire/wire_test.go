@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -534,11 +535,11 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(back, sentinel) || back.Error() != orig.Error() {
 				t.Errorf("StatusToError = %v, not %v", back, sentinel)
 			}
-			g := wire.ErrorToGRPC(orig)
+			g := rpc.ToStatus(orig)
 			if status.Code(g) != codes.Code(code) {
 				t.Errorf("ErrorToGRPC code = %v", status.Code(g))
 			}
-			back = wire.ErrorFromGRPC(g)
+			back = rpc.FromStatus(g)
 			if !errors.Is(back, sentinel) || back.Error() != orig.Error() {
 				t.Errorf("ErrorFromGRPC = %v, not %v", back, sentinel)
 			}
@@ -547,7 +548,7 @@ func TestErrors(t *testing.T) {
 	if wire.ErrorToStatus(nil) != nil || wire.StatusToError(nil) != nil || wire.StatusToError(&proxypb.StatusProto{}) != nil {
 		t.Error("nil and OK must map to nil")
 	}
-	if wire.ErrorToGRPC(nil) != nil || wire.ErrorFromGRPC(nil) != nil {
+	if rpc.ToStatus(nil) != nil || rpc.FromStatus(nil) != nil {
 		t.Error("nil must stay nil")
 	}
 	if st := wire.ErrorToStatus(fmt.Errorf("plain")); st.GetCode() != proxypb.Code_UNKNOWN {
@@ -556,7 +557,7 @@ func TestErrors(t *testing.T) {
 	if err := wire.StatusToError(&proxypb.StatusProto{Code: 55, Message: "odd"}); !errors.Is(err, ifrt.ErrUnknown) {
 		t.Errorf("out-of-range code = %v", err)
 	}
-	if g := status.Error(codes.NotFound, "x"); wire.ErrorToGRPC(g) != g {
+	if g := status.Error(codes.NotFound, "x"); rpc.ToStatus(g) != g {
 		t.Error("a gRPC status error must pass through")
 	}
 }

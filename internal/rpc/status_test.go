@@ -1,0 +1,44 @@
+package rpc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
+)
+
+func TestStatusRoundTrip(t *testing.T) {
+	for _, code := range []ifrt.Code{ifrt.NotFound, ifrt.InvalidArgument, ifrt.DataLoss, ifrt.Unavailable, ifrt.Unauthenticated} {
+		err := fmt.Errorf("worker: %w", ifrt.Errorf(code, "reason %d", code))
+		st := rpc.ToStatus(err)
+		if got := status.Code(st); got != codes.Code(code) {
+			t.Errorf("ToStatus(%v) has code %v, want %v", err, got, codes.Code(code))
+		}
+		back := rpc.FromStatus(st)
+		if !errors.Is(back, code.Sentinel()) || back.Error() != err.Error() {
+			t.Errorf("FromStatus(ToStatus(%v)) = %v (code %v)", err, back, ifrt.CodeOf(back))
+		}
+	}
+	if rpc.ToStatus(nil) != nil || rpc.FromStatus(nil) != nil {
+		t.Errorf("nil does not stay nil")
+	}
+	if got := status.Code(rpc.ToStatus(errors.New("plain"))); got != codes.Unknown {
+		t.Errorf("a plain error has code %v, want Unknown", got)
+	}
+	if got := rpc.FromStatus(context.Canceled); got != context.Canceled {
+		t.Errorf("FromStatus(context.Canceled) = %v", got)
+	}
+	if got := ifrt.CodeOf(rpc.FromStatus(status.Error(codes.Code(99), "from a newer peer"))); got != ifrt.Unknown {
+		t.Errorf("an unknown gRPC code maps to %v, want Unknown", got)
+	}
+	passthrough := status.Error(codes.ResourceExhausted, "grpc's own")
+	if rpc.ToStatus(passthrough) != passthrough {
+		t.Errorf("a gRPC status error was rewritten")
+	}
+}
