@@ -425,3 +425,21 @@ func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, e
 	}
 	return out, nil
 }
+
+// ProgramText is the program's text from the worker it was compiled on.
+func (e *executable) ProgramText() (string, error) {
+	pt, ok := e.meta.(ifrt.ProgramTexter)
+	if !ok {
+		return "", ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no program text")
+	}
+	return pt.ProgramText()
+}
+
+// CostAnalysis is the cost estimate of the worker's backend.
+func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
+	ca, ok := e.meta.(ifrt.CostAnalyzer)
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no cost analysis")
+	}
+	return ca.CostAnalysis()
+}

@@ -95,3 +95,17 @@ func CheckArguments(backend string, e LoadedExecutable, args []Array) error {
 	}
 	return nil
 }
+
+// ProgramTexter is implemented by executables that can show their program to
+// a person: the compiler's optimized program where the backend has it, else
+// the program as given.
+type ProgramTexter interface {
+	ProgramText() (string, error)
+}
+
+// CostAnalyzer is implemented by executables whose backend estimates what a
+// run costs (for example "flops" and "bytes accessed"); the keys differ by
+// backend.
+type CostAnalyzer interface {
+	CostAnalysis() (Attributes, error)
+}

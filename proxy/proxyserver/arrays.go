@@ -60,9 +60,9 @@ func (s *session) plan(o *op, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, 
 	case *proxypb.IfrtRequest_LoadedExecutableDestructRequest:
 		return s.executableDestruct(r.LoadedExecutableDestructRequest)
 	case *proxypb.IfrtRequest_LoadedExecutableCostAnalysisRequest:
-		return s.costAnalysis(r.LoadedExecutableCostAnalysisRequest)
+		return s.costAnalysis(o, r.LoadedExecutableCostAnalysisRequest)
 	case *proxypb.IfrtRequest_LoadedExecutableHumanReadableProgramTextRequest:
-		return s.programText(r.LoadedExecutableHumanReadableProgramTextRequest)
+		return s.programText(o, r.LoadedExecutableHumanReadableProgramTextRequest)
 	case *proxypb.IfrtRequest_GetDefaultDeviceAssignmentRequest:
 		return s.defaultDeviceAssignment(r.GetDefaultDeviceAssignmentRequest)
 	case *proxypb.IfrtRequest_GetDefaultLayoutRequest:

@@ -277,7 +277,12 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsError{ParameterLayoutsError: unimplementedStatus("parameter layouts of plugin programs")}
 			m.OutputLayouts = &proxypb.LoadedExecutableMetadataResponse_OutputLayoutsError{OutputLayoutsError: unimplementedStatus("output layouts of plugin programs")}
 			m.OutputMemoryKinds = &proxypb.LoadedExecutableMetadataResponse_OutputMemoryKind{Status: unimplementedStatus("output memory kinds of plugin programs")}
-			m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}}
+			if e.plugin.DonatesArguments {
+				// The client then asks which arguments are gone (IsArrayDeleted).
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndicesError{DonatedInputIndicesError: unimplementedStatus("the donated inputs of a plugin program")}
+			} else {
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}}
+			}
 		} else {
 			params, outs := e.xla.Parameters(), e.xla.Outputs()
 			m.OutputShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
@@ -472,7 +477,7 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 // mayDonate says which arguments an execution of ent may donate: the
 // executable's donatable parameters not excluded by opts, or every argument
 // not excluded when the backend does not say (bytecode it does not read).
-// Plugin programs donate nothing.
+// Plugin programs donate all their arguments or none.
 func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) bool {
 	excluded := func(i int) bool { return slices.Contains(opts.NonDonatableInputs, i) }
 	select {
@@ -482,8 +487,10 @@ func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) boo
 	}
 	e := ent.val
 	switch {
-	case e == nil || e.plugin != nil:
+	case e == nil:
 		return nil
+	case e.plugin != nil:
+		return consumeIf(e.plugin.DonatesArguments)
 	case !ifrt.ParametersKnown(e.xla):
 		return func(i int) bool { return !excluded(i) }
 	}
@@ -593,31 +600,65 @@ func (s *session) executableDestruct(r *proxypb.LoadedExecutableDestructRequest)
 		LoadedExecutableDestructResponse: &proxypb.LoadedExecutableDestructResponse{}}}, nil, nil
 }
 
-func (s *session) costAnalysis(r *proxypb.LoadedExecutableCostAnalysisRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	if err := s.knownExecutable(r.GetLoadedExecutableHandle()); err != nil {
+func (s *session) costAnalysis(o *op, r *proxypb.LoadedExecutableCostAnalysisRequest) (*proxypb.IfrtResponse, runFunc, error) {
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
+	if err != nil {
 		return nil, nil, err
 	}
-	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableCostAnalysisResponse{
-		LoadedExecutableCostAnalysisResponse: &proxypb.LoadedExecutableCostAnalysisResponse{
-			Result: &proxypb.LoadedExecutableCostAnalysisResponse_Status{Status: unimplementedStatus("cost analysis")}}}}, nil, nil
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		e, err := ent.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp := &proxypb.LoadedExecutableCostAnalysisResponse{}
+		attrs, err := costAnalysisOf(e)
+		if err == nil {
+			var m *proxypb.AttributeMapProto
+			if m, err = wire.AttributesToProto(attrs); err == nil {
+				resp.Result = &proxypb.LoadedExecutableCostAnalysisResponse_Attributes{Attributes: m}
+			}
+		}
+		if err != nil {
+			resp.Result = &proxypb.LoadedExecutableCostAnalysisResponse_Status{Status: wire.ErrorToStatus(err)}
+		}
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableCostAnalysisResponse{LoadedExecutableCostAnalysisResponse: resp}}, nil
+	}, nil
 }
 
-func (s *session) programText(r *proxypb.LoadedExecutableHumanReadableProgramTextRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	if err := s.knownExecutable(r.GetLoadedExecutableHandle()); err != nil {
+func (s *session) programText(o *op, r *proxypb.LoadedExecutableHumanReadableProgramTextRequest) (*proxypb.IfrtResponse, runFunc, error) {
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
+	if err != nil {
 		return nil, nil, err
 	}
-	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableHumanReadableProgramTextResponse{
-		LoadedExecutableHumanReadableProgramTextResponse: &proxypb.LoadedExecutableHumanReadableProgramTextResponse{
-			Result: &proxypb.LoadedExecutableHumanReadableProgramTextResponse_Status{Status: unimplementedStatus("program text")}}}}, nil, nil
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		e, err := ent.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp := &proxypb.LoadedExecutableHumanReadableProgramTextResponse{}
+		if text, err := programTextOf(e); err == nil {
+			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_HumanReadableProgramText{HumanReadableProgramText: text}
+		} else {
+			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_Status{Status: wire.ErrorToStatus(err)}
+		}
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableHumanReadableProgramTextResponse{LoadedExecutableHumanReadableProgramTextResponse: resp}}, nil
+	}, nil
 }
 
-func (s *session) knownExecutable(h uint64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.exes[h]; !ok {
-		return ifrt.Errorf(ifrt.NotFound, "Unknown loaded executable handle: %d", h)
+// programTextOf asks the backend's executable for its program text.
+func programTextOf(e *executable) (string, error) {
+	if pt, ok := e.xla.(ifrt.ProgramTexter); ok {
+		return pt.ProgramText()
 	}
-	return nil
+	return "", ifrt.Errorf(ifrt.Unimplemented, "the backend shows no program text for this executable")
+}
+
+// costAnalysisOf asks the backend's executable for its cost estimates.
+func costAnalysisOf(e *executable) (ifrt.Attributes, error) {
+	if ca, ok := e.xla.(ifrt.CostAnalyzer); ok {
+		return ca.CostAnalysis()
+	}
+	return nil, ifrt.Errorf(ifrt.Unimplemented, "the backend has no cost analysis for this executable")
 }
 
 // defaultDeviceAssignment assigns replica r, partition p to the addressable

@@ -48,7 +48,8 @@ type Config struct {
 	// PluginPrograms serves pathwaysutils-style plugin programs
 	// (xla::ifrt::PluginProgram): JSON objects with one top-level key, which
 	// selects the handler. A program with another key fails to compile with
-	// "Bad PluginProgram". Default none.
+	// "Bad PluginProgram". ReshardPluginKey is always served; an entry here
+	// replaces it.
 	PluginPrograms map[string]PluginHandler
 
 	// ClusterClientsOnly says the server is a worker's, whose sessions come
@@ -109,6 +110,11 @@ func (c Config) withDefaults() Config {
 	if c.ChunkSize == 0 {
 		c.ChunkSize = DefaultChunkSize
 	}
+	plugins := map[string]PluginHandler{ReshardPluginKey: reshardPlugin}
+	for k, h := range c.PluginPrograms {
+		plugins[k] = h
+	}
+	c.PluginPrograms = plugins
 	return c
 }
 
@@ -128,6 +134,9 @@ type PluginExecutable struct {
 	// Execute runs the program on its arguments and returns its outputs. The
 	// execution's status (what pathwaysutils waits on) is its error. Required.
 	Execute func(ctx context.Context, args []ifrt.Array) ([]ifrt.Array, error)
+	// DonatesArguments says Execute consumes its arguments, so that requests
+	// using them are ordered around it.
+	DonatesArguments bool
 	// Close, if set, is called once when the executable is released.
 	Close func()
 }

@@ -135,3 +135,37 @@ func keys(m map[string]json.RawMessage) []string {
 	}
 	return ks
 }
+
+// TestInteropIntrospection: compiled.as_text() shows the compiled HLO,
+// cost_analysis() what the backend reports, and pathwaysutils'
+// experimental.reshard moves arrays between device sets, copying or donating.
+func TestInteropIntrospection(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			s := startInteropServer(t, b, nil)
+			env := jitEnv
+			if b.compilesBytecode {
+				env = append(env, "COMPILES=1")
+			}
+			out, err := s.runScript(t, "introspection.py", env...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.compilesBytecode {
+				if text := decode[string](t, out, "text"); !strings.HasPrefix(text, "HloModule ") || !strings.Contains(text, "sine") {
+					t.Errorf("compiled.as_text() = %q, want the compiled HLO", text)
+				}
+				// The CPU plugin under test does not implement
+				// PJRT_Executable_GetCostAnalysis, which JAX reports as None.
+				if cost := string(out["cost"]); cost != "null" {
+					t.Errorf("cost_analysis() = %s, want None (the plugin's UNIMPLEMENTED)", cost)
+				}
+			}
+			for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept"} {
+				if !decode[bool](t, out, key) {
+					t.Errorf("%s = false", key)
+				}
+			}
+		})
+	}
+}
