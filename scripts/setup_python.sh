@@ -21,7 +21,8 @@
 # Idempotent: an environment whose stamp (requirement file hash and interpreter)
 # is unchanged is left alone. Environment:
 #   PYTHON        the interpreter of .venv (default: python3 if it is 3.11, else python3.11)
-#   PYTHON_NEW    the interpreter of the newer environments (default: found as above)
+#   PYTHON_NEW    the interpreter of the newer environments (default: found as
+#                 above; "debian13": the debootstrap root even where another exists)
 #   PIP_CACHE_DIR pip's usual cache, shared by every environment
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +46,13 @@ make_env() {
   fi
   echo "setup_python: creating $dir from $req with $python" >&2
   rm -rf "$dir"
-  "$python" -m venv "$dir"
+  "$python" -m venv "$PWD/$dir"
+  if [ -n "$chroot_run" ]; then
+    # bin/python links to the root's /usr/bin/python3.13: run it in the chroot.
+    rm "$dir/bin/python"
+    printf '#!/bin/sh\nexec "%s" "%s/bin/python3" "$@"\n' "$chroot_run" "$PWD/$dir" >"$dir/bin/python"
+    chmod +x "$dir/bin/python"
+  fi
   install_reqs "$dir/bin/python" "$req"
   echo "$want" >"$stamp"
 }
@@ -62,6 +69,8 @@ install_reqs() {
     "${pip[@]}" -r <(sed -e 's/ *\\$//' -e '/--hash=/d' "$req")
   fi
 }
+
+chroot_run="" # set when the newer environments run in the Debian 13 chroot
 
 # The 0.10.2 environment.
 python=${PYTHON:-}
@@ -93,8 +102,9 @@ find_new_python() {
 }
 
 python_new=${PYTHON_NEW:-$(find_new_python)}
-if [ -z "$python_new" ] && [ "$(id -u)" = 0 ]; then
+if { [ -z "$python_new" ] && [ "$(id -u)" = 0 ]; } || [ "$python_new" = debian13 ]; then
   python_new=$(scripts/setup_debian13.sh)
+  chroot_run=$(dirname "$python_new")/run
 fi
 if [ -z "$python_new" ]; then
   echo "setup_python: no Python >= 3.12 (pyenv, PATH, or debootstrap as root), so no JAX ${NEWER[*]} environments: their tests skip" >&2
