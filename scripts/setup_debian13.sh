@@ -43,8 +43,10 @@ if [[ ! -x $ROOT/usr/bin/python3.13 || ! -f $ROOT/.done ]]; then
     { log "debootstrap failed; see $DIR/debootstrap.log"; exit 1; }
   touch "$ROOT/.done"
 fi
-# Name resolution for pip, and localhost, as this machine has them.
+# Name resolution, localhost and the trusted certificates (pip's HTTPS) as this
+# machine has them.
 cp /etc/resolv.conf /etc/hosts "$ROOT/etc/"
+cp /etc/ssl/certs/ca-certificates.crt "$ROOT/etc/ssl/certs/ca-certificates.crt"
 
 {
   echo '#!/bin/sh'
