@@ -58,11 +58,12 @@ var interopBackends = []interopBackend{{
 
 // interopServer is a proxy server on a loopback TCP port.
 type interopServer struct {
-	srv     *proxyserver.Server
-	backend ifrt.Client
-	addr    string
-	logs    *syncBuffer
-	python  string // the JAX environment's interpreter
+	srv      *proxyserver.Server
+	backend  ifrt.Client
+	addr     string
+	logs     *syncBuffer
+	python   string // the JAX environment's interpreter
+	recorder *compileRecorder
 }
 
 // forEachInterop runs f for every JAX environment and backend, in subtests named
@@ -80,7 +81,8 @@ func forEachInterop(t *testing.T, f func(t *testing.T, jax testenv.JAX, b intero
 
 func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
 	t.Helper()
-	c := b.newClient(t)
+	rec := &compileRecorder{Client: b.newClient(t)}
+	var c ifrt.Client = rec
 	logs := &syncBuffer{}
 	srv, err := proxyserver.New(proxyserver.Config{
 		Backend:        c,
@@ -109,7 +111,7 @@ func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs, python: jax.Python}
+	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs, python: jax.Python, recorder: rec}
 }
 
 // runScript runs testdata/<script> against the server and returns the JSON
@@ -319,6 +321,7 @@ func TestInteropJit(t *testing.T) {
 		if got := decode[[]float64](t, out, "chained"); fmt.Sprint(got) != "[10 10 10 10 10 10 10 10]" {
 			t.Errorf("chained dispatches = %v", got)
 		}
+		checkStableHLOVersions(t, s)
 		s.expectFreed(t, b)
 	})
 }
