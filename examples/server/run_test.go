@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 func envOf(kv ...string) func(string) string {
@@ -147,7 +149,7 @@ func TestRunRMAndWorker(t *testing.T) {
 func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=127.0.0.1:1"}, envOf(), io.Discard, io.Discard); err != nil {
+	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + testenv.RefusingAddress(t)}, envOf(), io.Discard, io.Discard); err != nil {
 		t.Errorf("run: %v, want nil after the stop", err)
 	}
 }
