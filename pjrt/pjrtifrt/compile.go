@@ -130,16 +130,18 @@ func compileOptions(devices ifrt.DeviceList, xla []byte, shardy bool) ([]byte, e
 type executable struct {
 	ifrt.UnimplementedExecutable
 
-	client      *Client
-	x           *pjrt.Executable
-	name        string
-	devices     ifrt.DeviceList
-	rowOf       []int // rowOf[i]: the pjrt argument row of devices[i]
-	params      []ifrt.ArgumentInfo
-	outputs     []ifrt.ArgumentInfo
-	outShard    []ifrt.Sharding
-	donatable   []int
-	knownParams bool // params come from the module text
+	client    *Client
+	x         *pjrt.Executable
+	name      string
+	devices   ifrt.DeviceList
+	rowOf     []int // rowOf[i]: the pjrt argument row of devices[i]
+	params    []ifrt.ArgumentInfo
+	outputs   []ifrt.ArgumentInfo
+	outShard  []ifrt.Sharding
+	donatable []int
+	// knownParams says params come from the module text (dtypes, shapes,
+	// donation); otherwise params holds only the plugin's shardings, if any.
+	knownParams bool
 	fingerprint string
 
 	mu      sync.RWMutex
@@ -213,6 +215,22 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 			if v.DonorOrAlias {
 				e.donatable = append(e.donatable, i)
 			}
+		}
+	}
+
+	if mod == nil {
+		// Without the program's own description, the plugin's shardings still
+		// tell each parameter's placement (dtype and shape stay unknown), which
+		// jaxlib needs for arguments that carry no sharding of their own.
+		for _, b := range paramShardings {
+			info := ifrt.ArgumentInfo{}
+			if op, ok := decodeOpSharding(b); ok && len(devices) > 1 {
+				info.OpSharding = op
+			} else if !ok {
+				e.params = nil
+				break
+			}
+			e.params = append(e.params, info)
 		}
 	}
 
@@ -480,11 +498,11 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	if e.knownParams && len(args) != len(e.params) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %s takes %d arguments, got %d", e.name, len(e.params), len(args))
-	}
 	arrays, err := c.take(args)
 	if err != nil {
+		return nil, err
+	}
+	if err := ifrt.CheckArguments("pjrtifrt", e, args); err != nil {
 		return nil, err
 	}
 	n := len(e.devices)
@@ -504,11 +522,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	}
 	for i, a := range arrays {
 		if e.knownParams {
-			p := e.params[i]
-			if a.spec.DType != p.DType || !a.spec.Shape.Equal(p.Shape) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is %v%v, %s wants %v%v", i, a.spec.DType, a.spec.Shape, e.name, p.DType, p.Shape)
-			}
-			if p.OpSharding != nil && n > 1 {
+			if p := e.params[i]; p.OpSharding != nil && n > 1 {
 				if err := e.checkArgSharding(i, a, *p.OpSharding); err != nil {
 					return nil, err
 				}

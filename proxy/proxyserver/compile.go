@@ -87,7 +87,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 		}
 		module := prog.GetData()
 		build = func(ctx context.Context) (*executable, error) {
-			exe, err := s.srv.backend.Compile(ctx, &ifrt.MLIRProgram{Module: module}, opts)
+			exe, err := s.backend.Compile(ctx, &ifrt.MLIRProgram{Module: module}, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +99,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 			return nil, nil, err
 		}
 		build = func(ctx context.Context) (*executable, error) {
-			pe, err := handler(ctx, s.srv.backend, body)
+			pe, err := handler(ctx, s.backend, body)
 			if err != nil {
 				return nil, ifrt.WithCode(ifrt.CodeOf(err), badPlugin(err))
 			}
@@ -111,7 +111,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 				e.name = key
 			}
 			if e.devices == nil {
-				e.devices = s.srv.backend.AddressableDevices()
+				e.devices = s.backend.AddressableDevices()
 			}
 			return e, nil
 		}
@@ -229,7 +229,7 @@ func (s *session) compileOptions(ser *proxypb.Serialized) (*ifrt.CompileOptions,
 		}
 	case co.GetCompilePortableExecutable() || (bo != nil && bo.GetDeviceOrdinal() >= 0):
 		ordinal := max(bo.GetDeviceOrdinal(), 0)
-		devs := s.srv.backend.AddressableDevices()
+		devs := s.backend.AddressableDevices()
 		if ordinal >= int64(len(devs)) {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "device ordinal %d is out of range: %d addressable devices", ordinal, len(devs))
 		}
@@ -283,17 +283,24 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			m.OutputShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
 			ol := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 			kinds := &proxypb.LoadedExecutableMetadataResponse_MemoryKindList{}
-			// A backend that compiled bytecode it does not read may not know the
-			// parameters (ifrt cannot tell "none" from "unknown"). Then the
-			// parameter metadata is left unknown, which jaxlib accepts: it keeps
-			// the shardings and layouts of its own lowering and asks
+			// A backend that compiled bytecode it does not read may know only the
+			// parameters' shardings (from its compiler), or nothing (ifrt cannot
+			// tell "none" from "unknown"). What is unknown stays unknown, which
+			// jaxlib accepts: it keeps the layouts of its own lowering and asks
 			// IsArrayDeleted after executions instead of trusting a donation list.
-			paramsKnown := len(params) > 0
-			if paramsKnown {
+			// Shardings must be sent whenever known: jaxlib takes them for
+			// arguments that have none of their own (numpy arrays, PRNG keys).
+			shardingsKnown := len(params) > 0
+			typesKnown := ifrt.ParametersKnown(e.xla)
+			if shardingsKnown {
 				m.ParameterShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
-				pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 				for _, p := range params {
 					m.ParameterShardings.Shardings = append(m.ParameterShardings.Shardings, opShardingOf(p))
+				}
+			}
+			if typesKnown {
+				pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
+				for _, p := range params {
 					pl.Layouts = append(pl.Layouts, layoutOf(p))
 				}
 				m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsList{ParameterLayoutsList: pl}
@@ -311,7 +318,7 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			}
 			m.OutputLayouts = &proxypb.LoadedExecutableMetadataResponse_OutputLayoutsList{OutputLayoutsList: ol}
 			m.OutputMemoryKinds = &proxypb.LoadedExecutableMetadataResponse_OutputMemoryKind{MemoryKindLists: []*proxypb.LoadedExecutableMetadataResponse_MemoryKindList{kinds}}
-			if paramsKnown {
+			if typesKnown {
 				donated := &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}
 				for _, i := range e.xla.DonatableParameters() {
 					donated.DonatedInputIndices = append(donated.DonatedInputIndices, uint32(i))
@@ -477,7 +484,7 @@ func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) boo
 	switch {
 	case e == nil || e.plugin != nil:
 		return nil
-	case len(e.xla.Parameters()) == 0:
+	case !ifrt.ParametersKnown(e.xla):
 		return func(i int) bool { return !excluded(i) }
 	}
 	donatable := e.xla.DonatableParameters()
@@ -617,7 +624,7 @@ func (s *session) knownExecutable(h uint64) error {
 // device r*partitions+p.
 func (s *session) defaultDeviceAssignment(r *proxypb.GetDefaultDeviceAssignmentRequest) (*proxypb.IfrtResponse, runFunc, error) {
 	reps, parts := r.GetNumReplicas(), r.GetNumPartitions()
-	devs := s.srv.backend.AddressableDevices()
+	devs := s.backend.AddressableDevices()
 	if reps == 0 || parts == 0 || reps > uint64(len(devs)) || parts > uint64(len(devs)) || reps*parts > uint64(len(devs)) {
 		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "cannot assign %d replicas x %d partitions to %d devices", reps, parts, len(devs))
 	}
@@ -643,7 +650,7 @@ func (s *session) defaultLayout(r *proxypb.GetDefaultLayoutRequest) (*proxypb.If
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := s.srv.backend.LookupDevice(ifrt.DeviceID(r.GetDeviceId()))
+	d, err := s.backend.LookupDevice(ifrt.DeviceID(r.GetDeviceId()))
 	if err != nil {
 		return nil, nil, err
 	}

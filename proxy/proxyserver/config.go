@@ -27,8 +27,18 @@ const (
 // Config configures a Server. Only Backend is required.
 type Config struct {
 	// Backend serves every array and executable of every session. The server
-	// does not close it. Required.
+	// does not close it. Required unless SessionBackend is set.
 	Backend ifrt.Client
+
+	// SessionBackend, if set, opens a backend of its own for each session
+	// (called with the session's context and logger when it starts), which the server
+	// closes when the session ends; Backend is then not used. A session
+	// backend that can fail as a whole, as the Pathways cluster client does
+	// when more slices are lost than it tolerates, ends its session with that
+	// error when it does (it has the methods Failed() <-chan struct{} and Err()
+	// error), so a failure ends the sessions it hit and the next session starts
+	// afresh. An error from SessionBackend ends the session before it starts.
+	SessionBackend func(ctx context.Context, log *slog.Logger) (ifrt.Client, error)
 
 	// Logger receives the server's logs: the client's advertised version range
 	// at Info once per connection, session starts and ends at Info, errors of
@@ -62,8 +72,8 @@ type Config struct {
 
 // Validate reports a missing backend, negative sizes and empty plugin entries.
 func (c Config) Validate() error {
-	if c.Backend == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend is required")
+	if c.Backend == nil && c.SessionBackend == nil {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend or Config.SessionBackend is required")
 	}
 	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 {
 		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes must not be negative")
