@@ -1,34 +1,25 @@
 package testenv
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 func TestCompareVersions(t *testing.T) {
 	ordered := []string{"0.9", "0.9.1", "0.10.2", "0.11.1", "0.11.2", "0.12.0", "0.12.0.1", "1.0"}
 	for i, a := range ordered {
 		for j, b := range ordered {
-			if got, want := compareVersions(a, b), cmpInt(i, j); got != want {
+			if got, want := compareVersions(a, b), cmp.Compare(i, j); got != want {
 				t.Errorf("compareVersions(%s, %s) = %d, want %d", a, b, got, want)
 			}
 		}
 	}
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func TestPinnedJaxlibs(t *testing.T) {
@@ -69,7 +60,7 @@ func TestForEachJAXFindsPATHWAYS_PYTHON(t *testing.T) {
 			t.Errorf("ForEachJAX ran jaxlib %s, which is neither pinned nor PATHWAYS_PYTHON's", v)
 		}
 	}
-	if diff := cmp.Diff(ran, slices.SortedFunc(slices.Values(ran), compareVersions)); diff != "" {
+	if diff := gocmp.Diff(ran, slices.SortedFunc(slices.Values(ran), compareVersions)); diff != "" {
 		t.Errorf("ForEachJAX order (-got +sorted):\n%s", diff)
 	}
 }
