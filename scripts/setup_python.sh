@@ -2,8 +2,8 @@
 # Creates the Python interop environments (ignored by git): the stock JAX
 # clients that the interop, e2e and corpus tests drive against our servers.
 #
-#   .venv/               jax/jaxlib 0.10.2 on Python 3.11 (the newest 0.10.x;
-#                        JAX 0.11 dropped Python 3.11)
+#   .venv/               jax/jaxlib 0.10.2, the newest 0.10.x, on Python 3.11 (JAX
+#                        0.11 dropped 3.11); without a 3.11, on the newer Python
 #   .venv-jax0.11.1/     jax/jaxlib 0.11.1, the seed's Slurm set-up's version
 #   .venv-jax0.11.2/     jax/jaxlib 0.11.2, the newest 0.11.x
 #   .venv-jax0.12.0.1/   jax/jaxlib 0.12.0.1
@@ -20,10 +20,9 @@
 #
 # Idempotent: an environment whose stamp (requirement file hash and interpreter)
 # is unchanged is left alone. Environment:
-#   PYTHON        the interpreter of .venv (default: python3 if it is 3.11, else python3.11)
+#   PYTHON        the Python 3.11 of .venv (default: python3 if it is 3.11, else python3.11)
 #   PYTHON_NEW    the interpreter of the newer environments (default: found as
 #                 above; "debian13": the debootstrap root even where another exists)
-#   PIP_CACHE_DIR pip's usual cache, shared by every environment
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,9 +35,10 @@ minor() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/nul
 # executable PYTHON: the interpreter's own path (not a pyenv shim's).
 executable() { "$1" -c 'import sys; print(sys.executable)'; }
 
-# make_env DIR PYTHON REQUIREMENTS: (re)creates the venv DIR unless its stamp matches.
+# make_env DIR PYTHON REQUIREMENTS [CHROOT_RUN]: (re)creates the venv DIR unless
+# its stamp matches; CHROOT_RUN is the Debian 13 root's runner when PYTHON is its.
 make_env() {
-  local dir=$1 python=$2 req=$3 stamp want
+  local dir=$1 python=$2 req=$3 chroot_run=${4:-} stamp want
   stamp="$dir/.pins"
   want="$(sha256sum "$req" | cut -d' ' -f1) $python"
   if [ -x "$dir/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
@@ -70,19 +70,6 @@ install_reqs() {
   fi
 }
 
-chroot_run="" # set when the newer environments run in the Debian 13 chroot
-
-# The 0.10.2 environment.
-python=${PYTHON:-}
-if [ -z "$python" ]; then
-  if [ "$(minor python3)" = 3.11 ]; then python=python3; else python=$(command -v python3.11 || true); fi
-fi
-if [ -n "$python" ] && [ "$(minor "$python")" = 3.11 ]; then
-  make_env .venv "$(executable "$python")" "$REQS/jax0.10.2-py3.11.txt"
-else
-  echo "setup_python: no Python 3.11 (set PYTHON), so no .venv: its tests skip" >&2
-fi
-
 # find_new_python: the newest interpreter >= 3.12 with requirement files.
 find_new_python() {
   local best="" bestv=0 p v
@@ -101,11 +88,24 @@ find_new_python() {
   echo "$best"
 }
 
+chroot_run="" # the Debian 13 root's runner, when python_new is its
 python_new=${PYTHON_NEW:-$(find_new_python)}
 if { [ -z "$python_new" ] && [ "$(id -u)" = 0 ]; } || [ "$python_new" = debian13 ]; then
   python_new=$(scripts/setup_debian13.sh)
   chroot_run=$(dirname "$python_new")/run
 fi
+
+# The 0.10.2 environment: on Python 3.11, else on the newer Python.
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  if [ "$(minor python3)" = 3.11 ]; then python=python3; else python=$(command -v python3.11 || true); fi
+fi
+if [ -n "$python" ] && [ "$(minor "$python")" = 3.11 ]; then
+  make_env .venv "$(executable "$python")" "$REQS/jax0.10.2-py3.11.txt"
+elif [ -n "$python_new" ]; then
+  make_env .venv "$python_new" "$REQS/jax0.10.2-py$(minor "$python_new").txt" "$chroot_run"
+fi
+
 if [ -z "$python_new" ]; then
   echo "setup_python: no Python >= 3.12 (pyenv, PATH, or debootstrap as root), so no JAX ${NEWER[*]} environments: their tests skip" >&2
   exit 0
@@ -117,5 +117,5 @@ for jax in "${NEWER[@]}"; do
     echo "setup_python: no $req, so no .venv-jax$jax" >&2
     continue
   fi
-  make_env ".venv-jax$jax" "$python_new" "$req"
+  make_env ".venv-jax$jax" "$python_new" "$req" "$chroot_run"
 done
