@@ -61,6 +61,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
 		return c, errUsage
 	}
 	if fs.NArg() > 0 {

@@ -219,19 +219,7 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 	}
 
 	if mod == nil {
-		// Without the program's own description, the plugin's shardings still
-		// tell each parameter's placement (dtype and shape stay unknown), which
-		// jaxlib needs for arguments that carry no sharding of their own.
-		for _, b := range paramShardings {
-			info := ifrt.ArgumentInfo{}
-			if op, ok := decodeOpSharding(b); ok && len(devices) > 1 {
-				info.OpSharding = op
-			} else if !ok {
-				e.params = nil
-				break
-			}
-			e.params = append(e.params, info)
-		}
+		e.describeCompiled(x, devices, paramShardings)
 	}
 
 	types, err := x.OutputTypes()
@@ -318,6 +306,37 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		e.fingerprint = hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	return e, nil
+}
+
+// describeCompiled describes the parameters of a program pjrtifrt cannot
+// read (bytecode) from what the plugin says of the compiled one: their types
+// and donation from its optimized program where it gives one, and at least
+// their shardings from the Shardings extension, which jaxlib needs for
+// arguments that carry no sharding of their own.
+func (e *executable) describeCompiled(x *pjrt.Executable, devices ifrt.DeviceList, paramShardings [][]byte) {
+	var ops []*ifrt.OpSharding
+	for _, b := range paramShardings {
+		op, ok := decodeOpSharding(b)
+		if !ok {
+			ops = nil
+			break
+		}
+		ops = append(ops, op)
+	}
+	if len(devices) > 1 && ops == nil {
+		return // where each parameter goes is unknown
+	}
+	if params, donatable, ok := compiledSignature(x, devices, ops); ok {
+		e.params, e.donatable, e.knownParams = params, donatable, true
+		return
+	}
+	for _, op := range ops {
+		info := ifrt.ArgumentInfo{}
+		if len(devices) > 1 {
+			info.OpSharding = op
+		}
+		e.params = append(e.params, info)
+	}
 }
 
 // globalShape is the shape of an array whose shards under s have the given

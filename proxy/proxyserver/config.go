@@ -51,6 +51,13 @@ type Config struct {
 	// "Bad PluginProgram". Default none.
 	PluginPrograms map[string]PluginHandler
 
+	// ClusterClientsOnly says the server is a worker's, whose sessions come
+	// from the Pathways cluster client (which marks its calls). A session
+	// without the mark, such as a JAX client pointed at a worker's port by
+	// mistake, is served but logged as a warning: it bypasses the resource
+	// manager and the proxy server, and sees only this worker's devices.
+	ClusterClientsOnly bool
+
 	// MaxRecvMsgSize and MaxSendMsgSize are the gRPC message size limits of
 	// the grpc.Server that Serve creates (not of one passed to Register).
 	// Default DefaultMaxMsgSize.

@@ -83,6 +83,10 @@ func (s *session) run() error {
 		return rpc.ToStatus(err)
 	}
 	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber())
+	if s.srv.cfg.ClusterClientsOnly && !rpc.FromClusterClient(s.stream.Context()) {
+		s.log.Warn("a client other than the Pathways cluster client opened a session on this worker: it bypasses the resource manager and the proxy server and sees only this worker's devices; point JAX at the proxy server instead",
+			"peer", peerAddress(s.stream.Context()))
+	}
 	defer s.teardown(time.Now())
 	// Requests are read on their own goroutine so that closing the server ends
 	// the session even when the stream's transport is the caller's (Register).

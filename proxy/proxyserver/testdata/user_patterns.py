@@ -5,11 +5,13 @@ local CPU devices): jit with arguments that carry no sharding of their own
 a small transformer trained with donated parameters, lax.scan over its layers
 and checkpoints read back with device_get.
 
-With PAUSE_AFTER_DONATION=1 the script stops after the donating steps, while
-it still holds every old parameter tree, prints {"paused": ...} and waits for
-a line on stdin, so that the test can count what the backend holds.
+With PAUSE=1 the script stops twice on the proxy, printing {"waiting": step}
+and reading a line from stdin, so that the test can count what the backend
+holds: "initialized" with one parameter tree, and "donated" after the
+donating steps while it still holds every old tree.
 """
 
+import gc
 import os
 import sys
 
@@ -28,6 +30,14 @@ if len(cpu_devs) < n:
   _common.fail(f"{len(cpu_devs)} local CPU devices for {n} proxy devices: set XLA_FLAGS=--xla_force_host_platform_device_count={n}")
 cpu_devs = cpu_devs[:n]
 model = 2 if n % 2 == 0 else 1
+
+
+def wait_for_test(step):
+  # jaxlib destroys dropped arrays in batches, sent ahead of its next request.
+  gc.collect()
+  np.asarray(jax.device_put(np.zeros(1)))
+  _common.emit(waiting=step)
+  sys.stdin.readline()
 
 
 def mesh_of(devs):
@@ -106,6 +116,9 @@ def loss_fn(params, tokens):
 def train(mesh, pause):
   shardings = param_shardings(mesh)
   params = jax.jit(init_params, out_shardings=shardings)(jax.random.PRNGKey(42))
+  if pause:
+    jax.block_until_ready(params)
+    wait_for_test("initialized")
 
   def step(params, tokens):
     loss, grads = jax.value_and_grad(loss_fn)(params, tokens)
@@ -114,20 +127,28 @@ def train(mesh, pause):
   step = jax.jit(step, donate_argnums=0)
   data_sharding = NamedSharding(mesh, P("data"))
   rng = np.random.default_rng(7)
-  losses, old, checkpoint = [], [], None
-  for i in range(6):
+  losses, old = [], []
+
+  def train_step(i, params):
     tokens = rng.integers(0, VOCAB, (BATCH, SEQ + 1)).astype(np.int32)
     if i % 2:
       tokens = jax.device_put(tokens, data_sharding)  # committed; otherwise numpy
-    old.append(params)
     params, loss = step(params, tokens)
     losses.append(float(loss))
-    if i == 2:
-      checkpoint = jax.device_get(params)
-  deleted = [bool(leaf.is_deleted()) for tree in old for leaf in jax.tree.leaves(tree)]
+    return params
+
+  for i in range(6):
+    old.append(params)
+    params = train_step(i, params)
   if pause:
-    _common.emit(paused="after donation", old_trees=len(old), leaves_per_tree=len(jax.tree.leaves(params)))
-    sys.stdin.readline()
+    jax.block_until_ready(params)
+    wait_for_test("donated")
+  # A checkpoint read back from the device, then parameters donated again.
+  checkpoint = jax.device_get(params)
+  for i in range(6, 8):
+    old.append(params)
+    params = train_step(i, params)
+  deleted = [bool(leaf.is_deleted()) for tree in old for leaf in jax.tree.leaves(tree)]
   try:
     jax.device_get(old[0])
     read_deleted = "no error"
@@ -147,7 +168,7 @@ for k in want:
     pattern_err[k] = float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)), initial=0.0))
 _common.emit(pattern_err=pattern_err)
 
-pause = os.environ.get("PAUSE_AFTER_DONATION") == "1"
+pause = os.environ.get("PAUSE") == "1"
 l_proxy, p_proxy, c_proxy, deleted, read_deleted = train(proxy_mesh, pause)
 l_cpu, p_cpu, c_cpu, deleted_cpu, _ = train(cpu_mesh, False)
 flat = lambda t: jax.tree.leaves(t)
