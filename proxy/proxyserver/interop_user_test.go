@@ -54,9 +54,22 @@ func TestInteropUserPatterns(t *testing.T) {
 		if !decode[bool](t, out, "decreased") {
 			t.Errorf("the loss did not decrease: %s", out["losses"])
 		}
+		// Every parameter local CPU JAX deletes must read as deleted here too.
+		// Local JAX may keep more: jaxlib 0.11.2 does not delete a donated
+		// array after device_get (numpy keeps a zero-copy view of the CPU
+		// buffer), which a remote array does not have.
 		deleted, local := decode[int](t, out, "donated_deleted"), decode[int](t, out, "local_donated_deleted")
-		if deleted == 0 || deleted != local {
-			t.Errorf("%d of %s donated parameters read as deleted, %d on local CPU JAX", deleted, out["donated_total"], local)
+		perLeaf, localPerLeaf := decode[[]bool](t, out, "deleted"), decode[[]bool](t, out, "local_deleted")
+		kept := 0
+		for i := range min(len(perLeaf), len(localPerLeaf)) {
+			if localPerLeaf[i] && !perLeaf[i] {
+				kept++
+			}
+		}
+		if deleted == 0 || kept > 0 || len(perLeaf) != len(localPerLeaf) {
+			t.Errorf("%d of %s donated parameters read as deleted, %d on local CPU JAX; %d that local JAX deleted were kept", deleted, out["donated_total"], local, kept)
+		} else if deleted != local {
+			t.Logf("%d donated parameters read as deleted, %d on local CPU JAX, which kept the others alive", deleted, local)
 		}
 		if msg := decode[string](t, out, "read_deleted"); !strings.Contains(msg, "deleted") {
 			t.Errorf("reading a donated array gave %q, want an error saying it was deleted", msg)
