@@ -49,13 +49,19 @@ const (
 )
 
 // SerDes versions. The IFRT SerDes version travels next to the protocol
-// version. A server cannot know the oldest SerDes version a client can still
-// write programs in, so it echoes the client's maximum (decoders here ignore
-// fields they do not know); a client advertises [SerDesMin, SerDesMax].
+// version. Like the protocol version, a server picks min(client max,
+// SerDesMax) and refuses a client whose range does not reach [SerDesMin,
+// SerDesMax]; a client advertises [SerDesMin, SerDesMax].
 const (
 	SerDesMin = 0
 	SerDesMax = 3
 )
+
+// SessionTokenMetadataKey is the header of an IfrtSession stream in which an
+// OpenPathways server sends the session's token: a secret that OpenPathways'
+// own client then sends with the session's host-buffer calls to prove they are
+// its. jaxlib's client ignores the header.
+const SessionTokenMetadataKey = "openpathways-session-token"
 
 // Handles. Client-generated handles are in [1, ServerHandleMin); handles the
 // server mints (executables, futures, arrays made without client handles,
@@ -63,8 +69,8 @@ const (
 const ServerHandleMin uint64 = 1 << 48
 
 // NegotiateVersion picks the protocol and SerDes versions for a client that
-// advertised [min, max], or returns an InvalidArgument error if the ranges do
-// not overlap. The answer is always inside the client's range.
+// advertised [min, max], or returns an InvalidArgument error if either range
+// does not overlap ours. The answer is always inside both ranges.
 func NegotiateVersion(min, max *proxypb.IfrtProxyVersion) (*proxypb.IfrtProxyVersion, error) {
 	if min == nil || max == nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: GetVersion request lacks min_version or max_version")
@@ -80,10 +86,16 @@ func NegotiateVersion(min, max *proxypb.IfrtProxyVersion) (*proxypb.IfrtProxyVer
 			lo, hi, ProtocolMin, ProtocolMax)
 	}
 	slo, shi := min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber()
-	if slo > shi || shi < 0 {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: client SerDes version range [%d, %d] is empty", slo, shi)
+	s := int32(SerDesMax)
+	if shi < s {
+		s = shi
 	}
-	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: shi}, nil
+	if slo > shi || s < slo || s < SerDesMin {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument,
+			"IFRT Proxy client and server failed to agree on the IFRT SerDes version; client supports [%d, %d], server supports [%d, %d]",
+			slo, shi, SerDesMin, SerDesMax)
+	}
+	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: s}, nil
 }
 
 // StatusPolledWithCheckFuture reports whether, at protocol version v, the
