@@ -400,7 +400,8 @@ func (ss *session) ownedBy(ctx context.Context) bool {
 
 // HostBufferStore receives one host buffer in chunks. The buffer's announced
 // size is reserved against the host-buffer limits before the first chunk is
-// read, and memory grows only as bytes arrive.
+// read (the response headers then say the upload is taken), and memory grows
+// only as bytes arrive.
 func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) (err error) {
 	defer s.recoverRPC("HostBufferStore", &err)
 	md, _ := metadata.FromIncomingContext(stream.Context())
@@ -436,6 +437,12 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 	}
 	s.act.add()
 	defer s.act.done()
+	// Headers now tell the client that the upload is taken; a refused one ends
+	// with its status and no headers.
+	if err := stream.SendHeader(nil); err != nil {
+		res.release()
+		return err
+	}
 	data, err := receiveBuffer(stream, meta.GetHandle(), size)
 	if err != nil {
 		res.release()
