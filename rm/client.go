@@ -15,9 +15,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
 
@@ -27,6 +27,8 @@ type Option interface{ apply(*options) }
 type options struct {
 	logger     *slog.Logger
 	dialOpts   []grpc.DialOption
+	security   Security
+	keepalive  rpc.Keepalive
 	minBackoff time.Duration
 	maxBackoff time.Duration
 }
@@ -43,11 +45,21 @@ func (f optionFunc) apply(o *options) { f(o) }
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(o *options) { o.logger = l }) }
 
 // WithDialOptions adds gRPC dial options, applied after the defaults
-// (insecure transport credentials, reconnect backoff), so they can replace
-// them: grpc.WithTransportCredentials for TLS, grpc.WithContextDialer for
-// in-memory connections.
+// (WithSecurity's credentials, keepalive, reconnect backoff), so they can
+// replace them: grpc.WithContextDialer for in-memory connections, say.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return optionFunc(func(o *options) { o.dialOpts = append(o.dialOpts, opts...) })
+}
+
+// WithSecurity sets the cluster's credentials (see Security), which the RM
+// requires when it was started with them. Default none: plaintext.
+func WithSecurity(sec Security) Option { return optionFunc(func(o *options) { o.security = sec }) }
+
+// WithKeepalive sets how often the client pings the RM and how long an answer
+// may take before the connection is dropped (and calls retried). Defaults 10s
+// and 5s; grpc-go pings no more often than every 10s.
+func WithKeepalive(interval, timeout time.Duration) Option {
+	return optionFunc(func(o *options) { o.keepalive = rpc.Keepalive{Interval: interval, Timeout: timeout} })
 }
 
 // WithBackoff sets the delays between attempts to register or watch again:
@@ -94,12 +106,11 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 		o.logger = slog.Default()
 	}
 	target = strings.TrimPrefix(target, "grpc://")
-	dial := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	dial := append(rpc.DialOptions(o.security, o.keepalive),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
 			BaseDelay: o.minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: o.maxBackoff,
 		}}),
-	}
+	)
 	conn, err := grpc.NewClient(target, append(dial, o.dialOpts...)...)
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "rm: client for %q: %w", target, err)
@@ -156,11 +167,21 @@ func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 // backoff and delivers a fresh EventSnapshot, which replaces the view. The
 // sequence ends when the loop stops, when ctx is done (yielding ctx's error)
 // or after a permanent error (yielded last).
+//
+// Losing the RM is logged at Warn (once until it is back) and its return at
+// Info, so that a process that watches knows when it runs without one.
 func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		b := c.newBackoff()
+		var lostSince time.Time // zero while the RM is reachable
 		for {
-			err := c.watchOnce(ctx, yield, b)
+			err := c.watchOnce(ctx, func(ev Event, err error) bool {
+				if !lostSince.IsZero() {
+					c.log.Info("the resource manager is back", "after", time.Since(lostSince).Round(time.Millisecond), "rm_incarnation", incarnationOf(ev))
+					lostSince = time.Time{}
+				}
+				return yield(ev, err)
+			}, b)
 			if err == errStopped {
 				return
 			}
@@ -176,7 +197,12 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 				yield(Event{}, errClientClosed())
 				return
 			}
-			c.log.Debug("watch stream ended; watching again", "err", err)
+			if lostSince.IsZero() {
+				lostSince = time.Now()
+				c.log.Warn("lost the resource manager; watching again until it is back", "err", err)
+			} else {
+				c.log.Debug("watch stream ended; watching again", "err", err)
+			}
 			if !sleep(ctx, b.next()) {
 				yield(Event{}, context.Cause(ctx))
 				return
@@ -186,6 +212,13 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 }
 
 var errStopped = errors.New("rm: consumer stopped")
+
+func incarnationOf(ev Event) string {
+	if ev.Cluster == nil {
+		return ""
+	}
+	return ev.Cluster.RMIncarnation
+}
 
 func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b *backoffState) error {
 	wctx, cancel := context.WithCancel(ctx)
