@@ -222,7 +222,8 @@ func (s *Server) Serve(lis net.Listener) error {
 // register claims the worker's host at the RM; the registration then keeps itself
 // alive in the background.
 func (s *Server) register(addr string) error {
-	client, err := rm.NewClient(s.cfg.ResourceManager, rm.WithLogger(s.log), rm.WithDialOptions(s.dialOptions()...))
+	client, err := rm.NewClient(s.cfg.ResourceManager, rm.WithLogger(s.log), rm.WithSecurity(s.cfg.Security),
+		rm.WithKeepalive(s.cfg.KeepaliveInterval, s.cfg.KeepaliveTimeout), rm.WithDialOptions(s.cfg.DialOptions...))
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,8 @@ type Keepalive struct {
 	Timeout  time.Duration
 }
 
-func (k Keepalive) withDefaults() Keepalive {
+// WithDefaults returns k with its zero fields set to the defaults.
+func (k Keepalive) WithDefaults() Keepalive {
 	if k.Interval <= 0 {
 		k.Interval = DefaultKeepaliveInterval
 	}
@@ -38,10 +39,13 @@ func (k Keepalive) withDefaults() Keepalive {
 }
 
 // ServerOptions pings clients (a server may ping as often as every second)
-// and lets them ping as often as grpc-go clients can.
+// and lets them ping as often as grpc-go clients can. A connection that has not
+// finished its HTTP/2 handshake after Interval+Timeout is closed (grpc-go
+// waits 120s, and its Stop waits for such connections).
 func (k Keepalive) ServerOptions() []grpc.ServerOption {
-	k = k.withDefaults()
+	k = k.WithDefaults()
 	return []grpc.ServerOption{
+		grpc.ConnectionTimeout(k.Interval + k.Timeout),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: k.Interval, Timeout: k.Timeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: min(minClientPing, k.Interval) / 2, PermitWithoutStream: true}),
 	}
@@ -50,7 +54,7 @@ func (k Keepalive) ServerOptions() []grpc.ServerOption {
 // DialOptions pings the server, also while no call is open. grpc-go raises an
 // interval under 10s to 10s.
 func (k Keepalive) DialOptions() []grpc.DialOption {
-	k = k.withDefaults()
+	k = k.WithDefaults()
 	return []grpc.DialOption{grpc.WithKeepaliveParams(keepalive.ClientParameters{
 		Time: max(k.Interval, minClientPing), Timeout: k.Timeout, PermitWithoutStream: true,
 	})}

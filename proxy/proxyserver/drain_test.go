@@ -1,9 +1,6 @@
 package proxyserver_test
 
 import (
-	"io"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/faultnet"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -83,94 +81,19 @@ func TestVanishedClientIsFreed(t *testing.T) {
 	h := newTCPHarness(t, func(c *proxyserver.Config) {
 		c.KeepaliveInterval, c.KeepaliveTimeout = time.Second, time.Second
 	})
-	path := newFreezableProxy(t, h.addr)
+	path, err := faultnet.Listen(h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer path.Close()
 	viaPath := *h
-	viaPath.addr = path.addr
+	viaPath.addr = path.Addr()
 	client := viaPath.from(t, "127.0.0.1")
 	s := client.session(t)
 	s.makeArray(1, iota32(1<<18), ifrt.F32, ifrt.Shape{1 << 18}, h.single(0))
 	if a, _ := h.backend.Live(); a != 1 {
 		t.Fatalf("the backend holds %d arrays, want 1", a)
 	}
-	path.freeze() // packets stop, the sockets stay open: no FIN, no RST
+	path.Freeze() // packets stop, the sockets stay open: no FIN, no RST
 	h.expectFreed(t)
 }
-
-// freezableProxy forwards TCP connections to a target until freeze, after which
-// it forwards nothing but keeps every socket open, as a network path that died
-// without either end noticing.
-type freezableProxy struct {
-	addr   string
-	mu     sync.Mutex
-	frozen chan struct{}
-}
-
-func newFreezableProxy(t *testing.T, target string) *freezableProxy {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &freezableProxy{addr: lis.Addr().String(), frozen: make(chan struct{})}
-	var conns []net.Conn
-	var mu sync.Mutex
-	t.Cleanup(func() {
-		lis.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	go func() {
-		for {
-			in, err := lis.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			go p.pipe(out, in)
-			go p.pipe(in, out)
-		}
-	}()
-	return p
-}
-
-func (p *freezableProxy) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		select {
-		case <-p.frozen:
-			io.Copy(io.Discard, src) // swallow everything from now on
-			return
-		default:
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (p *freezableProxy) freeze() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	select {
-	case <-p.frozen:
-	default:
-		close(p.frozen)
-	}
-}
-

@@ -80,7 +80,9 @@ func newHarnessOn(t testing.TB, mod func(*proxyserver.Config), tcp bool) *harnes
 		}
 		addr = lis.Addr().String()
 		target = addr
-		dialer = grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, "tcp", a) })
+		dialer = grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", a)
+		})
 	} else {
 		bl := bufconn.Listen(1 << 20)
 		lis = bl
