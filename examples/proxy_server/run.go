@@ -10,22 +10,18 @@ import (
 	"maps"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/openpathways/pathways"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/serverflags"
 	"github.com/openpathways/pathways/internal/xlaflags"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 )
 
-const (
-	defaultPort     = 29000
-	shutdownTimeout = 30 * time.Second
-)
+const defaultPort = 29000
 
 var errUsage = errors.New("usage")
 
@@ -36,10 +32,14 @@ type config struct {
 	elastic       int
 	virtualSlices []rm.InstanceType
 	xla           xlaflags.Flags
+	common        serverflags.Common
+	security      rm.Security
+	limits        serverflags.Limits
 }
 
-// parse reads the command line; --xla_* flags are taken out first.
-func parse(args []string, stderr io.Writer) (config, error) {
+// parse reads the command line and the environment; --xla_* flags are taken
+// out first.
+func parse(args []string, env func(string) string, stderr io.Writer) (config, error) {
 	var c config
 	xla, rest, err := xlaflags.Split(args)
 	if err != nil {
@@ -56,6 +56,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&elastic, "num_elastic_instances", 0, "how many slices may be lost at once while the session goes on")
 	fs.IntVar(&elasticAlias, "num_elastic_slices", 0, "alias of --num_elastic_instances")
 	fs.StringVar(&virtual, "virtual_slices", "", "the slices wanted, one <kind>:<topology> per slice, comma-separated")
+	c.common.Register(fs)
+	c.limits.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage of proxy_server (and any --xla_<name>=<value>):\n")
 		fs.PrintDefaults()
@@ -71,6 +73,15 @@ func parse(args []string, stderr io.Writer) (config, error) {
 
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
+	}
+	if err := c.common.Check(); err != nil {
+		return c, err
+	}
+	if err := c.limits.Check(); err != nil {
+		return c, err
+	}
+	if c.security, err = c.common.Security(envconfig.Lookup(env)); err != nil {
+		return c, err
 	}
 	if c.rmAddress == "" {
 		return c, fmt.Errorf("--resource_manager_address is required (the resource manager's host:port, e.g. localhost:29001)")
@@ -109,22 +120,26 @@ func parse(args []string, stderr io.Writer) (config, error) {
 // run is the whole program: it connects to the cluster, serves until ctx ends,
 // then shuts down gracefully.
 func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
-	_ = env // the proxy server reads no variables of its own
-	c, err := parse(args, stderr)
+	c, err := parse(args, env, stderr)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if !c.security.Enabled() {
+		log.Warn("the cluster is not authenticated: whoever reaches the resource manager or a worker can join or read the cluster; set --cluster_token_file or --tls_cert (see docs/security.md)")
+	}
 	log.Info("proxy server starting", "resource_manager", c.rmAddress, "num_elastic_instances", c.elastic,
 		"virtual_slices", len(c.virtualSlices), "xla_flags", c.xla.String(), "gcs_scratch_location", c.scratch.String())
 
-	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	lis, err := c.common.Listen(c.port)
 	if err != nil {
 		return err
 	}
 	defer lis.Close()
 	log.Info("waiting for every slice of the cluster", "resource_manager", c.rmAddress)
-	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic))
+	interval, timeout := c.common.Keepalive()
+	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic),
+		pathways.WithSecurity(c.security), pathways.WithKeepalive(interval, timeout))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting
@@ -140,7 +155,10 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	for _, s := range sliceIndices(client) {
 		log.Info(fmt.Sprintf("Transition slice %d: unplaced -> placed", s), "slice", s)
 	}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: xlaflags.Wrap(client, c.xla), Logger: log})
+	srv, err := proxyserver.New(proxyserver.Config{
+		Backend: xlaflags.Wrap(client, c.xla), Logger: log, Limits: c.limits.Proxy(),
+		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
+	})
 	if err != nil {
 		return err
 	}
@@ -159,10 +177,11 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 			return err
 		case <-failed:
 			failed = nil
-			log.Error("the session has failed; every request fails until the proxy server restarts", "error", client.Err())
+			srv.SetServing(false) // tells an orchestrator probing the health service
+			log.Error("the session has failed; every request fails until the proxy server restarts; the health service reports NOT_SERVING", "error", client.Err())
 		case <-ctx.Done():
 			log.Info("shutting down", "cause", context.Cause(ctx))
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			sctx, cancel := context.WithTimeout(context.Background(), c.common.DrainTimeout)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil {
 				log.Warn("graceful shutdown cut short", "error", err)
