@@ -243,7 +243,7 @@ func (s *session) makeArrayFromHostBuffer(o *op, r *proxypb.MakeArrayFromHostBuf
 
 func (s *session) checkBufferSize(n int64) error {
 	if n > s.srv.cfg.MaxHostBufferSize {
-		return ifrt.Errorf(ifrt.ResourceExhausted, "a host buffer of %d bytes exceeds the server's limit of %d", n, s.srv.cfg.MaxHostBufferSize)
+		return ifrt.Errorf(ifrt.ResourceExhausted, "a host buffer of %d bytes exceeds the server's limit of %d bytes for one host buffer (Config.MaxHostBufferSize)", n, s.srv.cfg.MaxHostBufferSize)
 	}
 	return nil
 }
