@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -96,8 +97,10 @@ func TestFrozenWorkerWithTheRMDown(t *testing.T) {
 	}
 	pc.rm.Close()
 	pc.paths[0].Freeze()
-	if _, err := putOn(ctx, pc.client, 0); !errors.Is(err, ifrt.ErrDataLoss) {
-		t.Errorf("a transfer to the frozen worker: %v, want DATA_LOSS", err)
+	// The client's own check finds it (grpc-go's keepalive would, after 10s at
+	// the least).
+	if _, err := putOn(ctx, pc.client, 0); !errors.Is(err, ifrt.ErrDataLoss) || !strings.Contains(err.Error(), "did not answer") {
+		t.Errorf("a transfer to the frozen worker: %v, want DATA_LOSS from the liveness check", err)
 	}
 	if _, err := putOn(ctx, pc.client, 1); err != nil {
 		t.Errorf("a transfer to the other worker: %v", err)
@@ -212,6 +215,23 @@ func waitNotServing(t *testing.T, ctx context.Context, rmAddr string, slice int)
 	})
 }
 
+// stillLive reports an error unless the RM lists the worker of a slice as live.
+func stillLive(ctx context.Context, rmAddr string, slice int) error {
+	rmc, err := rm.NewClient(rmAddr, rm.WithLogger(quietLogger()))
+	if err != nil {
+		return err
+	}
+	defer rmc.Close()
+	view, err := rmc.Cluster(ctx)
+	if err != nil {
+		return err
+	}
+	if st := view.Workers[slice].State; st != rm.StateLive {
+		return errors.New("the RM lists the worker as " + st.String())
+	}
+	return nil
+}
+
 // TestWorkerShutdownFinishesTheStepInFlight: SIGTERM to a worker failed the step
 // in flight with DATA_LOSS (the worker left the RM first). It now finishes what
 // is in progress, then leaves.
@@ -239,6 +259,10 @@ func TestWorkerShutdownFinishesTheStepInFlight(t *testing.T) {
 	stopped := make(chan error, 1)
 	go func() { stopped <- w.Shutdown(ctx) }()
 	waitNotServing(t, ctx, l.RMAddress, 0)
+	// Draining, the worker is still registered: the step goes on.
+	if err := stillLive(ctx, l.RMAddress, 0); err != nil {
+		t.Errorf("while the worker drains: %v", err)
+	}
 	close(gate.release)
 	if err := <-put; err != nil {
 		t.Errorf("the transfer in flight when the worker was told to stop: %v", err)
