@@ -96,7 +96,7 @@ func startHostileCluster(t *testing.T, ctx context.Context) *hostileCluster {
 	return h
 }
 
-// readyLine waits for the line containing prefix and returns it.
+// readyLine waits for the line of p's output containing prefix and returns it.
 func (p *proc) readyLine(t *testing.T, ctx context.Context, prefix string) string {
 	t.Helper()
 	for {

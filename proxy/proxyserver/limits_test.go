@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,7 +53,7 @@ func TestCopyToHostBufferStridesCannotInflate(t *testing.T) {
 	// Strides that reorder without gaps still work (column-major f32[2,2]).
 	s.makeArray(3, f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{2, 2}, h.single(0))
 	got, err := s.fetch(3, 4, []int64{4, 8})
-	if err != nil || !equalF32(f32s(got), []float32{1, 3, 2, 4}) {
+	if err != nil || !slices.Equal(f32s(got), []float32{1, 3, 2, 4}) {
 		t.Errorf("column-major read = %v, %v", f32s(got), err)
 	}
 	alive(t, s)
@@ -247,15 +248,3 @@ func TestRequestsInFlightAreBounded(t *testing.T) {
 }
 
 func errorsIsCode(err error, c codes.Code) bool { return grpcstatus.Code(err) == c }
-
-func equalF32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

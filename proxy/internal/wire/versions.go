@@ -75,27 +75,27 @@ func NegotiateVersion(min, max *proxypb.IfrtProxyVersion) (*proxypb.IfrtProxyVer
 	if min == nil || max == nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: GetVersion request lacks min_version or max_version")
 	}
-	lo, hi := min.GetProtocolVersion(), max.GetProtocolVersion()
-	v := int32(ProtocolMax)
-	if hi < v {
-		v = hi
+	v, err := choose("protocol", min.GetProtocolVersion(), max.GetProtocolVersion(), ProtocolMin, ProtocolMax)
+	if err != nil {
+		return nil, err
 	}
-	if lo > hi || v < lo || v < ProtocolMin {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument,
-			"IFRT Proxy client and server failed to agree on the protocol version; client supports [%d, %d], server supports [%d, %d]",
-			lo, hi, ProtocolMin, ProtocolMax)
-	}
-	slo, shi := min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber()
-	s := int32(SerDesMax)
-	if shi < s {
-		s = shi
-	}
-	if slo > shi || s < slo || s < SerDesMin {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument,
-			"IFRT Proxy client and server failed to agree on the IFRT SerDes version; client supports [%d, %d], server supports [%d, %d]",
-			slo, shi, SerDesMin, SerDesMax)
+	s, err := choose("IFRT SerDes", min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber(), SerDesMin, SerDesMax)
+	if err != nil {
+		return nil, err
 	}
 	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: s}, nil
+}
+
+// choose picks the newest version in both [lo, hi] (the client's) and
+// [serverMin, serverMax].
+func choose(what string, lo, hi, serverMin, serverMax int32) (int32, error) {
+	v := min(hi, serverMax)
+	if lo > hi || v < lo || v < serverMin {
+		return 0, ifrt.Errorf(ifrt.InvalidArgument,
+			"IFRT Proxy client and server failed to agree on the %s version; client supports [%d, %d], server supports [%d, %d]",
+			what, lo, hi, serverMin, serverMax)
+	}
+	return v, nil
 }
 
 // StatusPolledWithCheckFuture reports whether, at protocol version v, the
