@@ -95,6 +95,9 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 		if err := l.up(ctx, w.Address, l.c.dialOpts); err != nil {
 			return false, err
 		}
+		if l.c.closed.Load() {
+			l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
+		}
 		return true, nil
 	}
 	return true, errors.New("the resource manager does not know the host")

@@ -377,7 +377,8 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 
 // assembleShards makes one array of MakeArraysFromHostBufferShards: once every
 // host buffer of it has arrived, it reserves the dense array's bytes against
-// the host-buffer limits and copies the buffers into it.
+// the server's host-buffer budget (the session's holds its shards already, and
+// planning checked the array against it) and copies the buffers into it.
 func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Array, error) {
 	spec := ss.spec
 	bufs := make([][]byte, len(ss.shards))
@@ -393,7 +394,7 @@ func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Arra
 		bufs[i] = data
 	}
 	n, _ := spec.Shape.ByteSize(spec.DType)
-	res, err := reserveAll(n, s.hostBytes, s.srv.hostBytes)
+	res, err := reserveAll(n, s.srv.hostBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,9 @@ type Limits struct {
 	// arrives), stored, or made by CopyToHostBuffer and not yet deleted
 	// (max_session_host_buffer_bytes). Default half the machine's memory.
 	MaxSessionHostBufferBytes int64
-	// MaxHostBufferBytes bounds the host-buffer bytes of all sessions together
-	// (max_host_buffer_bytes). Default half the machine's memory.
+	// MaxHostBufferBytes bounds the host-buffer bytes of all sessions together,
+	// including the arrays that MakeArraysFromHostBufferShards assembles from
+	// them (max_host_buffer_bytes). Default the machine's memory.
 	MaxHostBufferBytes int64
 	// MaxSessionLiveBytes bounds the bytes (dense size) of the arrays one session
 	// holds on the backend (max_session_live_bytes). A request that would make
@@ -68,7 +69,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxSessionHostBufferBytes = mem / 2
 	}
 	if l.MaxHostBufferBytes == 0 {
-		l.MaxHostBufferBytes = mem / 2
+		l.MaxHostBufferBytes = mem
 	}
 	if l.MaxSessionLiveBytes == 0 {
 		l.MaxSessionLiveBytes = NoLimit
@@ -82,8 +83,8 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// DefaultHostBufferBytes is the default of MaxSessionHostBufferBytes and
-// MaxHostBufferBytes on this machine: half its memory.
+// DefaultHostBufferBytes is the default of MaxSessionHostBufferBytes on this
+// machine: half its memory (MaxHostBufferBytes defaults to all of it).
 func DefaultHostBufferBytes() int64 { return hostMemory() / 2 }
 
 // budget is a count (bytes, calls) bounded by a limit and shared by concurrent

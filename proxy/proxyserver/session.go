@@ -476,9 +476,8 @@ func (s *session) drop(a ifrt.Array) {
 	}
 }
 
-// forget stops holding a, whatever its references, and returns whether the
-// session held it.
-func (s *session) forget(a ifrt.Array) bool {
+// forget stops holding a, whatever its references (it was deleted).
+func (s *session) forget(a ifrt.Array) {
 	s.mu.Lock()
 	_, ok := s.live[a]
 	delete(s.live, a)
@@ -486,7 +485,6 @@ func (s *session) forget(a ifrt.Array) bool {
 	if ok {
 		s.liveBytes.release(arrayBytes(a))
 	}
-	return ok
 }
 
 // checkLive fails with RESOURCE_EXHAUSTED when n more bytes of arrays would pass
