@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -59,4 +60,5 @@ func TestGatherPiecesAreBounded(t *testing.T) {
 	if err := gather(&workerpb.Piece{Array: own, Domain: dom(0, 4)}); err != nil {
 		t.Errorf("a good piece: %v", err)
 	}
+	runtime.KeepAlive(a) // an unreachable proxy array is destructed on the server
 }
