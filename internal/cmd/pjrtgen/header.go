@@ -116,7 +116,8 @@ func braced(s string) (string, bool) {
 }
 
 // members returns the names of the members declared at the top level of a
-// struct body, in order. Nested bodies (anonymous unions) are skipped.
+// struct body, in order. An anonymous union ends in "}", so it has no name and
+// is left out.
 func members(body string) []string {
 	var out []string
 	depth, start := 0, 0
@@ -132,9 +133,6 @@ func members(body string) []string {
 			}
 			decl := strings.TrimSpace(body[start:i])
 			start = i + 1
-			if strings.Contains(decl, "}") { // anonymous union or struct
-				continue
-			}
 			if m := funcPtrName.FindStringSubmatch(decl); m != nil {
 				out = append(out, m[1])
 			} else if m := identAtEnd.FindStringSubmatch(decl); m != nil {
