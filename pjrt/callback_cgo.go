@@ -17,7 +17,7 @@ import "runtime/cgo"
 //export pjrtGoEventReady
 func pjrtGoEventReady(handle C.uintptr_t, err *C.PJRT_Error) {
 	h := cgo.Handle(handle)
-	t := h.Value().(readyTarget)
+	st := h.Value().(*eventState)
 	h.Delete()
-	t.st.fire(t.api.err(err))
+	st.fire(st.api.err(err))
 }

@@ -180,17 +180,10 @@ func (a *capi) awaitEvent(e unsafe.Pointer) error {
 	return a.callEventAwait(&args)
 }
 
-// readyTarget is what a PJRT_Event_OnReady callback reaches through its cgo
-// handle: the plugin that converts the event's error, and the state to fire.
-type readyTarget struct {
-	api *capi
-	st  *eventState
-}
-
 // onReady arranges for st.fire to run once e is ready (possibly before onReady
 // returns), through pjrtGoEventReady.
 func (a *capi) onReady(e unsafe.Pointer, st *eventState) error {
-	h := cgo.NewHandle(readyTarget{api: a, st: st})
+	h := cgo.NewHandle(st)
 	var args C.PJRT_Event_OnReady_Args
 	args.event = (*C.PJRT_Event)(e)
 	args = C.pjrt_on_ready_args(args, C.uintptr_t(h))
