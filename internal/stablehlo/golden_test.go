@@ -88,49 +88,55 @@ func TestGoldenCorpus(t *testing.T) {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			src, err := os.ReadFile(filepath.Join(goldenDir, name+".mlir"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := Parse(src)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			var args []*Tensor
-			for i, in := range c.Inputs {
-				a, err := in.tensor()
-				if err != nil {
-					t.Fatalf("input %d: %v", i, err)
-				}
-				args = append(args, a)
-			}
-			got, err := m.Run(context.Background(), args)
-			if reason, ok := goldenUnsupported[name]; ok {
-				if !m.UsesCollectives() {
-					t.Errorf("UsesCollectives() = false for %s", reason)
-				}
-				var e *Error
-				if !errors.As(err, &e) || e.Code() != Unimplemented {
-					t.Fatalf("Run error = %v, want Unimplemented (%s)", err, reason)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if len(got) != len(c.Outputs) {
-				t.Fatalf("got %d outputs, want %d", len(got), len(c.Outputs))
-			}
-			for i, o := range c.Outputs {
-				want, err := o.tensor()
-				if err != nil {
-					t.Fatalf("output %d: %v", i, err)
-				}
-				if msg := compareTensors(got[i], want, c.RTol, c.ATol); msg != "" {
-					t.Errorf("output %d: %s", i, msg)
-				}
-			}
+			checkGoldenCase(t, goldenDir, c)
 		})
+	}
+}
+
+// checkGoldenCase runs the program of c (dir/NAME.mlir) in the interpreter and
+// compares its outputs with c's.
+func checkGoldenCase(t *testing.T, dir string, c goldenCase) {
+	src, err := os.ReadFile(filepath.Join(dir, c.Name+".mlir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(src)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	var args []*Tensor
+	for i, in := range c.Inputs {
+		a, err := in.tensor()
+		if err != nil {
+			t.Fatalf("input %d: %v", i, err)
+		}
+		args = append(args, a)
+	}
+	got, err := m.Run(context.Background(), args)
+	if reason, ok := goldenUnsupported[c.Name]; ok {
+		if !m.UsesCollectives() {
+			t.Errorf("UsesCollectives() = false for %s", reason)
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code() != Unimplemented {
+			t.Fatalf("Run error = %v, want Unimplemented (%s)", err, reason)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(got) != len(c.Outputs) {
+		t.Fatalf("got %d outputs, want %d", len(got), len(c.Outputs))
+	}
+	for i, o := range c.Outputs {
+		want, err := o.tensor()
+		if err != nil {
+			t.Fatalf("output %d: %v", i, err)
+		}
+		if msg := compareTensors(got[i], want, c.RTol, c.ATol); msg != "" {
+			t.Errorf("output %d: %s", i, msg)
+		}
 	}
 }
 
