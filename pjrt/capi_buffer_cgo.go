@@ -33,7 +33,10 @@ func (a *capi) bufferFromHost(c unsafe.Pointer, data unsafe.Pointer, t BufferTyp
 	args.host_buffer_semantics = C.PJRT_HostBufferSemantics(sem)
 	args.device = (*C.PJRT_Device)(dev)
 	args.memory = (*C.PJRT_Memory)(mem)
-	if err := a.callClientBufferFromHostBuffer(&args); err != nil {
+	err = a.callClientBufferFromHostBuffer(&args)
+	runtime.KeepAlive(dims)
+	runtime.KeepAlive(strides)
+	if err != nil {
 		return nil, nil, err
 	}
 	done = unsafe.Pointer(args.done_with_host_buffer)

@@ -294,7 +294,9 @@ func (a *capi) compileForTopology(t, client unsafe.Pointer, code []byte, format 
 	args.compile_options = (*C.char)(base(opts))
 	args.compile_options_size = C.size_t(len(opts))
 	args.client = (*C.PJRT_Client)(client)
-	if err := a.callCompile(&args); err != nil {
+	err := a.callCompile(&args)
+	runtime.KeepAlive(opts)
+	if err != nil {
 		return nil, err
 	}
 	return unsafe.Pointer(args.executable), nil
@@ -308,7 +310,9 @@ func (a *capi) compile(c unsafe.Pointer, code []byte, format string, opts []byte
 	args.program = program(&pin, code, format)
 	args.compile_options = (*C.char)(base(opts))
 	args.compile_options_size = C.size_t(len(opts))
-	if err := a.callClientCompile(&args); err != nil {
+	err := a.callClientCompile(&args)
+	runtime.KeepAlive(opts)
+	if err != nil {
 		return nil, err
 	}
 	return unsafe.Pointer(args.executable), nil
@@ -319,7 +323,9 @@ func (a *capi) deserializeAndLoad(c unsafe.Pointer, data []byte) (unsafe.Pointer
 	args.client = (*C.PJRT_Client)(c)
 	args.serialized_executable = (*C.char)(base(data))
 	args.serialized_executable_size = C.size_t(len(data))
-	if err := a.callExecutableDeserializeAndLoad(&args); err != nil {
+	err := a.callExecutableDeserializeAndLoad(&args)
+	runtime.KeepAlive(data)
+	if err != nil {
 		return nil, err
 	}
 	return unsafe.Pointer(args.loaded_executable), nil
