@@ -67,6 +67,9 @@ type link struct {
 	c   *Client
 
 	redialing atomic.Bool // a redial loop runs (see redial)
+	// stopRedial ends the redial loop; the RM's watch calls it when it knows
+	// better (a worker at a new address, or the worker lost). Guarded by mu.
+	stopRedial context.CancelFunc
 	dialMu    sync.Mutex  // serializes up
 
 	mu      sync.Mutex

@@ -161,6 +161,7 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
 		if l == nil {
 			continue
 		}
+		l.cancelRedial() // the RM's word replaces the link's own guess
 		switch w.State {
 		case rm.StateLive:
 			if err := l.up(ctx, w.Address, c.dialOpts); err != nil {

@@ -57,14 +57,19 @@ func (l *link) redial() {
 	if !l.redialing.CompareAndSwap(false, true) {
 		return
 	}
+	loop, stop := context.WithCancel(context.Background())
+	l.mu.Lock()
+	l.stopRedial = stop
+	l.mu.Unlock()
 	go func() {
 		defer l.redialing.Store(false)
+		defer stop()
 		wait := 100 * time.Millisecond
-		for !l.c.closed.Load() {
+		for !l.c.closed.Load() && loop.Err() == nil {
 			if _, _, _, err := l.session(); err == nil {
 				return // up again (the RM's watch may have brought it back)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(loop, 10*time.Second)
 			done, err := l.redialOnce(ctx)
 			cancel()
 			if done {
@@ -73,10 +78,23 @@ func (l *link) redial() {
 			if err != nil {
 				l.log.Debug("pathways: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
 			}
-			time.Sleep(wait)
+			select {
+			case <-time.After(wait):
+			case <-loop.Done():
+			}
 			wait = min(2*wait, 5*time.Second)
 		}
 	}()
+}
+
+// cancelRedial ends a redial loop in progress, which may be dialling an
+// address the RM no longer lists (a killed worker it has not noticed yet).
+func (l *link) cancelRedial() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopRedial != nil {
+		l.stopRedial()
+	}
 }
 
 // redialOnce makes one attempt; done is true when there is nothing more to do.
