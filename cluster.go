@@ -70,7 +70,7 @@ type link struct {
 	// stopRedial ends the redial loop; the RM's watch calls it when it knows
 	// better (a worker at a new address, or the worker lost). Guarded by mu.
 	stopRedial context.CancelFunc
-	dialMu    sync.Mutex  // serializes up
+	dialMu     sync.Mutex // serializes up
 
 	mu      sync.Mutex
 	gen     uint64
