@@ -322,6 +322,17 @@ func (a *Attr) Ints() ([]int64, bool) {
 		}
 		return out, true
 	case AttrDense:
+		if a.denseHex != nil { // from bytecode
+			arr, err := denseArray(a, a.Type)
+			if err != nil || !a.Type.Elem.isInt() {
+				return nil, false
+			}
+			out := make([]int64, arr.size())
+			for i := range out {
+				out[i] = arr.intAt(i)
+			}
+			return out, true
+		}
 		out := make([]int64, 0, len(a.denseLits))
 		for _, s := range a.denseLits {
 			v, err := parseIntLiteral(s)
