@@ -12,61 +12,89 @@ const (
 )
 
 // valueScope numbers the values of one isolated-from-above region tree:
-// operands refer to values by their index in definition order. A use before
-// the definition gets a placeholder that the definition fills in.
+// operands refer to values by their index in definition order, each region
+// reserving a range of indices. A use before the definition gets a
+// placeholder that the definition fills in. Storage grows with the values
+// actually seen, not with the (untrusted) reserved counts.
 type valueScope struct {
 	values  []*Value
 	defined []bool
-	next    []int // next index to define, per open region
-	pending int   // placeholders not yet defined
+	regions []valueRange // open regions, innermost last
+	pending int          // placeholders not yet defined
+}
+
+type valueRange struct{ base, next, end int }
+
+func (s *valueScope) end() int {
+	if len(s.regions) == 0 {
+		return 0
+	}
+	return s.regions[len(s.regions)-1].end
 }
 
 func (s *valueScope) push(n int) {
-	s.next = append(s.next, len(s.values))
-	s.values = append(s.values, make([]*Value, n)...)
-	s.defined = append(s.defined, make([]bool, n)...)
+	e := s.end()
+	s.regions = append(s.regions, valueRange{base: e, next: e, end: e + n})
 }
 
-func (s *valueScope) pop(n int) {
-	s.values = s.values[:len(s.values)-n]
-	s.defined = s.defined[:len(s.defined)-n]
-	s.next = s.next[:len(s.next)-1]
+func (s *valueScope) pop() {
+	r := s.regions[len(s.regions)-1]
+	s.regions = s.regions[:len(s.regions)-1]
+	if len(s.values) > r.base {
+		s.values, s.defined = s.values[:r.base], s.defined[:r.base]
+	}
+}
+
+// slot returns the storage of value index i, growing it as needed.
+func (s *valueScope) slot(i int) **Value {
+	for len(s.values) <= i {
+		s.values = append(s.values, nil)
+		s.defined = append(s.defined, false)
+	}
+	return &s.values[i]
 }
 
 // define assigns the next indices of the innermost region to vals.
 func (s *valueScope) define(d *decoder, vals []*Value) {
-	if len(s.next) == 0 {
-		d.fail("values defined outside of any region")
+	if len(s.regions) == 0 {
+		if len(vals) > 0 {
+			d.fail("values defined outside of any region")
+		}
+		return
 	}
-	id := s.next[len(s.next)-1]
-	if id+len(vals) > len(s.values) {
-		d.fail("%d values defined, more than the region declared", id+len(vals))
+	r := &s.regions[len(s.regions)-1]
+	if r.next+len(vals) > r.end {
+		d.fail("%d values defined in a region that declared %d", r.next+len(vals)-r.base, r.end-r.base)
 	}
 	for i, v := range vals {
-		if old := s.values[id+i]; old != nil && !s.defined[id+i] {
+		id := r.next + i
+		p := s.slot(id)
+		if old := *p; old != nil && !s.defined[id] {
 			*old = *v // fill the placeholder so earlier uses see the definition
 			vals[i] = old
 			s.pending--
 		}
-		s.values[id+i] = vals[i]
-		s.defined[id+i] = true
+		*p = vals[i]
+		s.defined[id] = true
 	}
-	s.next[len(s.next)-1] = id + len(vals)
+	r.next += len(vals)
 }
 
 func (s *valueScope) use(d *decoder) *Value {
-	i := d.index(len(s.values), "value")
-	if s.values[i] == nil {
-		s.values[i] = &Value{}
+	i := d.index(s.end(), "value")
+	p := s.slot(i)
+	if *p == nil {
+		*p = &Value{}
 		s.pending++
 	}
-	return s.values[i]
+	return *p
 }
 
 type irReader struct {
 	f      *file
 	scopes []*valueScope
 	depth  int
+	size   int // of the IR section: every value takes at least a byte of it
 }
 
 func (r *irReader) scope() *valueScope { return r.scopes[len(r.scopes)-1] }
@@ -74,8 +102,7 @@ func (r *irReader) scope() *valueScope { return r.scopes[len(r.scopes)-1] }
 // readIR reads the IR section: one block without a region header whose ops
 // are the file's top-level operations.
 func (f *file) readIR(d *decoder) []*Operation {
-	r := &irReader{f: f, scopes: []*valueScope{{}}}
-	r.scope().push(0)
+	r := &irReader{f: f, scopes: []*valueScope{{}}, size: len(d.data)}
 	b := &Block{}
 	nOps := r.blockHeader(d, b)
 	r.blockOps(d, b, nOps, nil)
@@ -245,10 +272,10 @@ func (r *irReader) region(d *decoder) *Region {
 	}
 	at := d.off()
 	nValues := d.varint()
-	if nValues > uint64(d.remaining()) {
-		fail(at, InvalidArgument, "region of %d values does not fit in %d bytes", nValues, d.remaining())
-	}
 	s := r.scope()
+	if nValues > uint64(d.remaining()) || uint64(s.end())+nValues > uint64(r.size) {
+		fail(at, InvalidArgument, "region of %d values does not fit in the IR section", nValues)
+	}
 	s.push(int(nValues))
 	reg.Blocks = make([]*Block, nBlocks)
 	for i := range reg.Blocks {
@@ -258,7 +285,7 @@ func (r *irReader) region(d *decoder) *Region {
 		n := r.blockHeader(d, b)
 		r.blockOps(d, b, n, reg.Blocks)
 	}
-	s.pop(int(nValues))
+	s.pop()
 	return reg
 }
 

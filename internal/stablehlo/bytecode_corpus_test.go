@@ -21,8 +21,18 @@ import (
 // expands some CHLO ops into StableHLO before writing the artifact (others
 // it keeps as composites, which read back as the op); for programs with such
 // an op only the signatures can match.
-func TestBytecodeCorpus(t *testing.T) {
-	cases := loadGolden(t, goldenDir)
+func TestBytecodeCorpus(t *testing.T) { testBytecodeDir(t, goldenDir, 80) }
+
+// TestBytecodeJAX012 does the same for programs of the same generator run
+// with jax and jaxlib 0.12.0.1, whose artifacts target StableHLO 1.16.3
+// (testdata/jax0.12/README.md).
+func TestBytecodeJAX012(t *testing.T) { testBytecodeDir(t, "testdata/jax0.12", 10) }
+
+func testBytecodeDir(t *testing.T, dir string, atLeast int) {
+	cases := loadGolden(t, dir)
+	if len(cases) < atLeast {
+		t.Fatalf("%s has %d programs, want at least %d", dir, len(cases), atLeast)
+	}
 	names := make([]string, 0, len(cases))
 	for n := range cases {
 		names = append(names, n)
@@ -32,8 +42,8 @@ func TestBytecodeCorpus(t *testing.T) {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			text := readFile(t, filepath.Join(goldenDir, name+".mlir"))
-			bc, err := os.ReadFile(filepath.Join(goldenDir, name+".mlirbc"))
+			text := readFile(t, filepath.Join(dir, name+".mlir"))
+			bc, err := os.ReadFile(filepath.Join(dir, name+".mlirbc"))
 			if err != nil {
 				t.Fatalf("%v (scripts/gen_stablehlo_corpus.py writes the .mlirbc twin of every program)", err)
 			}

@@ -217,6 +217,7 @@ var canonDefaults = map[string]map[string]string{
 	"convolution":        {"feature_group_count": "1", "batch_group_count": "1"},
 	"reduce_window":      {},
 	"select_and_scatter": {},
+	"chlo.top_k":         {"is_stable": "true"}, // jaxlib 0.12 spells it out in the composite
 }
 
 // canonOpAttrs prints op's attributes in one spelling: generic names,

@@ -175,15 +175,45 @@ func (c *bcConverter) convertAttr(op *mlirbc.Operation, a mlirbc.Attribute) *Att
 	case *mlirbc.VHLOEnum:
 		return enumAttr(a.Kind, a.Name)
 	case *mlirbc.VHLOOutputOperandAlias:
-		return &Attr{Kind: AttrDialect, Str: "stablehlo.output_operand_alias", Dict: map[string]*Attr{
-			"output_tuple_indices":  intListAttr(a.OutputTupleIndices),
-			"operand_index":         {Kind: AttrInt, Int: a.OperandIndex},
-			"operand_tuple_indices": intListAttr(a.OperandTupleIndices),
-		}}
+		return dialectAttr("output_operand_alias", map[string]*Attr{"output_tuple_indices": intListAttr(a.OutputTupleIndices),
+			"operand_index": {Kind: AttrInt, Int: a.OperandIndex}, "operand_tuple_indices": intListAttr(a.OperandTupleIndices)})
+	case *mlirbc.VHLOReplicaGroupMeshAxes:
+		return dialectAttr("replica_group_mesh_axes", map[string]*Attr{"mesh": c.symbol(op, a.Mesh), "axes": c.convertAttr(op, a.Axes)})
+	case *mlirbc.VHLOAxisRef:
+		fields := map[string]*Attr{"name": c.convertAttr(op, a.Name)}
+		if a.SubAxis != nil {
+			fields["sub_axis_info"] = c.convertAttr(op, a.SubAxis)
+		}
+		return dialectAttr("axis_ref", fields)
+	case *mlirbc.VHLOSubAxisInfo:
+		return dialectAttr("sub_axis_info", map[string]*Attr{"pre_size": {Kind: AttrInt, Int: a.PreSize}, "size": {Kind: AttrInt, Int: a.Size}})
+	case *mlirbc.VHLOMeshAxis:
+		return dialectAttr("mesh_axis", map[string]*Attr{"name": c.convertAttr(op, a.Name), "size": {Kind: AttrInt, Int: a.Size}})
+	case *mlirbc.VHLOMesh:
+		fields := map[string]*Attr{"axes": c.convertAttr(op, a.Axes)}
+		if a.DeviceIDs != nil {
+			fields["device_ids"] = c.convertAttr(op, a.DeviceIDs)
+		}
+		return dialectAttr("mesh", fields)
 	}
 	// Shardy attributes, attributes stored as text and anything else with a
 	// textual form the text parser reads.
 	return c.textAttr(op, a.String())
+}
+
+// dialectAttr builds #stablehlo.kind<field = value, ...> as the text parser
+// reads it.
+func dialectAttr(kind string, fields map[string]*Attr) *Attr {
+	return &Attr{Kind: AttrDialect, Str: "stablehlo." + kind, Dict: fields}
+}
+
+// symbol converts a VHLO string naming a symbol.
+func (c *bcConverter) symbol(op *mlirbc.Operation, a mlirbc.Attribute) *Attr {
+	s, ok := a.(*mlirbc.VHLOString)
+	if !ok {
+		c.fail(op, InvalidArgument, "%s does not name a symbol", a)
+	}
+	return &Attr{Kind: AttrSymbol, Str: s.Value}
 }
 
 // enumAttr builds #stablehlo<kind NAME>, as the text parser reads it.

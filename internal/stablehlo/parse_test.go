@@ -220,32 +220,36 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> { return %a : tensor<2xf32> }`))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		m, err := Parse(src)
-		if err != nil {
-			if code := errorCode(err); code != InvalidArgument && code != Unimplemented {
-				t.Fatalf("parse error with code %d: %v", errorCode(err), err)
-			}
+	f.Fuzz(fuzzParseAndRun)
+}
+
+// fuzzParseAndRun parses src and, if that works, runs @main on zero inputs:
+// neither may panic or fail with Internal.
+func fuzzParseAndRun(t *testing.T, src []byte) {
+	m, err := Parse(src)
+	if err != nil {
+		if code := errorCode(err); code != InvalidArgument && code != Unimplemented {
+			t.Fatalf("parse error with code %d: %v", errorCode(err), err)
+		}
+		return
+	}
+	// Running parsed programs on zero inputs must not panic either;
+	// programs with huge values are skipped to keep the fuzzer fast.
+	if hasLargeValues(m, 1<<16) {
+		return
+	}
+	var args []*Tensor
+	for _, p := range m.Main().Params() {
+		if !p.Type.supported() || p.Type.NumElements() > 1<<16 || p.Type.NumElements() < 0 {
 			return
 		}
-		// Running parsed programs on zero inputs must not panic either;
-		// programs with huge values are skipped to keep the fuzzer fast.
-		if hasLargeValues(m, 1<<16) {
-			return
-		}
-		var args []*Tensor
-		for _, p := range m.Main().Params() {
-			if !p.Type.supported() || p.Type.NumElements() > 1<<16 || p.Type.NumElements() < 0 {
-				return
-			}
-			args = append(args, &Tensor{Type: p.Type, Data: make([]byte, p.Type.NumElements()*int64(p.Type.Elem.ByteSize()))})
-		}
-		ctx, cancel := contextWithShortTimeout()
-		defer cancel()
-		if _, err := m.Run(ctx, args); errorCode(err) == Internal {
-			t.Fatalf("Run: %v", err)
-		}
-	})
+		args = append(args, &Tensor{Type: p.Type, Data: make([]byte, p.Type.NumElements()*int64(p.Type.Elem.ByteSize()))})
+	}
+	ctx, cancel := contextWithShortTimeout()
+	defer cancel()
+	if _, err := m.Run(ctx, args); errorCode(err) == Internal {
+		t.Fatalf("Run: %v", err)
+	}
 }
 
 func hasLargeValues(m *Module, limit int64) bool {
