@@ -12,6 +12,6 @@ fi
 for pkg in $(go list ./...); do
   for fuzz in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "fuzz: $pkg $fuzz" >&2
-    go test -run '^$' -fuzz "^${fuzz}\$" -fuzztime "$fuzztime" "${parallel[@]}" "$pkg"
+    go test -run '^$' -fuzz "^${fuzz}\$" -fuzztime "$fuzztime" ${parallel[@]+"${parallel[@]}"} "$pkg"
   done
 done
