@@ -83,7 +83,7 @@ func (f *file) decode(e *entry, isType bool) {
 	}
 	f.depth++
 	e.state = 1
-	r := &entryReader{decoder: &decoder{data: e.data, base: e.base}, f: f}
+	r := f.reader(e.data, e.base)
 	switch {
 	case !e.custom:
 		text := r.cstring()
@@ -112,6 +112,18 @@ func (f *file) decode(e *entry, isType bool) {
 	}
 	e.state = 2
 	f.depth--
+}
+
+// reader returns an entryReader over data for the current nesting depth;
+// readers are reused, as a depth's reader is done before the next entry at
+// that depth starts.
+func (f *file) reader(data []byte, base int) *entryReader {
+	for len(f.readers) <= f.depth {
+		f.readers = append(f.readers, &entryReader{decoder: &decoder{}, f: f})
+	}
+	r := f.readers[f.depth]
+	*r.decoder = decoder{data: data, base: base}
+	return r
 }
 
 // dialectCodec decodes one dialect's custom attribute and type encodings.

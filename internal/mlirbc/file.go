@@ -52,6 +52,8 @@ type file struct {
 	props            *propertiesTable
 	dialectResources []*Resource
 	depth            int
+	readers          []*entryReader // by depth, see reader
+	arena
 }
 
 type dialectEntry struct {

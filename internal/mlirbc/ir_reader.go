@@ -122,9 +122,11 @@ func (r *irReader) blockHeader(d *decoder, b *Block) int {
 		return int(nOps)
 	}
 	n := d.count("block argument")
-	b.Args = make([]*Value, n)
+	b.Args = r.f.valuePtrs(n)
+	vals := r.f.values(n)
 	for i := range b.Args {
-		v := &Value{Index: i}
+		v := &vals[i]
+		v.Index = i
 		if r.f.version >= versionElideUnknownArgLocs {
 			at := d.off()
 			t, hasLoc := d.varintFlag()
@@ -165,7 +167,8 @@ func (r *irReader) typeRef(d *decoder) Type {
 // op reads one operation and, recursively, its regions. blocks are the
 // blocks of the enclosing region, which successors refer to.
 func (r *irReader) op(d *decoder, blocks []*Block) *Operation {
-	op := &Operation{Offset: d.off()}
+	op := r.f.newOp()
+	op.Offset = d.off()
 	name := &r.f.opNames[d.index(len(r.f.opNames), "operation name")]
 	op.Name, op.Registered = name.name, name.registered
 	mask := d.byte()
@@ -197,13 +200,16 @@ func (r *irReader) op(d *decoder, blocks []*Block) *Operation {
 		}
 	}
 	if mask&opHasResults != 0 {
-		op.Results = make([]*Value, d.count("result"))
+		n := d.count("result")
+		op.Results = r.f.valuePtrs(n)
+		vals := r.f.values(n)
 		for i := range op.Results {
-			op.Results[i] = &Value{Type: r.typeRef(d), Owner: op, Index: i}
+			vals[i] = Value{Type: r.typeRef(d), Owner: op, Index: i}
+			op.Results[i] = &vals[i]
 		}
 	}
 	if mask&opHasOperands != 0 {
-		op.Operands = make([]*Value, d.count("operand"))
+		op.Operands = r.f.valuePtrs(d.count("operand"))
 		for i := range op.Operands {
 			op.Operands[i] = r.scope().use(d)
 		}

@@ -36,18 +36,24 @@ func opProperties(name string) ([]propField, bool) {
 		return f, true
 	}
 	if len(name) > 5 && name[:5] == "vhlo." {
-		attrs, ok := vhloOpAttrs[name[5:]]
-		if !ok {
-			return nil, false
-		}
+		f, ok := vhloProperties[name[5:]]
+		return f, ok
+	}
+	return nil, false
+}
+
+// vhloProperties is vhloOpAttrs as property layouts.
+var vhloProperties = func() map[string][]propField {
+	m := make(map[string][]propField, len(vhloOpAttrs))
+	for op, attrs := range vhloOpAttrs {
 		fields := make([]propField, len(attrs))
 		for i, a := range attrs {
 			fields[i] = propField{name: a}
 		}
-		return fields, true
+		m[op] = fields
 	}
-	return nil, false
-}
+	return m
+}()
 
 var fixedProperties = map[string][]propField{
 	"builtin.module":           {{"sym_name", true}, {"sym_visibility", true}},
@@ -83,7 +89,8 @@ func (f *file) readProps(op *Operation, d *decoder) {
 		op.RawProps = e.data
 		return
 	}
-	r := &entryReader{decoder: &decoder{data: e.data, base: e.base}, f: f}
+	r := f.reader(e.data, e.base)
+	op.Props = f.namedAttrs(len(fields))
 	for _, field := range fields {
 		var a Attribute
 		if field.optional {
