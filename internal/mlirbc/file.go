@@ -53,7 +53,13 @@ type file struct {
 	dialectResources []*Resource
 	depth            int
 	readers          []*entryReader // by depth, see reader
+	numValues        int
 	arena
+}
+
+func (f *file) newValueID() int {
+	f.numValues++
+	return f.numValues - 1
 }
 
 type dialectEntry struct {
@@ -133,6 +139,7 @@ func Read(data []byte) (m *Module, err error) {
 	}
 	f.readAttrTypeOffsets(sections[sectionAttrType], sections[sectionAttrTypeOffset])
 	m.Ops = f.readIR(sections[sectionIR])
+	m.NumValues = f.numValues
 	for _, de := range f.dialects {
 		m.Dialects = append(m.Dialects, Dialect{Name: de.name, Version: de.version})
 	}

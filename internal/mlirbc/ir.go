@@ -7,6 +7,8 @@ type Module struct {
 	Producer string // e.g. "StableHLO_v1.13.7" or "MLIR21.0.0git"
 	Dialects []Dialect
 	Ops      []*Operation
+	// NumValues is the number of values in the module; Value.ID is below it.
+	NumValues int
 }
 
 // Dialect is an entry of the dialect section.
@@ -66,6 +68,7 @@ type Block struct {
 
 // Value is an SSA value: an op result (Owner set) or a block argument.
 type Value struct {
+	ID    int // 0, 1, ... in definition order; see Module.NumValues
 	Type  Type
 	Owner *Operation // nil for block arguments
 	Index int        // result or argument number

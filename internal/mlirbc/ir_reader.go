@@ -126,7 +126,7 @@ func (r *irReader) blockHeader(d *decoder, b *Block) int {
 	vals := r.f.values(n)
 	for i := range b.Args {
 		v := &vals[i]
-		v.Index = i
+		v.ID, v.Index = r.f.newValueID(), i
 		if r.f.version >= versionElideUnknownArgLocs {
 			at := d.off()
 			t, hasLoc := d.varintFlag()
@@ -204,7 +204,7 @@ func (r *irReader) op(d *decoder, blocks []*Block) *Operation {
 		op.Results = r.f.valuePtrs(n)
 		vals := r.f.values(n)
 		for i := range op.Results {
-			vals[i] = Value{Type: r.typeRef(d), Owner: op, Index: i}
+			vals[i] = Value{ID: r.f.newValueID(), Type: r.typeRef(d), Owner: op, Index: i}
 			op.Results[i] = &vals[i]
 		}
 	}

@@ -405,3 +405,46 @@ func vhloIntWidth(t Type) int {
 	}
 	return w
 }
+
+// maxListElements bounds the integer lists Int64s expands, so that a splat
+// of a huge type cannot exhaust memory.
+const maxListElements = 1 << 20
+
+// Int64s returns the elements of an integer, index or boolean tensor
+// attribute (dimension lists and the like), a splat expanded; ok is false
+// for other types and for more than maxListElements elements.
+func (a *VHLOTensor) Int64s() ([]int64, bool) {
+	t, ok := a.Type.(*VHLOTensorType)
+	if !ok {
+		return nil, false
+	}
+	e, ok := t.Elem.(*VHLOType)
+	if !ok {
+		return nil, false
+	}
+	width := vhloIntWidth(e)
+	if e.Name == "i1" {
+		width = 1
+	}
+	n := numElements(t.Shape)
+	if width != 1 && width%8 != 0 || width == 0 || n > maxListElements {
+		return nil, false
+	}
+	count, size := int(n), max(width/8, 1)
+	if len(a.Data) == size && n > 1 {
+		count = 1 // a splat
+	}
+	v, ok := leInts(a.Data, count, width)
+	if !ok {
+		return nil, false
+	}
+	if strings.HasPrefix(e.Name, "u") && width < 64 {
+		for i := range v {
+			v[i] = int64(maskBits(uint64(v[i]), width))
+		}
+	}
+	for len(v) < int(n) {
+		v = append(v, v[0])
+	}
+	return v, true
+}

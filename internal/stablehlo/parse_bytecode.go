@@ -19,7 +19,9 @@ import (
 // bcConverter holds the state of one bytecode conversion.
 type bcConverter struct {
 	p     *parser
-	slots map[*mlirbc.Value]int
+	slots []int // by mlirbc.Value.ID: slot + 1, 0 before the definition
+	props vhloProps // of the op being converted
+	enums map[string]*Attr
 }
 
 func parseBytecode(src []byte) (m *Module, err error) {
@@ -33,7 +35,7 @@ func parseBytecode(src []byte) (m *Module, err error) {
 	}
 	c := &bcConverter{
 		p:     &parser{meshes: map[string]string{}, mod: &Module{funcs: map[string]*Func{}, numPartitions: 1, numReplicas: 1}},
-		slots: map[*mlirbc.Value]int{},
+		enums: map[string]*Attr{},
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -45,6 +47,7 @@ func parseBytecode(src []byte) (m *Module, err error) {
 			err = internalf("bytecode conversion failure: %v\n%s", r, debug.Stack())
 		}
 	}()
+	c.slots = make([]int, bc.NumValues)
 	c.module(bc)
 	if err := c.p.finish(); err != nil {
 		return nil, err
@@ -195,7 +198,7 @@ func (c *bcConverter) region(op *mlirbc.Operation, i int) *region {
 	r := &region{}
 	for _, a := range b.Args {
 		s := c.newSlot()
-		c.slots[a] = s
+		c.slots[a.ID] = s + 1
 		r.args = append(r.args, s)
 		r.argTypes = append(r.argTypes, c.tensorType(op, a.Type))
 	}
@@ -220,11 +223,10 @@ func (c *bcConverter) region(op *mlirbc.Operation, i int) *region {
 }
 
 func (c *bcConverter) slot(op *mlirbc.Operation, v *mlirbc.Value) int {
-	s, ok := c.slots[v]
-	if !ok {
+	if v.ID < 0 || v.ID >= len(c.slots) || c.slots[v.ID] == 0 {
 		c.fail(op, InvalidArgument, "uses a value before its definition")
 	}
-	return s
+	return c.slots[v.ID] - 1
 }
 
 // op converts one operation, or returns nil for the casts that mixed
@@ -235,10 +237,12 @@ func (c *bcConverter) op(op *mlirbc.Operation) *operation {
 		if len(op.Operands) != 1 || len(op.Results) != 1 {
 			c.fail(op, Unimplemented, "only one-to-one casts are supported")
 		}
-		c.slots[op.Results[0]] = c.slot(op, op.Operands[0])
+		c.slots[op.Results[0].ID] = c.slot(op, op.Operands[0]) + 1
 		return nil
 	}
-	out := &operation{pos: op.Offset, attrs: map[string]*Attr{}}
+	out := &operation{pos: op.Offset, attrs: make(map[string]*Attr, len(op.Props)+len(op.Attrs)),
+		operands: make([]int, 0, len(op.Operands)), operandTyps: make([]TensorType, 0, len(op.Operands)),
+		results: make([]int, 0, len(op.Results)), resultTypes: make([]TensorType, 0, len(op.Results))}
 	for _, v := range op.Operands {
 		out.operands = append(out.operands, c.slot(op, v))
 		out.operandTyps = append(out.operandTyps, c.tensorType(op, v.Type))
@@ -249,7 +253,7 @@ func (c *bcConverter) op(op *mlirbc.Operation) *operation {
 	}
 	for _, v := range op.Results {
 		s := c.newSlot()
-		c.slots[v] = s
+		c.slots[v.ID] = s + 1
 		out.results = append(out.results, s)
 		out.resultTypes = append(out.resultTypes, c.tensorType(op, v.Type))
 	}

@@ -173,7 +173,13 @@ func (c *bcConverter) convertAttr(op *mlirbc.Operation, a mlirbc.Attribute) *Att
 	case *mlirbc.SymbolRefAttr:
 		return &Attr{Kind: AttrSymbol, Str: a.Root}
 	case *mlirbc.VHLOEnum:
-		return enumAttr(a.Kind, a.Name)
+		key := a.Kind + " " + a.Name
+		e := c.enums[key]
+		if e == nil {
+			e = enumAttr(a.Kind, a.Name) // immutable, so ops share it
+			c.enums[key] = e
+		}
+		return e
 	case *mlirbc.VHLOOutputOperandAlias:
 		return dialectAttr("output_operand_alias", map[string]*Attr{"output_tuple_indices": intListAttr(a.OutputTupleIndices),
 			"operand_index": {Kind: AttrInt, Int: a.OperandIndex}, "operand_tuple_indices": intListAttr(a.OperandTupleIndices)})
@@ -273,9 +279,8 @@ func parseAttrText(text string) (a *Attr, err error) {
 func (c *bcConverter) intsOf(op *mlirbc.Operation, a mlirbc.Attribute, name string) []int64 {
 	switch a := a.(type) {
 	case *mlirbc.VHLOTensor:
-		arr, err := denseArray(&Attr{Kind: AttrDense, denseHex: a.Data}, c.tensorType(op, a.Type))
-		if err == nil && arr.i != nil {
-			return arr.i
+		if v, ok := a.Int64s(); ok {
+			return v
 		}
 	case *mlirbc.VHLOArray:
 		out := make([]int64, 0, len(a.Elems))

@@ -46,19 +46,38 @@ var vhloArrayAttrs = map[string][]string{
 	"dynamic_conv":             {"lhs_dilation", "rhs_dilation", "window_strides", "window_reversal"},
 }
 
-// vhloProps is an op's properties by name; conversions consume them.
-type vhloProps map[string]mlirbc.Attribute
+// vhloProps are an op's properties; conversions take them by name, and
+// what is left converts by kind. Few ops have more than a handful, so a
+// slice beats a map.
+type vhloProps struct{ list []mlirbc.NamedAttr }
+
+func (p *vhloProps) get(name string) mlirbc.Attribute {
+	for _, a := range p.list {
+		if a.Name == name {
+			return a.Value
+		}
+	}
+	return nil
+}
+
+func (p *vhloProps) del(name string) {
+	for i, a := range p.list {
+		if a.Name == name {
+			p.list[i].Value = nil
+		}
+	}
+}
+
+func (p *vhloProps) clear() { p.list = p.list[:0] }
 
 // convertOp sets out's name, attributes and callee from op.
 func (c *bcConverter) convertOp(op *mlirbc.Operation, out *operation) {
-	props := vhloProps{}
-	for _, a := range op.Props {
-		props[a.Name] = a.Value
-	}
+	c.props.list = append(c.props.list[:0], op.Props...)
+	props := &c.props
 	if !strings.HasPrefix(op.Name, "vhlo.") {
 		out.Name = op.Name
-		for name, a := range props {
-			out.attrs[name] = c.convertAttr(op, a)
+		for _, a := range props.list {
+			out.attrs[a.Name] = c.convertAttr(op, a.Value)
 		}
 	} else {
 		base := vhloOpName(op.Name)
@@ -68,13 +87,15 @@ func (c *bcConverter) convertOp(op *mlirbc.Operation, out *operation) {
 			special(c, op, out, props)
 		}
 		for _, name := range vhloArrayAttrs[base] {
-			if t, ok := props[name].(*mlirbc.VHLOTensor); ok {
+			if t, ok := props.get(name).(*mlirbc.VHLOTensor); ok {
 				out.attrs[name] = c.arrayOf(op, t)
-				delete(props, name)
+				props.del(name)
 			}
 		}
-		for name, a := range props {
-			out.attrs[name] = c.convertAttr(op, a)
+		for _, a := range props.list {
+			if a.Value != nil {
+				out.attrs[a.Name] = c.convertAttr(op, a.Value)
+			}
 		}
 	}
 	for _, a := range op.Attrs {
@@ -83,22 +104,22 @@ func (c *bcConverter) convertOp(op *mlirbc.Operation, out *operation) {
 }
 
 // removeDefaults drops the properties that hold their StableHLO default.
-func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props vhloProps) {
+func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props *vhloProps) {
 	drop := func(name string, isDefault bool) {
 		if isDefault {
-			delete(props, name)
+			props.del(name)
 		}
 	}
 	isInt := func(name string, v int64) bool {
-		a, ok := props[name].(*mlirbc.VHLOInteger)
+		a, ok := props.get(name).(*mlirbc.VHLOInteger)
 		return ok && a.Int64() == v
 	}
 	isBool := func(name string, v bool) bool {
-		a, ok := props[name].(*mlirbc.VHLOBool)
+		a, ok := props.get(name).(*mlirbc.VHLOBool)
 		return ok && a.Value == v
 	}
 	isEmpty := func(name string) bool {
-		switch a := props[name].(type) {
+		switch a := props.get(name).(type) {
 		case *mlirbc.VHLOArray:
 			return len(a.Elems) == 0
 		case *mlirbc.VHLODict:
@@ -111,27 +132,27 @@ func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props vh
 		return false
 	}
 	isEnum := func(name, value string) bool {
-		a, ok := props[name].(*mlirbc.VHLOEnum)
+		a, ok := props.get(name).(*mlirbc.VHLOEnum)
 		return ok && a.Name == value
 	}
 	isSplat := func(name string, v int64) bool {
-		t, ok := props[name].(*mlirbc.VHLOTensor)
+		t, ok := props.get(name).(*mlirbc.VHLOTensor)
 		if !ok {
 			return false
 		}
-		vals, err := denseArray(&Attr{Kind: AttrDense, denseHex: t.Data}, c.tensorType(op, t.Type))
-		if err != nil || vals.size() == 0 {
+		vals, ok := t.Int64s()
+		if !ok || len(vals) == 0 {
 			return false
 		}
-		for i := 0; i < vals.size(); i++ {
-			if vals.intAt(i) != v {
+		for _, x := range vals {
+			if x != v {
 				return false
 			}
 		}
 		return true
 	}
 	allDefaultPrecision := func() bool {
-		a, ok := props["precision_config"].(*mlirbc.VHLOArray)
+		a, ok := props.get("precision_config").(*mlirbc.VHLOArray)
 		if !ok {
 			return false
 		}
@@ -172,8 +193,8 @@ func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props vh
 		drop("api_version", isEnum("api_version", "API_VERSION_ORIGINAL"))
 		drop("called_computations", isEmpty("called_computations"))
 		if isEmpty("operand_layouts") && isEmpty("result_layouts") {
-			delete(props, "operand_layouts")
-			delete(props, "result_layouts")
+			props.del("operand_layouts")
+			props.del("result_layouts")
 		}
 		drop("output_operand_aliases", isEmpty("output_operand_aliases"))
 		drop("result_tilings", isEmpty("result_tilings"))
@@ -207,9 +228,9 @@ func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props vh
 		drop("dimension", isInt("dimension", -1))
 		drop("is_stable", isBool("is_stable", false))
 	}
-	if a, ok := props["result_accuracy"].(*mlirbc.VHLOResultAccuracy); ok && a.Atol == 0 && a.Rtol == 0 && a.Ulps == 0 {
+	if a, ok := props.get("result_accuracy").(*mlirbc.VHLOResultAccuracy); ok && a.Atol == 0 && a.Rtol == 0 && a.Ulps == 0 {
 		if m, ok := a.Mode.(*mlirbc.VHLOEnum); ok && m.Name == "DEFAULT" {
-			delete(props, "result_accuracy")
+			props.del("result_accuracy")
 		}
 	}
 }
@@ -217,23 +238,25 @@ func (c *bcConverter) removeDefaults(op *mlirbc.Operation, base string, props vh
 // arrayOf converts a VHLO integer or boolean tensor to array<i64: ...>
 // (array<i1: ...>), as the text parser reads that syntax.
 func (c *bcConverter) arrayOf(op *mlirbc.Operation, t *mlirbc.VHLOTensor) *Attr {
-	tt := c.tensorType(op, t.Type)
-	arr, err := denseArray(&Attr{Kind: AttrDense, denseHex: t.Data}, tt)
-	if err != nil {
-		c.fail(op, InvalidArgument, "%v", err)
+	vals, ok := t.Int64s()
+	if !ok {
+		c.fail(op, InvalidArgument, "%s is not a list of integers", t)
 	}
-	l := &Attr{Kind: AttrList, Type: TensorType{Elem: tt.Elem}, List: make([]*Attr, arr.size())}
-	for i := range l.List {
-		if arr.b != nil {
-			l.List[i] = &Attr{Kind: AttrBool, Bool: arr.b[i]}
+	elem := c.tensorType(op, t.Type).Elem
+	l := &Attr{Kind: AttrList, Type: TensorType{Elem: elem}, List: make([]*Attr, len(vals))}
+	items := make([]Attr, len(vals))
+	for i, v := range vals {
+		if elem == Bool {
+			items[i] = Attr{Kind: AttrBool, Bool: v != 0}
 		} else {
-			l.List[i] = &Attr{Kind: AttrInt, Int: arr.intAt(i)}
+			items[i] = Attr{Kind: AttrInt, Int: v}
 		}
+		l.List[i] = &items[i]
 	}
 	return l
 }
 
-type opConverter func(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps)
+type opConverter func(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps)
 
 // vhloSpecialOps convert the ops whose StableHLO attributes are not one VHLO
 // property each.
@@ -260,26 +283,26 @@ var vhloSpecialOps = map[string]opConverter{
 
 // group moves the named properties into #stablehlo.<kind><...>, leaving out
 // empty lists and zero integers as StableHLO prints it.
-func (c *bcConverter) group(op *mlirbc.Operation, props vhloProps, kind string, lists []string, ints ...string) *Attr {
+func (c *bcConverter) group(op *mlirbc.Operation, props *vhloProps, kind string, lists []string, ints ...string) *Attr {
 	d := &Attr{Kind: AttrDialect, Str: "stablehlo." + kind, Dict: map[string]*Attr{}}
 	var raw []string
 	for _, name := range lists {
-		a, ok := props[name]
-		if !ok {
+		a := props.get(name)
+		if a == nil {
 			continue
 		}
-		delete(props, name)
+		props.del(name)
 		if v := c.intsOf(op, a, name); len(v) > 0 {
 			d.Dict[name] = intListAttr(v)
 			raw = append(raw, name+" = ["+joinIntsComma(v)+"]")
 		}
 	}
 	for _, name := range ints {
-		a, ok := props[name]
-		if !ok {
+		a := props.get(name)
+		if a == nil {
 			continue
 		}
-		delete(props, name)
+		props.del(name)
 		v, ok := a.(*mlirbc.VHLOInteger)
 		if !ok {
 			c.fail(op, InvalidArgument, "%s is not an integer", name)
@@ -301,60 +324,60 @@ func joinIntsComma(v []int64) string {
 	return strings.Join(s, ", ")
 }
 
-func convertGather(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
+func convertGather(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
 	out.attrs["dimension_numbers"] = c.group(op, props, "gather",
 		[]string{"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims", "start_index_map"},
 		"index_vector_dim")
 }
 
-func convertScatter(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
+func convertScatter(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
 	out.attrs["scatter_dimension_numbers"] = c.group(op, props, "scatter",
 		[]string{"update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"},
 		"index_vector_dim")
 }
 
-func convertDotGeneral(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
+func convertDotGeneral(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
 	out.attrs["dot_dimension_numbers"] = c.group(op, props, "dot",
 		[]string{"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions", "rhs_contracting_dimensions"})
 	// dot_general_v2's algorithm: none_v1 component counts mean there is none.
 	fields := []string{"lhs_precision_type", "rhs_precision_type", "accumulation_type",
 		"lhs_component_count", "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation"}
-	if t, ok := props["lhs_component_count"].(*mlirbc.VHLOTypeAttr); ok {
+	if t, ok := props.get("lhs_component_count").(*mlirbc.VHLOTypeAttr); ok {
 		if v, ok := t.Type.(*mlirbc.VHLOType); ok && v.Name == "none" {
 			for _, name := range fields {
-				delete(props, name)
+				props.del(name)
 			}
 			return
 		}
 	}
-	if _, ok := props["lhs_precision_type"]; !ok {
+	if props.get("lhs_precision_type") == nil {
 		return // dot_general_v1
 	}
 	alg := &Attr{Kind: AttrDialect, Str: "stablehlo.dot_algorithm", Dict: map[string]*Attr{}}
 	for _, name := range fields {
-		if a, ok := props[name]; ok {
+		if a := props.get(name); a != nil {
 			alg.Dict[name] = c.convertAttr(op, a)
-			delete(props, name)
+			props.del(name)
 		}
 	}
 	out.attrs["algorithm"] = alg
 }
 
-func convertConvolution(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
+func convertConvolution(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
 	one := func(name string) int64 {
-		v, ok := props[name].(*mlirbc.VHLOInteger)
+		v, ok := props.get(name).(*mlirbc.VHLOInteger)
 		if !ok {
 			c.fail(op, InvalidArgument, "missing %s", name)
 		}
-		delete(props, name)
+		props.del(name)
 		return v.Int64()
 	}
 	list := func(name string) []int64 {
-		a, ok := props[name]
-		if !ok {
+		a := props.get(name)
+		if a == nil {
 			c.fail(op, InvalidArgument, "missing %s", name)
 		}
-		delete(props, name)
+		props.del(name)
 		return c.intsOf(op, a, name)
 	}
 	// Printed as in StableHLO: [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f].
@@ -379,16 +402,16 @@ func convertConvolution(c *bcConverter, op *mlirbc.Operation, out *operation, pr
 	out.attrs["dimension_numbers"] = &Attr{Kind: AttrDialect, Str: "stablehlo.conv", Raw: "#stablehlo.conv<" + in + "x" + kernel + "->" + output + ">"}
 }
 
-func convertCustomCall(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
-	if t, ok := props["call_target_name"].(*mlirbc.VHLOString); ok {
+func convertCustomCall(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
+	if t, ok := props.get("call_target_name").(*mlirbc.VHLOString); ok {
 		out.callee = t.Value
 	}
-	if v, ok := props["api_version"].(*mlirbc.VHLOEnum); ok {
-		delete(props, "api_version")
+	if v, ok := props.get("api_version").(*mlirbc.VHLOEnum); ok {
+		props.del("api_version")
 		out.attrs["api_version"] = &Attr{Kind: AttrInt, Int: int64(v.Value), Type: TensorType{Elem: I32}}
 	}
-	if a, ok := props["called_computations"].(*mlirbc.VHLOArray); ok {
-		delete(props, "called_computations")
+	if a, ok := props.get("called_computations").(*mlirbc.VHLOArray); ok {
+		props.del("called_computations")
 		l := &Attr{Kind: AttrList}
 		for _, e := range a.Elems {
 			s, ok := e.(*mlirbc.VHLOString)
@@ -401,13 +424,13 @@ func convertCustomCall(c *bcConverter, op *mlirbc.Operation, out *operation, pro
 	}
 }
 
-func convertCall(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
+func convertCall(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
 	out.Name = "func.call"
-	callee, ok := props["callee"].(*mlirbc.VHLOString)
+	callee, ok := props.get("callee").(*mlirbc.VHLOString)
 	if !ok {
 		c.fail(op, InvalidArgument, "missing callee")
 	}
-	delete(props, "callee")
+	props.del("callee")
 	out.callee = callee.Value
 	out.attrs["callee"] = &Attr{Kind: AttrSymbol, Str: callee.Value}
 }
@@ -416,37 +439,37 @@ func convertCall(c *bcConverter, op *mlirbc.Operation, out *operation, props vhl
 // its decomposition, except that a CHLO op JAX serialized as one
 // (chlo.erf, chlo.top_k, ...) becomes that op again, as in the text form,
 // when the interpreter implements it.
-func convertComposite(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
-	name, ok1 := props["name"].(*mlirbc.VHLOString)
-	decomposition, ok2 := props["decomposition"].(*mlirbc.VHLOString)
+func convertComposite(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
+	name, ok1 := props.get("name").(*mlirbc.VHLOString)
+	decomposition, ok2 := props.get("decomposition").(*mlirbc.VHLOString)
 	if !ok1 || !ok2 {
 		c.fail(op, InvalidArgument, "needs name and decomposition")
 	}
 	if strings.HasPrefix(name.Value, "chlo.") && lookupEval(&operation{Name: name.Value}) != nil {
 		out.Name = name.Value
-		if d, ok := props["composite_attributes"].(*mlirbc.VHLODict); ok {
+		if d, ok := props.get("composite_attributes").(*mlirbc.VHLODict); ok {
 			for k, v := range c.convertAttr(op, d).Dict {
 				out.attrs[k] = v
 			}
 		}
-		clear(props)
+		props.clear()
 		return
 	}
-	delete(props, "decomposition")
+	props.del("decomposition")
 	out.callee = decomposition.Value
 	out.attrs["decomposition"] = &Attr{Kind: AttrSymbol, Str: decomposition.Value}
 }
 
 // convertCollective turns channel_id into a channel handle and
 // use_global_device_ids into a unit attribute.
-func convertCollective(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
-	if id, ok := props["channel_id"].(*mlirbc.VHLOInteger); ok {
-		delete(props, "channel_id")
+func convertCollective(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
+	if id, ok := props.get("channel_id").(*mlirbc.VHLOInteger); ok {
+		props.del("channel_id")
 		out.attrs["channel_handle"] = channelHandle(id.Int64(), 0)
 	}
 	for _, name := range []string{"use_global_device_ids", "has_dynamic_root"} {
-		if b, ok := props[name].(*mlirbc.VHLOBool); ok {
-			delete(props, name)
+		if b, ok := props.get(name).(*mlirbc.VHLOBool); ok {
+			props.del(name)
 			if b.Value {
 				out.attrs[name] = &Attr{Kind: AttrUnit}
 			}
@@ -455,14 +478,14 @@ func convertCollective(c *bcConverter, op *mlirbc.Operation, out *operation, pro
 }
 
 // convertChannel makes send's and recv's channel handle.
-func convertChannel(c *bcConverter, op *mlirbc.Operation, out *operation, props vhloProps) {
-	id, ok1 := props["channel_id"].(*mlirbc.VHLOInteger)
-	typ, ok2 := props["channel_type"].(*mlirbc.VHLOInteger)
+func convertChannel(c *bcConverter, op *mlirbc.Operation, out *operation, props *vhloProps) {
+	id, ok1 := props.get("channel_id").(*mlirbc.VHLOInteger)
+	typ, ok2 := props.get("channel_type").(*mlirbc.VHLOInteger)
 	if !ok1 || !ok2 {
 		c.fail(op, InvalidArgument, "needs channel_id and channel_type")
 	}
-	delete(props, "channel_id")
-	delete(props, "channel_type")
+	props.del("channel_id")
+	props.del("channel_type")
 	out.attrs["channel_handle"] = channelHandle(id.Int64(), typ.Int64())
 }
 
