@@ -11,7 +11,7 @@ type LoadedExecutable interface {
 	Devices() DeviceList
 	// Parameters and Outputs describe the arguments and results (global shapes and
 	// the shardings the program expects and produces). Parameters is nil when the
-	// backend cannot tell (a PJRT plugin does not read them out of bytecode); then
+	// backend cannot tell (a PJRT backend given a module it cannot read); then
 	// DonatableParameters is unknown too, and callers learn what an execution
 	// donated from its arguments' IsDeleted.
 	Parameters() []ArgumentInfo

@@ -19,7 +19,7 @@ import (
 // bcConverter holds the state of one bytecode conversion.
 type bcConverter struct {
 	p     *parser
-	slots []int // by mlirbc.Value.ID: slot + 1, 0 before the definition
+	slots []int     // by mlirbc.Value.ID: slot + 1, 0 before the definition
 	props vhloProps // of the op being converted
 	enums map[string]*Attr
 }

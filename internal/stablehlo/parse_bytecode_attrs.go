@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -123,19 +124,15 @@ func (c *bcConverter) convertAttr(op *mlirbc.Operation, a mlirbc.Attribute) *Att
 		return &Attr{Kind: AttrFloat, Float: a.Float64(), Type: c.elemType(op, a.Type)}
 	case *mlirbc.UnitAttr:
 		return &Attr{Kind: AttrUnit}
-	case *mlirbc.VHLOTensor:
-		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: a.Data}
+	case *mlirbc.VHLOTensor: // copied: the module does not retain its source
+		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: bytes.Clone(a.Data)}
 	case *mlirbc.DenseElementsAttr:
-		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: a.Data}
+		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: bytes.Clone(a.Data)}
 	case *mlirbc.DenseResourceElementsAttr:
 		if a.Resource == nil || a.Resource.Kind != mlirbc.ResourceBlob || a.Resource.Blob == nil {
 			c.fail(op, Unimplemented, "dense_resource constant without its data")
 		}
-		data := a.Resource.Blob
-		if len(data) >= 4 { // the blob starts with its alignment
-			data = data[4:]
-		}
-		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: data}
+		return &Attr{Kind: AttrDense, Type: c.tensorType(op, a.Type), denseHex: bytes.Clone(a.Resource.Blob)}
 	case *mlirbc.DenseArrayAttr:
 		return c.denseArray(op, a)
 	case *mlirbc.VHLOArray:
