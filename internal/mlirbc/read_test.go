@@ -148,7 +148,7 @@ func TestReadErrors(t *testing.T) {
 // corpusFiles lists the portable artifacts the repository keeps.
 func corpusFiles(t testing.TB) []string {
 	var files []string
-	for _, dir := range []string{"../stablehlo/testdata/golden", "../stablehlo/testdata/jax0.12", "../../pjrt/pjrtifrt/testdata", "../../pjrt/testdata"} {
+	for _, dir := range []string{"../stablehlo/testdata/golden", "../stablehlo/testdata/jax0.12", "../stablehlo/testdata/bytecode", "../../pjrt/pjrtifrt/testdata", "../../pjrt/testdata"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.mlirbc"))
 		if err != nil {
 			t.Fatal(err)
