@@ -76,6 +76,7 @@ func (c *bcConverter) module(bc *mlirbc.Module) {
 	}
 	c.p.mod.attrs = c.dict(mod, mod.Attrs)
 	body := c.singleBlock(mod, 0)
+	// Meshes first: functions' sdy.sharding attributes refer to them.
 	for _, op := range body.Ops {
 		switch op.Name {
 		case "sdy.mesh":
@@ -86,9 +87,13 @@ func (c *bcConverter) module(bc *mlirbc.Module) {
 			}
 			c.p.meshes[name.Value] = mesh.Body()
 		case "vhlo.func_v1":
-			c.function(op)
 		default:
 			c.fail(op, Unimplemented, "op at module level is not supported")
+		}
+	}
+	for _, op := range body.Ops {
+		if op.Name == "vhlo.func_v1" {
+			c.function(op)
 		}
 	}
 }

@@ -94,8 +94,7 @@ func (c *bcConverter) tensorType(op *mlirbc.Operation, t mlirbc.Type) TensorType
 		b.WriteByte('>')
 		return TensorType{Shape: shape, raw: b.String()}
 	}
-	tt := TensorType{Elem: e.Elem, Shape: shape}
-	return tt
+	return TensorType{Elem: e.Elem, Shape: shape}
 }
 
 // convertAttr converts an attribute value by its kind.
@@ -228,8 +227,8 @@ func enumAttr(kind, name string) *Attr {
 func (c *bcConverter) denseArray(op *mlirbc.Operation, a *mlirbc.DenseArrayAttr) *Attr {
 	elem := c.elemType(op, a.ElemType)
 	vals, ok := a.Int64s()
-	if !ok {
-		c.fail(op, Unimplemented, "array of %s is not supported", a.ElemType)
+	if !ok { // float arrays: no op the interpreter runs reads one
+		return &Attr{Kind: AttrDialect, Raw: a.String()}
 	}
 	l := &Attr{Kind: AttrList, Type: elem, List: make([]*Attr, len(vals))}
 	for i, v := range vals {
@@ -242,11 +241,13 @@ func (c *bcConverter) denseArray(op *mlirbc.Operation, a *mlirbc.DenseArrayAttr)
 	return l
 }
 
-// textAttr parses an attribute's MLIR text with the text parser.
+// textAttr parses an attribute's MLIR text with the text parser; text it
+// cannot read is kept as is, like the bodies of dialect attributes it does
+// not know.
 func (c *bcConverter) textAttr(op *mlirbc.Operation, text string) *Attr {
 	a, err := parseAttrText(text)
 	if err != nil {
-		c.fail(op, Unimplemented, "attribute %s: %v", text, err)
+		return &Attr{Kind: AttrDialect, Raw: text}
 	}
 	return a
 }
