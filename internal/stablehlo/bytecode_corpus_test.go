@@ -1,8 +1,6 @@
 package stablehlo
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -63,37 +61,7 @@ func testBytecodeDir(t *testing.T, dir string, atLeast int) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("bytecode IR differs from the text's (-text +bytecode):\n%s", diff)
 			}
-			var args []*Tensor
-			for i, in := range c.Inputs {
-				a, err := in.tensor()
-				if err != nil {
-					t.Fatalf("input %d: %v", i, err)
-				}
-				args = append(args, a)
-			}
-			outs, err := mb.Run(context.Background(), args)
-			if reason, ok := goldenUnsupported[name]; ok {
-				var e *Error
-				if !errors.As(err, &e) || e.Code() != Unimplemented || !mb.UsesCollectives() {
-					t.Fatalf("Run error = %v, UsesCollectives = %v; want Unimplemented and true (%s)", err, mb.UsesCollectives(), reason)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if len(outs) != len(c.Outputs) {
-				t.Fatalf("got %d outputs, want %d", len(outs), len(c.Outputs))
-			}
-			for i, o := range c.Outputs {
-				w, err := o.tensor()
-				if err != nil {
-					t.Fatalf("output %d: %v", i, err)
-				}
-				if msg := compareTensors(outs[i], w, c.RTol, c.ATol); msg != "" {
-					t.Errorf("output %d: %s", i, msg)
-				}
-			}
+			checkGoldenRun(t, name, c, mb)
 		})
 	}
 }

@@ -96,41 +96,49 @@ func TestGoldenCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			var args []*Tensor
-			for i, in := range c.Inputs {
-				a, err := in.tensor()
-				if err != nil {
-					t.Fatalf("input %d: %v", i, err)
-				}
-				args = append(args, a)
-			}
-			got, err := m.Run(context.Background(), args)
-			if reason, ok := goldenUnsupported[name]; ok {
-				if !m.UsesCollectives() {
-					t.Errorf("UsesCollectives() = false for %s", reason)
-				}
-				var e *Error
-				if !errors.As(err, &e) || e.Code() != Unimplemented {
-					t.Fatalf("Run error = %v, want Unimplemented (%s)", err, reason)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if len(got) != len(c.Outputs) {
-				t.Fatalf("got %d outputs, want %d", len(got), len(c.Outputs))
-			}
-			for i, o := range c.Outputs {
-				want, err := o.tensor()
-				if err != nil {
-					t.Fatalf("output %d: %v", i, err)
-				}
-				if msg := compareTensors(got[i], want, c.RTol, c.ATol); msg != "" {
-					t.Errorf("output %d: %s", i, msg)
-				}
-			}
+			checkGoldenRun(t, name, c, m)
 		})
+	}
+}
+
+// checkGoldenRun runs m on the corpus entry's inputs and compares with its
+// outputs; the programs of goldenUnsupported must fail with Unimplemented
+// and report collectives.
+func checkGoldenRun(t *testing.T, name string, c goldenCase, m *Module) {
+	t.Helper()
+	var args []*Tensor
+	for i, in := range c.Inputs {
+		a, err := in.tensor()
+		if err != nil {
+			t.Fatalf("input %d: %v", i, err)
+		}
+		args = append(args, a)
+	}
+	got, err := m.Run(context.Background(), args)
+	if reason, ok := goldenUnsupported[name]; ok {
+		if !m.UsesCollectives() {
+			t.Errorf("UsesCollectives() = false for %s", reason)
+		}
+		var e *Error
+		if !errors.As(err, &e) || e.Code() != Unimplemented {
+			t.Fatalf("Run error = %v, want Unimplemented (%s)", err, reason)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(got) != len(c.Outputs) {
+		t.Fatalf("got %d outputs, want %d", len(got), len(c.Outputs))
+	}
+	for i, o := range c.Outputs {
+		want, err := o.tensor()
+		if err != nil {
+			t.Fatalf("output %d: %v", i, err)
+		}
+		if msg := compareTensors(got[i], want, c.RTol, c.ATol); msg != "" {
+			t.Errorf("output %d: %s", i, msg)
+		}
 	}
 }
 

@@ -130,24 +130,8 @@ func (c *bcConverter) function(op *mlirbc.Operation) {
 	if _, dup := c.p.mod.funcs[f.Name]; dup {
 		c.fail(op, InvalidArgument, "redefinition of function @%s", f.Name)
 	}
-	argAttrs := c.dictList(op, op.Attr("arg_attrs"))
-	resAttrs := c.dictList(op, op.Attr("res_attrs"))
-	for i, t := range sig.Inputs {
-		v := Value{Type: c.tensorType(op, t)}
-		if i < len(argAttrs) {
-			v.Attrs = argAttrs[i]
-		}
-		c.p.fillValue(&v)
-		f.params = append(f.params, v)
-	}
-	for i, t := range sig.Outputs {
-		v := Value{Type: c.tensorType(op, t)}
-		if i < len(resAttrs) {
-			v.Attrs = resAttrs[i]
-		}
-		c.p.fillValue(&v)
-		f.results = append(f.results, v)
-	}
+	f.params = c.values(op, sig.Inputs, op.Attr("arg_attrs"))
+	f.results = c.values(op, sig.Outputs, op.Attr("res_attrs"))
 	c.p.nslots = 0
 	if len(op.Regions) > 0 && len(op.Regions[0].Blocks) > 0 {
 		f.body = c.region(op, 0)
@@ -159,21 +143,23 @@ func (c *bcConverter) function(op *mlirbc.Operation) {
 	c.p.mod.funcs[f.Name] = f
 }
 
-// dictList converts arg_attrs / res_attrs: an array of dictionaries.
-func (c *bcConverter) dictList(op *mlirbc.Operation, a mlirbc.Attribute) []map[string]*Attr {
-	arr, ok := a.(*mlirbc.VHLOArray)
-	if !ok {
-		return nil
-	}
-	out := make([]map[string]*Attr, len(arr.Elems))
-	for i, e := range arr.Elems {
-		d, ok := e.(*mlirbc.VHLODict)
-		if !ok {
-			c.fail(op, InvalidArgument, "argument or result attributes are not dictionaries")
+// values describes a function's parameters or results: their types and
+// attributes (arg_attrs or res_attrs, an array of dictionaries).
+func (c *bcConverter) values(op *mlirbc.Operation, types []mlirbc.Type, attrs mlirbc.Attribute) []Value {
+	arr, _ := attrs.(*mlirbc.VHLOArray)
+	out := make([]Value, len(types))
+	for i, t := range types {
+		out[i].Type = c.tensorType(op, t)
+		if arr != nil && i < len(arr.Elems) {
+			d, ok := arr.Elems[i].(*mlirbc.VHLODict)
+			if !ok {
+				c.fail(op, InvalidArgument, "argument or result attributes are not dictionaries")
+			}
+			if len(d.Entries) > 0 {
+				out[i].Attrs = c.convertAttr(op, d).Dict
+			}
 		}
-		if len(d.Entries) > 0 {
-			out[i] = c.convertAttr(op, d).Dict
-		}
+		c.p.fillValue(&out[i])
 	}
 	return out
 }
