@@ -93,8 +93,8 @@ func (f *file) decode(e *entry, isType bool) {
 			e.attr = &OpaqueAttr{Dialect: e.dialect.name, Text: text}
 		}
 	default:
-		codec := codecFor(e.dialect.name)
-		if codec == nil || (isType && codec.readType == nil) || (!isType && codec.readAttr == nil) {
+		readAttr, readType := codecFor(e.dialect.name)
+		if isType && readType == nil || !isType && readAttr == nil {
 			kind := "attribute"
 			if isType {
 				kind = "type"
@@ -102,9 +102,9 @@ func (f *file) decode(e *entry, isType bool) {
 			fail(e.base, Unimplemented, "dialect %q: the bytecode encoding of its %ss is not supported", e.dialect.name, kind)
 		}
 		if isType {
-			e.typ = codec.readType(r)
+			e.typ = readType(r)
 		} else {
-			e.attr = codec.readAttr(r)
+			e.attr = readAttr(r)
 		}
 	}
 	if !r.empty() {
@@ -126,20 +126,16 @@ func (f *file) reader(data []byte, base int) *entryReader {
 	return r
 }
 
-// dialectCodec decodes one dialect's custom attribute and type encodings.
-type dialectCodec struct {
-	readAttr func(*entryReader) Attribute
-	readType func(*entryReader) Type
-}
-
-func codecFor(dialect string) *dialectCodec {
+// codecFor returns the decoders of a dialect's custom attribute and type
+// encodings; nil for those this package does not know.
+func codecFor(dialect string) (func(*entryReader) Attribute, func(*entryReader) Type) {
 	switch dialect {
 	case "builtin":
-		return &dialectCodec{readAttr: readBuiltinAttr, readType: readBuiltinType}
+		return readBuiltinAttr, readBuiltinType
 	case "vhlo":
-		return &dialectCodec{readAttr: readVHLOAttr, readType: readVHLOType}
+		return readVHLOAttr, readVHLOType
 	case "sdy":
-		return &dialectCodec{readAttr: readSdyAttr}
+		return readSdyAttr, nil
 	}
-	return nil
+	return nil, nil
 }
