@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -133,7 +134,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	l.mu.Unlock()
 	l.lose(0, fmt.Errorf("replaced by a worker at %s", addr))
 
-	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, dialOpts...)
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), rpc.ClusterClientDialOption()}, dialOpts...)
 	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(opts...), proxy.WithLogger(l.log))
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)

@@ -55,7 +55,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	view, err := waitForCluster(ctx, rmc, o)
 	if err != nil {
 		rmc.Close()
-		return nil, err
+		return nil, fmt.Errorf("pathways: connecting to the resource manager at %s: %w", rmAddress, err)
 	}
 	devs, byID, links, platform := buildDevices(view)
 	c := &Client{
@@ -78,16 +78,29 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 }
 
 // waitForCluster returns the RM's view once every slice is up (or at once without
-// waiting), logging each change while it waits.
+// waiting), logging each change while it waits. Its error says what it last
+// saw: the RM's last error, or how many slices were up.
 func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster, error) {
 	if !o.waitReady {
 		return rmc.Cluster(ctx)
 	}
 	var view *rm.Cluster
+	var last error
 	for ev, err := range rmc.Watch(ctx) {
 		if err != nil {
-			return nil, fmt.Errorf("pathways: waiting for slices: %w", err)
+			if ctx.Err() == nil {
+				last = err // the watch goes on, or ends after a permanent error
+				continue
+			}
+			switch {
+			case last != nil:
+				return nil, fmt.Errorf("%w (last error: %w)", err, last)
+			case view != nil:
+				return nil, fmt.Errorf("%w while waiting for slices: %d of %d up", err, upSlices(view), len(view.Slices))
+			}
+			return nil, err
 		}
+		last = nil
 		if ev.Type == rm.EventSnapshot {
 			view = ev.Cluster
 		} else if view != nil {
@@ -102,15 +115,22 @@ func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster
 		if view.Ready() {
 			return view, nil
 		}
-		up := 0
-		for _, s := range view.Slices {
-			if s.Up {
-				up++
-			}
-		}
-		o.logger.Info("pathways: waiting for slices", "up", up, "slices", len(view.Slices), "instance_type", view.InstanceType)
+		o.logger.Info("pathways: waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
+	}
+	if last != nil {
+		return nil, last // permanent
 	}
 	return nil, ctx.Err()
+}
+
+func upSlices(view *rm.Cluster) int {
+	up := 0
+	for _, s := range view.Slices {
+		if s.Up {
+			up++
+		}
+	}
+	return up
 }
 
 // apply brings the links in line with a view of the cluster.
@@ -136,12 +156,10 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
 // takes its link down at once; a worker that registers again is dialled.
 func (c *Client) watch(ctx context.Context) {
 	defer close(c.watchDone)
+	var last error
 	for ev, err := range c.rm.Watch(ctx) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			c.log.Warn("pathways: watching the resource manager", "error", err)
+			last = err // the RM client logs while it retries
 			continue
 		}
 		c.elastic.observe(ev)
@@ -157,6 +175,9 @@ func (c *Client) watch(ctx context.Context) {
 		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
 			c.log.Warn("pathways: reconnecting to a worker", "error", err)
 		}
+	}
+	if ctx.Err() == nil && last != nil {
+		c.log.Error("pathways: stopped watching the resource manager; membership changes will not be seen", "error", last)
 	}
 }
 

@@ -249,9 +249,18 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			a.Delete()
 		}
 	}()
+	if err := ifrt.CheckArguments("pathways", e, args); err != nil {
+		return nil, err
+	}
+	donated := donatedArguments(ld.exe, arrays, opts)
 	for i, a := range arrays {
-		if localArgs[i], err = e.localArray(ctx, client, ld, i, a); err != nil {
+		if localArgs[i], err = e.localArray(ctx, client, ld, i, a, donated[i]); err != nil {
 			return nil, e.c.linkError(e.link, ld.gen, err)
+		}
+		if donated[i] && len(a.Sharding().Devices()) > 1 {
+			// Its shards went into the worker-side argument, which the program
+			// consumes whether or not it runs.
+			defer a.Delete()
 		}
 		if len(a.Sharding().Devices()) > 1 {
 			assembled = append(assembled, localArgs[i])
@@ -271,6 +280,24 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
 }
 
+// donatedArguments says which arguments the execution donates, when the worker's
+// program says which parameters it may donate: those not excluded by opts and
+// not passed twice. Their shards move into the worker-side arguments (a shard
+// shared with another array could not be donated there).
+func donatedArguments(exe ifrt.LoadedExecutable, arrays []*array, opts *ifrt.ExecuteOptions) []bool {
+	donated := make([]bool, len(arrays))
+	if !ifrt.ParametersKnown(exe) {
+		return donated
+	}
+	donatable := exe.DonatableParameters()
+	for i, a := range arrays {
+		donated[i] = slices.Contains(donatable, i) &&
+			(opts == nil || !slices.Contains(opts.NonDonatableInputs, i)) &&
+			slices.Index(arrays, a) == i && slices.Index(arrays[i+1:], a) < 0
+	}
+	return donated
+}
+
 // retireDonated deletes the arguments whose worker-side arrays the execution
 // consumed. When the worker cannot say which parameters its program donates (a
 // PJRT backend given a module it cannot read), every argument not excluded
@@ -280,7 +307,7 @@ func retireDonated(exe ifrt.LoadedExecutable, arrays []*array, localArgs []ifrt.
 	if opts != nil {
 		excluded = opts.NonDonatableInputs
 	}
-	known := len(exe.Parameters()) > 0
+	known := ifrt.ParametersKnown(exe)
 	donatable := exe.DonatableParameters()
 	for i, a := range arrays {
 		if slices.Contains(excluded, i) || known && !slices.Contains(donatable, i) {
@@ -293,10 +320,10 @@ func retireDonated(exe ifrt.LoadedExecutable, arrays []*array, localArgs []ifrt.
 }
 
 // localArray assembles argument i from its shards on the worker, with its sharding
-// moved onto the worker's own devices.
+// moved onto the worker's own devices; donate moves the shards into it.
 func (e *executable) localArray(ctx context.Context, client interface {
 	AssembleArray(context.Context, ifrt.ArraySpec, []ifrt.Array, ifrt.CopySemantics) (ifrt.Array, error)
-}, ld *load, i int, a *array) (ifrt.Array, error) {
+}, ld *load, i int, a *array, donate bool) (ifrt.Array, error) {
 	shards, err := a.live()
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: argument %d: %w", i, err)
@@ -319,7 +346,11 @@ func (e *executable) localArray(ctx context.Context, client interface {
 	}
 	spec := a.spec
 	spec.Sharding = sharding
-	return client.AssembleArray(ctx, spec, parts, ifrt.ReuseInput)
+	sem := ifrt.ReuseInput
+	if donate {
+		sem = ifrt.DonateInput
+	}
+	return client.AssembleArray(ctx, spec, parts, sem)
 }
 
 // globalArray splits an output on the worker into per-device shards of a cluster
@@ -393,4 +424,22 @@ func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, e
 		return nil, ifrt.Errorf(ifrt.Internal, "pathways: encoding compile options: %v", err)
 	}
 	return out, nil
+}
+
+// ProgramText is the program's text from the worker it was compiled on.
+func (e *executable) ProgramText() (string, error) {
+	pt, ok := e.meta.(ifrt.ProgramTexter)
+	if !ok {
+		return "", ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no program text")
+	}
+	return pt.ProgramText()
+}
+
+// CostAnalysis is the cost estimate of the worker's backend.
+func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
+	ca, ok := e.meta.(ifrt.CostAnalyzer)
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no cost analysis")
+	}
+	return ca.CostAnalysis()
 }

@@ -96,7 +96,14 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		return nil, err
 	}
 	if !cfg.NoProxy {
-		ps, err := proxyserver.New(proxyserver.Config{Backend: l.Client, Logger: cfg.Logger})
+		// Each JAX session gets a cluster client of its own, so that what one
+		// session holds or suffers is its own.
+		ps, err := proxyserver.New(proxyserver.Config{
+			Logger: cfg.Logger,
+			SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
+				return Connect(ctx, l.RMAddress, WithLogger(log))
+			},
+		})
 		if err != nil {
 			l.Close()
 			return nil, err

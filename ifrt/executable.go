@@ -10,10 +10,11 @@ type LoadedExecutable interface {
 	Fingerprint() string
 	Devices() DeviceList
 	// Parameters and Outputs describe the arguments and results (global shapes and
-	// the shardings the program expects and produces). Parameters is nil when the
-	// backend cannot tell (a PJRT backend given a module it cannot read); then
-	// DonatableParameters is unknown too, and callers learn what an execution
-	// donated from its arguments' IsDeleted.
+	// the shardings the program expects and produces). A backend that cannot read
+	// the program may know only the parameters' shardings (DType invalid, Shape
+	// nil) or nothing (Parameters nil); then DonatableParameters is unknown too
+	// (see ParametersKnown), and callers learn what an execution donated from its
+	// arguments' IsDeleted.
 	Parameters() []ArgumentInfo
 	Outputs() []ArgumentInfo
 	// DonatableParameters lists the parameter indices the program may donate.
@@ -30,6 +31,18 @@ type LoadedExecutable interface {
 	As(target any) bool
 
 	isExecutable()
+}
+
+// ParametersKnown reports whether e describes its parameters fully: each one's
+// dtype and shape, and so which of them it may donate.
+func ParametersKnown(e LoadedExecutable) bool {
+	params := e.Parameters()
+	for _, p := range params {
+		if !p.DType.Valid() {
+			return false
+		}
+	}
+	return len(params) > 0
 }
 
 // ArgumentInfo describes one parameter or output of an executable.
@@ -58,4 +71,41 @@ type ExecuteResult struct {
 	Outputs []Array
 	// Status resolves when the execution finishes (set only with FillStatus).
 	Status *Future
+}
+
+// CheckArguments checks args against what e says of its parameters: their
+// number when known, and each one's dtype and shape when known. Mismatches are
+// InvalidArgument errors prefixed with the backend's name.
+func CheckArguments(backend string, e LoadedExecutable, args []Array) error {
+	params := e.Parameters()
+	if params == nil {
+		return nil
+	}
+	if len(args) != len(params) {
+		return Errorf(InvalidArgument, "%s: %s takes %d arguments, got %d", backend, e.Name(), len(params), len(args))
+	}
+	for i, a := range args {
+		p := params[i]
+		if a == nil {
+			return Errorf(InvalidArgument, "%s: argument %d of %s is nil", backend, i, e.Name())
+		}
+		if p.DType.Valid() && (a.DType() != p.DType || !a.Shape().Equal(p.Shape)) {
+			return Errorf(InvalidArgument, "%s: argument %d is %v%v, %s wants %v%v", backend, i, a.DType(), a.Shape(), e.Name(), p.DType, p.Shape)
+		}
+	}
+	return nil
+}
+
+// ProgramTexter is implemented by executables that can show their program to
+// a person: the compiler's optimized program where the backend has it, else
+// the program as given.
+type ProgramTexter interface {
+	ProgramText() (string, error)
+}
+
+// CostAnalyzer is implemented by executables whose backend estimates what a
+// run costs (for example "flops" and "bytes accessed"); the keys differ by
+// backend.
+type CostAnalyzer interface {
+	CostAnalysis() (Attributes, error)
 }

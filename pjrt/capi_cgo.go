@@ -517,6 +517,32 @@ func (a *capi) takeBytes(r C.pjrt_bytes_result) ([]byte, error) {
 	return out, nil
 }
 
+func (a *capi) costAnalysis(e unsafe.Pointer) (map[string]any, error) {
+	r := C.pjrt_executable_cost_analysis(a.api, (*C.PJRT_Executable)(e))
+	if r.err != nil {
+		return nil, a.err(r.err)
+	}
+	return namedValues(r.nvs, r.n), nil
+}
+
+// optimizedProgram asks for the program's size, then for the program.
+func (a *capi) optimizedProgram(e unsafe.Pointer) (format string, code []byte, err error) {
+	r := C.pjrt_executable_optimized_program(a.api, (*C.PJRT_Executable)(e), nil, 0)
+	if r.err != nil {
+		return "", nil, a.err(r.err)
+	}
+	if r.code_size == 0 {
+		return gostr(r.format, r.format_size), nil, nil
+	}
+	buf := (*C.char)(C.malloc(r.code_size))
+	defer C.free(unsafe.Pointer(buf))
+	r = C.pjrt_executable_optimized_program(a.api, (*C.PJRT_Executable)(e), buf, r.code_size)
+	if r.err != nil {
+		return "", nil, a.err(r.err)
+	}
+	return gostr(r.format, r.format_size), C.GoBytes(unsafe.Pointer(buf), C.int(r.code_size)), nil
+}
+
 func (a *capi) serialize(e unsafe.Pointer) ([]byte, error) {
 	return a.takeBytes(C.pjrt_executable_serialize(a.api, (*C.PJRT_Executable)(e)))
 }

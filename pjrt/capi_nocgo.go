@@ -119,6 +119,14 @@ func (a *capi) memoryKinds(e unsafe.Pointer, which, n int) ([]string, error) {
 	return nil, ErrCgoUnavailable
 }
 
+func (a *capi) costAnalysis(e unsafe.Pointer) (map[string]any, error) {
+	return nil, ErrCgoUnavailable
+}
+
+func (a *capi) optimizedProgram(e unsafe.Pointer) (string, []byte, error) {
+	return "", nil, ErrCgoUnavailable
+}
+
 func (a *capi) serialize(e unsafe.Pointer) ([]byte, error) {
 	return nil, ErrCgoUnavailable
 }

@@ -169,6 +169,28 @@ func (x *Executable) Serialize() ([]byte, error) {
 	return out, err
 }
 
+// CostAnalysis returns the plugin's cost properties of the program (for
+// example "flops" and "bytes accessed"), by name; what is reported differs by
+// plugin.
+func (x *Executable) CostAnalysis() (map[string]any, error) {
+	var out map[string]any
+	err := x.withExec(fnExecutableGetCostAnalysis, func(e unsafe.Pointer) (err error) {
+		out, err = x.res.api.costAnalysis(e)
+		return err
+	})
+	return out, err
+}
+
+// OptimizedProgram returns the program as the compiler left it, and its
+// format: "hlo" for a serialized xla.HloModuleProto.
+func (x *Executable) OptimizedProgram() (format string, code []byte, err error) {
+	err = x.withExec(fnExecutableOptimizedProgram, func(e unsafe.Pointer) (err error) {
+		format, code, err = x.res.api.optimizedProgram(e)
+		return err
+	})
+	return format, code, err
+}
+
 // CompileOptions returns the serialized xla.CompileOptionsProto the executable
 // was compiled with (PJRT API 0.87 or newer).
 func (x *Executable) CompileOptions() ([]byte, error) {

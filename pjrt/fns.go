@@ -71,6 +71,8 @@ const (
 	fnTopologyDescriptionPlatformVersion                       // PJRT_TopologyDescription_PlatformVersion, 0.0
 	fnTopologyDescriptionGetDeviceDescriptions                 // PJRT_TopologyDescription_GetDeviceDescriptions, 0.0
 	fnCompile                                                  // PJRT_Compile, 0.0
+	fnExecutableGetCostAnalysis                                // PJRT_Executable_GetCostAnalysis, 0.0
+	fnExecutableOptimizedProgram                               // PJRT_Executable_OptimizedProgram, 0.0
 	fnExecutableOutputElementTypes                             // PJRT_Executable_OutputElementTypes, 0.29
 	fnExecutableOutputDimensions                               // PJRT_Executable_OutputDimensions, 0.29
 	fnBufferCopyToMemory                                       // PJRT_Buffer_CopyToMemory, 0.32
@@ -152,6 +154,8 @@ var fnNames = [...]string{
 	"PJRT_TopologyDescription_PlatformVersion",
 	"PJRT_TopologyDescription_GetDeviceDescriptions",
 	"PJRT_Compile",
+	"PJRT_Executable_GetCostAnalysis",
+	"PJRT_Executable_OptimizedProgram",
 	"PJRT_Executable_OutputElementTypes",
 	"PJRT_Executable_OutputDimensions",
 	"PJRT_Buffer_CopyToMemory",
@@ -166,5 +170,5 @@ var fnNames = [...]string{
 }
 
 var fnMinors = [...]int{
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29, 29, 32, 35, 48, 79, 87, 89, 92, 96, 102,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29, 29, 32, 35, 48, 79, 87, 89, 92, 96, 102,
 }

@@ -599,6 +599,35 @@ pjrt_str_result pjrt_executable_fingerprint(const PJRT_Api* api,
   return r;
 }
 
+pjrt_nvs_result pjrt_executable_cost_analysis(const PJRT_Api* api,
+                                              PJRT_Executable* e) {
+  ARGS(PJRT_Executable_GetCostAnalysis_Args, a);
+  a.executable = e;
+  pjrt_nvs_result r = {NULL, NULL, 0};
+  r.err = api->PJRT_Executable_GetCostAnalysis(&a);
+  r.nvs = a.properties;
+  r.n = a.num_properties;
+  return r;
+}
+
+pjrt_program_result pjrt_executable_optimized_program(const PJRT_Api* api,
+                                                      PJRT_Executable* e,
+                                                      char* code,
+                                                      size_t code_size) {
+  ARGS(PJRT_Program, p);
+  p.code = code;
+  p.code_size = code_size;
+  ARGS(PJRT_Executable_OptimizedProgram_Args, a);
+  a.executable = e;
+  a.program = &p;
+  pjrt_program_result r = {NULL, 0, NULL, 0};
+  r.err = api->PJRT_Executable_OptimizedProgram(&a);
+  r.code_size = p.code_size;
+  r.format = p.format;
+  r.format_size = p.format_size;
+  return r;
+}
+
 pjrt_int_result pjrt_executable_count(const PJRT_Api* api, PJRT_Executable* e,
                                       int which) {
   pjrt_int_result r = {NULL, 0};

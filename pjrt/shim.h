@@ -85,6 +85,8 @@
   X(PJRT_TopologyDescription_PlatformVersion, 0)       \
   X(PJRT_TopologyDescription_GetDeviceDescriptions, 0) \
   X(PJRT_Compile, 0)                                   \
+  X(PJRT_Executable_GetCostAnalysis, 0)                \
+  X(PJRT_Executable_OptimizedProgram, 0)               \
   X(PJRT_Executable_OutputElementTypes, 29)            \
   X(PJRT_Executable_OutputDimensions, 29)              \
   X(PJRT_Buffer_CopyToMemory, 32)                      \
@@ -266,6 +268,21 @@ pjrt_ptrs_result pjrt_loaded_logical_ids(const PJRT_Api* api,
 pjrt_str_result pjrt_executable_name(const PJRT_Api* api, PJRT_Executable* e);
 pjrt_str_result pjrt_executable_fingerprint(const PJRT_Api* api,
                                             PJRT_Executable* e);
+// The executable's cost properties (owned by the executable).
+pjrt_nvs_result pjrt_executable_cost_analysis(const PJRT_Api* api,
+                                              PJRT_Executable* e);
+// The size of the optimized program's serialization (code NULL), or the
+// program itself written into code (code_size bytes); format is the plugin's.
+typedef struct {
+  PJRT_Error* err;
+  size_t code_size;
+  const char* format;
+  size_t format_size;
+} pjrt_program_result;
+pjrt_program_result pjrt_executable_optimized_program(const PJRT_Api* api,
+                                                      PJRT_Executable* e,
+                                                      char* code,
+                                                      size_t code_size);
 // which: 0 replicas, 1 partitions, 2 outputs, 3 generated code size.
 pjrt_int_result pjrt_executable_count(const PJRT_Api* api, PJRT_Executable* e,
                                       int which);

@@ -246,9 +246,6 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	if e.params != nil && len(args) != len(e.params) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: %s takes %d arguments, got %d", e.name, len(e.params), len(args))
-	}
 	ins := make([]*array, len(args))
 	handles := make([]uint64, len(args))
 	for i, x := range args {
@@ -256,12 +253,10 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		if err != nil {
 			return nil, err
 		}
-		if i < len(e.params) {
-			if p := e.params[i]; p.DType != ifrt.InvalidDType && (p.DType != a.spec.DType || !p.Shape.Equal(a.spec.Shape)) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: argument %d of %s is %v%v, the program takes %v%v", i, e.name, a.spec.DType, a.spec.Shape, p.DType, p.Shape)
-			}
-		}
 		ins[i], handles[i] = a, a.handle
+	}
+	if err := ifrt.CheckArguments("proxy", e, args); err != nil {
+		return nil, err
 	}
 	req := &proxypb.LoadedExecutableExecuteRequest{
 		LoadedExecutableHandle: e.handle,

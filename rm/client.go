@@ -71,10 +71,11 @@ func WithBackoff(min, max time.Duration) Option {
 // Pathways client watches the cluster through it. Its methods are safe for
 // concurrent use.
 type Client struct {
-	conn *grpc.ClientConn
-	rpc  rmpb.ResourceManagerClient
-	opts options
-	log  *slog.Logger
+	target string
+	conn   *grpc.ClientConn
+	rpc    rmpb.ResourceManagerClient
+	opts   options
+	log    *slog.Logger
 
 	mu     sync.Mutex
 	regs   map[*Registration]struct{}
@@ -105,11 +106,12 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "rm: client for %q: %w", target, err)
 	}
 	return &Client{
-		conn: conn,
-		rpc:  rmpb.NewResourceManagerClient(conn),
-		opts: o,
-		log:  o.logger.With("component", "rm-client"),
-		regs: make(map[*Registration]struct{}),
+		target: target,
+		conn:   conn,
+		rpc:    rmpb.NewResourceManagerClient(conn),
+		opts:   o,
+		log:    o.logger.With("component", "rm-client"),
+		regs:   make(map[*Registration]struct{}),
 	}, nil
 }
 
@@ -152,15 +154,19 @@ func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 
 // Watch returns the cluster's events: first an EventSnapshot with the whole
 // view, then the changes. When the stream breaks (the RM restarted or is
-// unreachable, or this watcher fell behind) Watch connects again with
-// backoff and delivers a fresh EventSnapshot, which replaces the view. The
-// sequence ends when the loop stops, when ctx is done (yielding ctx's error)
-// or after a permanent error (yielded last).
+// unreachable, or this watcher fell behind) Watch yields the error, connects
+// again with backoff and delivers a fresh EventSnapshot, which replaces the
+// view. The sequence ends when the loop stops, when ctx is done (yielding
+// ctx's error), when the client closes, or after a permanent error such as an
+// address that is not a resource manager's (yielded last). While the RM cannot
+// be reached, the client logs a warning with its address and the last error
+// every few seconds.
 func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		b := c.newBackoff()
+		var failing retryLog
 		for {
-			err := c.watchOnce(ctx, yield, b)
+			err := c.watchOnce(ctx, yield, b, &failing)
 			if err == errStopped {
 				return
 			}
@@ -168,15 +174,18 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 				yield(Event{}, context.Cause(ctx))
 				return
 			}
-			if permanent(err) {
-				yield(Event{}, err)
-				return
-			}
 			if c.isClosed() {
 				yield(Event{}, errClientClosed())
 				return
 			}
-			c.log.Debug("watch stream ended; watching again", "err", err)
+			if permanent(err) {
+				yield(Event{}, c.notAnRM(err))
+				return
+			}
+			failing.failed(c.log, "watching the resource manager; retrying", c.target, err)
+			if !yield(Event{}, err) {
+				return
+			}
 			if !sleep(ctx, b.next()) {
 				yield(Event{}, context.Cause(ctx))
 				return
@@ -185,9 +194,17 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 	}
 }
 
+// notAnRM says what an Unimplemented answer most likely means.
+func (c *Client) notAnRM(err error) error {
+	if ifrt.CodeOf(err) != ifrt.Unimplemented {
+		return err
+	}
+	return ifrt.Errorf(ifrt.Unimplemented, "rm: %s does not serve the resource manager's API (is it a worker's or a proxy server's address?): %w", c.target, err)
+}
+
 var errStopped = errors.New("rm: consumer stopped")
 
-func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b *backoffState) error {
+func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b *backoffState, failing *retryLog) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.rpc.Watch(wctx, &rmpb.WatchRequest{})
@@ -203,6 +220,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 			return fromStatus(ctx, err)
 		}
 		b.reset()
+		failing.succeeded(c.log, "watching the resource manager again", c.target)
 		if !yield(eventFromPB(ev), nil) {
 			return errStopped
 		}
@@ -345,11 +363,13 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 	r.mu.Unlock()
 	req := workerInfoToPB(info)
 	var last error
-	for attempt := 1; ; attempt++ {
+	var failing retryLog
+	for {
 		actx, cancel := context.WithTimeout(ctx, registerAttemptTimeout)
 		resp, err := r.c.rpc.RegisterWorker(actx, req)
 		cancel()
 		if err == nil {
+			failing.succeeded(r.c.log, "registered with the resource manager", r.c.target)
 			r.store(info, resp)
 			return resp.GetLeaseId(), nil
 		}
@@ -361,7 +381,7 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 			return 0, fmt.Errorf("rm: registering slice %d host %d: %w (last attempt: %w)", info.Slice, info.Host, err, last)
 		}
 		if permanent(err) {
-			return 0, err
+			return 0, r.c.notAnRM(err)
 		}
 		if r.c.isClosed() {
 			return 0, errClientClosed()
@@ -371,7 +391,7 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 		if c := ifrt.CodeOf(err); last == nil || (c != ifrt.DeadlineExceeded && c != ifrt.Canceled) {
 			last = err
 		}
-		r.c.log.Warn("registration failed; retrying", "slice", info.Slice, "host", info.Host, "attempt", attempt, "err", err)
+		failing.failed(r.c.log.With("slice", info.Slice, "host", info.Host), "registering with the resource manager; retrying", r.c.target, err)
 		if !sleep(ctx, b.next()) {
 			return 0, fmt.Errorf("rm: registering slice %d host %d: %w (last attempt: %w)", info.Slice, info.Host, context.Cause(ctx), last)
 		}

@@ -139,7 +139,7 @@ func watch(t *testing.T, c *rm.Client) <-chan rm.Event {
 		defer close(done)
 		for ev, err := range c.Watch(ctx) {
 			if err != nil {
-				return
+				continue // the watch goes on, or ends after this error
 			}
 			ch <- ev
 		}

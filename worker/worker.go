@@ -84,7 +84,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	ps, err := proxyserver.New(proxyserver.Config{Backend: cfg.Backend, Logger: log})
+	ps, err := proxyserver.New(proxyserver.Config{Backend: cfg.Backend, Logger: log, ClusterClientsOnly: true})
 	if err != nil {
 		return nil, err
 	}

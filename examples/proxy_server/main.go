@@ -14,10 +14,11 @@
 //	--resource_manager_address  the resource manager's host:port (required)
 //	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
 //	                            logged; nothing is stored there yet
-//	--num_elastic_instances     how many slices may be lost at once while the session goes on
+//	--num_elastic_instances     how many slices may be lost at once while a JAX session goes on
 //	                            (alias --num_elastic_slices; default 0). Arrays of a lost slice
-//	                            fail with DATA_LOSS; losing more slices fails every request with
-//	                            UNAVAILABLE until the proxy server restarts
+//	                            fail with DATA_LOSS; losing more slices fails the sessions then
+//	                            running (every later request of theirs gets UNAVAILABLE saying
+//	                            so); a new JAX session starts once every slice is back
 //	--virtual_slices            the slices this proxy wants, one <kind>:<topology> per slice
 //	                            (tpuv6e:2x2,tpuv6e:2x2). Checked against the resource manager's
 //	                            inventory (same type, no more slices than it has) before serving;
@@ -38,6 +39,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -48,6 +50,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0) // the usage went to stderr, as asked
+	}
 	if errors.Is(err, errUsage) {
 		os.Exit(2)
 	}

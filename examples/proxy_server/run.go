@@ -61,6 +61,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
 		return c, errUsage
 	}
 	if fs.NArg() > 0 {
@@ -140,7 +143,16 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	for _, s := range sliceIndices(client) {
 		log.Info(fmt.Sprintf("Transition slice %d: unplaced -> placed", s), "slice", s)
 	}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: xlaflags.Wrap(client, c.xla), Logger: log})
+	// Every JAX session gets a cluster client of its own, which the elastic
+	// policy watches: losing more slices than --num_elastic_instances ends the
+	// sessions that were running, and a new session starts once every slice is
+	// back, so JAX programs never need another proxy server.
+	srv, err := proxyserver.New(proxyserver.Config{
+		Logger: log,
+		SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
+			return connectSession(ctx, c, log)
+		},
+	})
 	if err != nil {
 		return err
 	}
@@ -149,7 +161,6 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	log.Info("IFRT proxy server started with status OK", "address", lis.Addr().String(), "devices", len(client.Devices()))
 	fmt.Fprintf(stdout, "IFRT proxy server started with status OK; proxy server ready on %s (%d devices)\n", lis.Addr(), len(client.Devices()))
 
-	failed := client.Failed()
 	for {
 		select {
 		case err := <-errc:
@@ -157,9 +168,6 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 				return errors.New("the server stopped on its own")
 			}
 			return err
-		case <-failed:
-			failed = nil
-			log.Error("the session has failed; every request fails until the proxy server restarts", "error", client.Err())
 		case <-ctx.Done():
 			log.Info("shutting down", "cause", context.Cause(ctx))
 			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -204,3 +212,23 @@ func sliceIndices(c *pathways.Client) []int64 {
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
+
+// connectSession connects a JAX session's own client to the cluster, waiting
+// until every slice is up, with the session's elastic policy and --xla_* flags.
+func connectSession(ctx context.Context, c config, log *slog.Logger) (ifrt.Client, error) {
+	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic))
+	if err != nil {
+		return nil, err
+	}
+	return sessionBackend{Client: xlaflags.Wrap(client, c.xla), cluster: client}, nil
+}
+
+// sessionBackend is a session's cluster client behind the --xla_* flags; it
+// tells the proxy server when the session has failed.
+type sessionBackend struct {
+	ifrt.Client
+	cluster *pathways.Client
+}
+
+func (b sessionBackend) Failed() <-chan struct{} { return b.cluster.Failed() }
+func (b sessionBackend) Err() error              { return b.cluster.Err() }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"strings"
@@ -112,3 +114,14 @@ func TestRun(t *testing.T) {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestHelp: --help is a successful request for the usage.
+func TestHelp(t *testing.T) {
+	var usage strings.Builder
+	if _, err := parse([]string{"--help"}, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parse(--help) = %v, want flag.ErrHelp (exit 0)", err)
+	}
+	if !strings.Contains(usage.String(), "-num_elastic_instances") {
+		t.Errorf("usage lacks the flags:\n%s", usage.String())
+	}
+}

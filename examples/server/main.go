@@ -46,6 +46,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -56,6 +57,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0) // the usage went to stderr, as asked
+	}
 	if errors.Is(err, errUsage) {
 		os.Exit(2)
 	}

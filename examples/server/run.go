@@ -63,7 +63,8 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	var c config
 	var scratch string
 	fs.StringVar(&c.nodeType, "node_type", "", `"resource_manager" runs the resource manager; absent or "worker" runs a worker`)
-	fs.IntVar(&c.port, "server_port", -1, fmt.Sprintf("gRPC port (default %d for the resource manager, %d for a worker; 0 picks a free port)", defaultRMPort, defaultWorkerPort))
+	var port portFlag
+	fs.Var(&port, "server_port", fmt.Sprintf("gRPC `port` (default %d for the resource manager, %d for a worker; 0 picks a free port)", defaultRMPort, defaultWorkerPort))
 	fs.StringVar(&c.instanceType, "instance_type", "", "shape of every slice, <kind>:<topology>, e.g. tpuv5e:4x4 or cpu:4 (required for the resource manager)")
 	fs.IntVar(&c.instanceCount, "instance_count", 1, "resource manager: number of slices")
 	fs.StringVar(&c.rmAddress, "resource_manager_address", "", "worker: the resource manager's host:port (required)")
@@ -71,6 +72,9 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, "accepted for compatibility; no object lifecycle rule is created")
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
 		return c, errUsage
 	}
 	if fs.NArg() > 0 {
@@ -86,11 +90,13 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	default:
 		return c, fmt.Errorf("--node_type=%q: want %q, or leave it out for a worker", c.nodeType, nodeTypeRM)
 	}
-	if c.port == -1 {
+	switch {
+	case port.set:
+		c.port = port.port
+	case c.isRM():
+		c.port = defaultRMPort
+	default:
 		c.port = defaultWorkerPort
-		if c.isRM() {
-			c.port = defaultRMPort
-		}
 	}
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
@@ -316,12 +322,14 @@ func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices
 		return slices{}, err
 	}
 	defer client.Close()
+	var last error
 	for ev, err := range client.Watch(ctx) {
 		if err != nil {
-			if ctx.Err() != nil {
-				return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, err)
+			// The RM client logs while it retries; the loop ends with ctx or
+			// after a permanent error.
+			if ctx.Err() == nil {
+				last = err
 			}
-			log.Warn("waiting for the resource manager", "address", c.rmAddress, "error", err)
 			continue
 		}
 		if ev.Type != rm.EventSnapshot {
@@ -333,7 +341,13 @@ func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices
 		}
 		return slices{InstanceType: it, count: ev.Cluster.InstanceCount}, nil
 	}
-	return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, ctx.Err())
+	switch {
+	case ctx.Err() == nil:
+		return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, last)
+	case last != nil:
+		return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w (last error: %w)", c.rmAddress, context.Cause(ctx), last)
+	}
+	return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, context.Cause(ctx))
 }
 
 // openBackend opens the worker's backend with one host's devices of it.
@@ -374,4 +388,27 @@ func advertised(hostAddress string, lis net.Addr) (string, error) {
 		return net.JoinHostPort(h, p), nil
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// portFlag is --server_port, whose default depends on --node_type: unset, it
+// prints no default of its own (the usage text states both).
+type portFlag struct {
+	port int
+	set  bool
+}
+
+func (p *portFlag) String() string {
+	if p == nil || !p.set {
+		return ""
+	}
+	return strconv.Itoa(p.port)
+}
+
+func (p *portFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a port number")
+	}
+	p.port, p.set = n, true
+	return nil
 }

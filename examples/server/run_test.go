@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 func envOf(kv ...string) func(string) string {
@@ -149,5 +154,35 @@ func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
 	defer cancel()
 	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=127.0.0.1:1"}, envOf(), io.Discard, io.Discard); err != nil {
 		t.Errorf("run: %v, want nil after the stop", err)
+	}
+}
+
+// TestWorkerPointedAtANonRM: a worker given the address of something that is
+// not a resource manager (another worker's port) exits saying so.
+func TestWorkerPointedAtANonRM(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer() // serves no resource manager
+	go gs.Serve(lis)
+	defer gs.Stop()
+	err = run(ctx, []string{"--server_port=0", "--resource_manager_address=" + lis.Addr().String()}, envOf(), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "does not serve the resource manager's API") || strings.Contains(err.Error(), "%!") {
+		t.Errorf("run against a non-RM: %v, want an error saying it is not a resource manager", err)
+	}
+}
+
+// TestHelp: --help is a successful request for the usage, which states each
+// default once.
+func TestHelp(t *testing.T) {
+	var usage strings.Builder
+	if _, err := parse([]string{"--help"}, envOf(), &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parse(--help) = %v, want flag.ErrHelp (exit 0)", err)
+	}
+	if u := usage.String(); !strings.Contains(u, "-server_port port") || strings.Contains(u, "(default -1)") || strings.Count(u, "29005") != 1 {
+		t.Errorf("usage states --server_port's defaults badly:\n%s", u)
 	}
 }

@@ -203,19 +203,15 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	if len(args) != len(e.params) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", e.Name(), len(e.params), len(args))
-	}
 	arrays, err := e.client.take(args)
 	if err != nil {
 		return nil, err
 	}
+	if err := ifrt.CheckArguments("gocpu", e, args); err != nil {
+		return nil, err
+	}
 	inputs := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
-		p := e.params[i]
-		if a.spec.DType != p.DType || !a.spec.Shape.Equal(p.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d is %v%v, %s wants %v%v", i, a.spec.DType, a.spec.Shape, e.Name(), p.DType, p.Shape)
-		}
 		for _, d := range a.spec.Sharding.Devices() {
 			if e.devices.Index(d.ID) < 0 {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())

@@ -70,6 +70,7 @@ func RunConformance(t *testing.T, h Harness) {
 		{"FullyReplicatedShard", testFullyReplicatedShard},
 		{"UseAfterDelete", testUseAfterDelete},
 		{"Donation", testDonation},
+		{"ExecuteShardedDonation", testExecuteShardedDonation},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
 		{"Concurrent", testConcurrent},

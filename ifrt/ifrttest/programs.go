@@ -2,6 +2,7 @@ package ifrttest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -20,16 +21,24 @@ const addMul = `module @jit_add_mul attributes {mhlo.num_partitions = 1 : i32, m
 `
 
 // shardedProgram doubles f32[2n,4] split by rows over n devices and sums its columns.
-func shardedProgram(n int) string {
+func shardedProgram(n int) string { return shardedProgramDonating(n, false) }
+
+// shardedProgramDonating is shardedProgram, whose argument may be donated when
+// donor is set.
+func shardedProgramDonating(n int, donor bool) string {
+	donorAttr := ""
+	if donor {
+		donorAttr = ", jax.buffer_donor = true"
+	}
 	return fmt.Sprintf(`module @jit_sharded attributes {mhlo.num_partitions = %[1]d : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%%arg0: tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"}) -> (tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"}, tensor<4xf32> {mhlo.sharding = "{replicated}"}) {
+  func.func public @main(%%arg0: tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"%[3]s}) -> (tensor<%[2]dx4xf32> {mhlo.sharding = "{devices=[%[1]d,1]<=[%[1]d]}"}, tensor<4xf32> {mhlo.sharding = "{replicated}"}) {
     %%0 = stablehlo.add %%arg0, %%arg0 : tensor<%[2]dx4xf32>
     %%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
     %%1 = stablehlo.reduce(%%arg0 init: %%cst) applies stablehlo.add across dimensions = [0] : (tensor<%[2]dx4xf32>, tensor<f32>) -> tensor<4xf32>
     return %%0, %%1 : tensor<%[2]dx4xf32>, tensor<4xf32>
   }
 }
-`, n, 2*n)
+`, n, 2*n, donorAttr)
 }
 
 func f32s(b []byte) []float32 {
@@ -149,4 +158,63 @@ func testExecuteSharded(t *testing.T, h Harness) {
 	if !res.Outputs[1].Sharding().IsFullyReplicated() {
 		t.Errorf("output 1 has %v, want replicated", res.Outputs[1].Sharding())
 	}
+}
+
+// testExecuteShardedDonation donates an argument sharded over several devices:
+// every shard is consumed, the array reads as deleted, and excluding the
+// argument keeps it.
+func testExecuteShardedDonation(t *testing.T, h Harness) {
+	if !h.Programs {
+		t.Skip("the backend does not compile StableHLO text")
+	}
+	e := h.env(t, 2)
+	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
+		e.devs = e.devs[:h.MaxProgramDevices]
+	}
+	n := len(e.devs)
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(shardedProgramDonating(n, true))}, &ifrt.CompileOptions{Devices: e.devs})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	if got := exe.DonatableParameters(); fmt.Sprint(got) != "[0]" {
+		t.Errorf("DonatableParameters() = %v, want [0]", got)
+	}
+	shape := ifrt.Shape{int64(2 * n), 4}
+	in := make([]float32, shape.NumElements())
+	for i := range in {
+		in[i] = float32(i)
+	}
+	put := func() ifrt.Array { return e.put(f32bytes(in...), ifrt.F32, shape, e.tiled(e.devs, int64(n), 1)) }
+
+	kept := put()
+	res, err := exe.Execute(e.ctx, []ifrt.Array{kept}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
+	if err != nil {
+		t.Fatalf("Execute with the argument excluded from donation: %v", err)
+	}
+	if kept.IsDeleted() {
+		t.Fatalf("an argument excluded from donation was deleted")
+	}
+	if got := f32s(e.get(kept)); fmt.Sprint(got) != fmt.Sprint(in) {
+		t.Errorf("the kept argument reads %v, want %v", got, in)
+	}
+
+	x := put()
+	res, err = exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		t.Fatalf("Execute with donation: %v", err)
+	}
+	if !x.IsDeleted() {
+		t.Errorf("the donated sharded argument is still alive")
+	}
+	if _, err := e.client.DisassembleArray(e.ctx, x, ifrt.AlwaysCopy); !errors.Is(err, ifrt.ErrArrayDeleted) {
+		t.Errorf("DisassembleArray of the donated argument: got %v, want ErrArrayDeleted", err)
+	}
+	doubled := f32s(e.get(res.Outputs[0]))
+	for i, v := range in {
+		if doubled[i] != 2*v {
+			t.Fatalf("output 0 element %d = %v, want %v", i, doubled[i], 2*v)
+		}
+	}
+	_, err = exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	wantCode(t, "Execute with a donated argument", err, ifrt.ErrArrayDeleted)
 }

@@ -294,7 +294,7 @@ func (x OpSharding_Type) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OpSharding_Type.Descriptor instead.
 func (OpSharding_Type) EnumDescriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{8, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type OpSharding_ShardGroupType int32
@@ -340,7 +340,7 @@ func (x OpSharding_ShardGroupType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OpSharding_ShardGroupType.Descriptor instead.
 func (OpSharding_ShardGroupType) EnumDescriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{8, 1}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{9, 1}
 }
 
 type PrecisionConfig_Precision int32
@@ -389,7 +389,7 @@ func (x PrecisionConfig_Precision) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PrecisionConfig_Precision.Descriptor instead.
 func (PrecisionConfig_Precision) EnumDescriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{10, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{11, 0}
 }
 
 // One level of a tiled layout: tile sizes from the most major tiled dimension
@@ -718,6 +718,67 @@ func (x *ShapeProto) GetLayout() *LayoutProto {
 }
 
 // Where an HLO op came from. Only the fields a server might log are declared.
+// The signature of a computation: its parameters' shapes and its result's.
+type ProgramShapeProto struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Parameters     []*ShapeProto          `protobuf:"bytes,1,rep,name=parameters,proto3" json:"parameters,omitempty"`
+	Result         *ShapeProto            `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	ParameterNames []string               `protobuf:"bytes,3,rep,name=parameter_names,json=parameterNames,proto3" json:"parameter_names,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ProgramShapeProto) Reset() {
+	*x = ProgramShapeProto{}
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgramShapeProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgramShapeProto) ProtoMessage() {}
+
+func (x *ProgramShapeProto) ProtoReflect() protoreflect.Message {
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgramShapeProto.ProtoReflect.Descriptor instead.
+func (*ProgramShapeProto) Descriptor() ([]byte, []int) {
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ProgramShapeProto) GetParameters() []*ShapeProto {
+	if x != nil {
+		return x.Parameters
+	}
+	return nil
+}
+
+func (x *ProgramShapeProto) GetResult() *ShapeProto {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ProgramShapeProto) GetParameterNames() []string {
+	if x != nil {
+		return x.ParameterNames
+	}
+	return nil
+}
+
 type OpMetadata struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	OpType           string                 `protobuf:"bytes,1,opt,name=op_type,json=opType,proto3" json:"op_type,omitempty"`
@@ -736,7 +797,7 @@ type OpMetadata struct {
 
 func (x *OpMetadata) Reset() {
 	*x = OpMetadata{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[4]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +809,7 @@ func (x *OpMetadata) String() string {
 func (*OpMetadata) ProtoMessage() {}
 
 func (x *OpMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[4]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +822,7 @@ func (x *OpMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpMetadata.ProtoReflect.Descriptor instead.
 func (*OpMetadata) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{4}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OpMetadata) GetOpType() string {
@@ -845,7 +906,7 @@ type MeshProto struct {
 
 func (x *MeshProto) Reset() {
 	*x = MeshProto{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[5]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +918,7 @@ func (x *MeshProto) String() string {
 func (*MeshProto) ProtoMessage() {}
 
 func (x *MeshProto) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[5]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +931,7 @@ func (x *MeshProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeshProto.ProtoReflect.Descriptor instead.
 func (*MeshProto) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{5}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MeshProto) GetAxes() []*MeshProto_MeshAxis {
@@ -898,7 +959,7 @@ type AxisRefProto struct {
 
 func (x *AxisRefProto) Reset() {
 	*x = AxisRefProto{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[6]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +971,7 @@ func (x *AxisRefProto) String() string {
 func (*AxisRefProto) ProtoMessage() {}
 
 func (x *AxisRefProto) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[6]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -923,7 +984,7 @@ func (x *AxisRefProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AxisRefProto.ProtoReflect.Descriptor instead.
 func (*AxisRefProto) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{6}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AxisRefProto) GetMeshAxisIndex() int64 {
@@ -955,7 +1016,7 @@ type NamedShardingProto struct {
 
 func (x *NamedShardingProto) Reset() {
 	*x = NamedShardingProto{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[7]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1028,7 @@ func (x *NamedShardingProto) String() string {
 func (*NamedShardingProto) ProtoMessage() {}
 
 func (x *NamedShardingProto) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[7]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1041,7 @@ func (x *NamedShardingProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NamedShardingProto.ProtoReflect.Descriptor instead.
 func (*NamedShardingProto) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{7}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *NamedShardingProto) GetTupleShardings() []*NamedShardingProto {
@@ -1058,7 +1119,7 @@ type OpSharding struct {
 
 func (x *OpSharding) Reset() {
 	*x = OpSharding{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[8]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1131,7 @@ func (x *OpSharding) String() string {
 func (*OpSharding) ProtoMessage() {}
 
 func (x *OpSharding) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[8]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1144,7 @@ func (x *OpSharding) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpSharding.ProtoReflect.Descriptor instead.
 func (*OpSharding) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{8}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OpSharding) GetType() OpSharding_Type {
@@ -1196,7 +1257,7 @@ type DeviceAssignmentProto struct {
 
 func (x *DeviceAssignmentProto) Reset() {
 	*x = DeviceAssignmentProto{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[9]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1269,7 @@ func (x *DeviceAssignmentProto) String() string {
 func (*DeviceAssignmentProto) ProtoMessage() {}
 
 func (x *DeviceAssignmentProto) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[9]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1282,7 @@ func (x *DeviceAssignmentProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceAssignmentProto.ProtoReflect.Descriptor instead.
 func (*DeviceAssignmentProto) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{9}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeviceAssignmentProto) GetReplicaCount() int32 {
@@ -1256,7 +1317,7 @@ type PrecisionConfig struct {
 
 func (x *PrecisionConfig) Reset() {
 	*x = PrecisionConfig{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[10]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1329,7 @@ func (x *PrecisionConfig) String() string {
 func (*PrecisionConfig) ProtoMessage() {}
 
 func (x *PrecisionConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[10]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1342,7 @@ func (x *PrecisionConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrecisionConfig.ProtoReflect.Descriptor instead.
 func (*PrecisionConfig) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{10}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PrecisionConfig) GetOperandPrecision() []PrecisionConfig_Precision {
@@ -1301,7 +1362,7 @@ type MeshProto_MeshAxis struct {
 
 func (x *MeshProto_MeshAxis) Reset() {
 	*x = MeshProto_MeshAxis{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[11]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1313,7 +1374,7 @@ func (x *MeshProto_MeshAxis) String() string {
 func (*MeshProto_MeshAxis) ProtoMessage() {}
 
 func (x *MeshProto_MeshAxis) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[11]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1326,7 +1387,7 @@ func (x *MeshProto_MeshAxis) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeshProto_MeshAxis.ProtoReflect.Descriptor instead.
 func (*MeshProto_MeshAxis) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{5, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{6, 0}
 }
 
 func (x *MeshProto_MeshAxis) GetName() string {
@@ -1353,7 +1414,7 @@ type AxisRefProto_SubAxis struct {
 
 func (x *AxisRefProto_SubAxis) Reset() {
 	*x = AxisRefProto_SubAxis{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[12]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1365,7 +1426,7 @@ func (x *AxisRefProto_SubAxis) String() string {
 func (*AxisRefProto_SubAxis) ProtoMessage() {}
 
 func (x *AxisRefProto_SubAxis) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[12]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1378,7 +1439,7 @@ func (x *AxisRefProto_SubAxis) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AxisRefProto_SubAxis.ProtoReflect.Descriptor instead.
 func (*AxisRefProto_SubAxis) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{6, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *AxisRefProto_SubAxis) GetPreSize() int64 {
@@ -1405,7 +1466,7 @@ type NamedShardingProto_DimensionSharding struct {
 
 func (x *NamedShardingProto_DimensionSharding) Reset() {
 	*x = NamedShardingProto_DimensionSharding{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[13]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1478,7 @@ func (x *NamedShardingProto_DimensionSharding) String() string {
 func (*NamedShardingProto_DimensionSharding) ProtoMessage() {}
 
 func (x *NamedShardingProto_DimensionSharding) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[13]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1491,7 @@ func (x *NamedShardingProto_DimensionSharding) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use NamedShardingProto_DimensionSharding.ProtoReflect.Descriptor instead.
 func (*NamedShardingProto_DimensionSharding) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{7, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{8, 0}
 }
 
 func (x *NamedShardingProto_DimensionSharding) GetAxes() []*AxisRefProto {
@@ -1457,7 +1518,7 @@ type DeviceAssignmentProto_ComputationDevice struct {
 
 func (x *DeviceAssignmentProto_ComputationDevice) Reset() {
 	*x = DeviceAssignmentProto_ComputationDevice{}
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[14]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1530,7 @@ func (x *DeviceAssignmentProto_ComputationDevice) String() string {
 func (*DeviceAssignmentProto_ComputationDevice) ProtoMessage() {}
 
 func (x *DeviceAssignmentProto_ComputationDevice) ProtoReflect() protoreflect.Message {
-	mi := &file_internal_xlapb_xla_data_proto_msgTypes[14]
+	mi := &file_internal_xlapb_xla_data_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1543,7 @@ func (x *DeviceAssignmentProto_ComputationDevice) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use DeviceAssignmentProto_ComputationDevice.ProtoReflect.Descriptor instead.
 func (*DeviceAssignmentProto_ComputationDevice) Descriptor() ([]byte, []int) {
-	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{9, 0}
+	return file_internal_xlapb_xla_data_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *DeviceAssignmentProto_ComputationDevice) GetReplicaDeviceIds() []int64 {
@@ -1529,7 +1590,13 @@ const file_internal_xlapb_xla_data_proto_rawDesc = "" +
 	"dimensions\x120\n" +
 	"\x14is_dynamic_dimension\x18\x06 \x03(\bR\x12isDynamicDimension\x122\n" +
 	"\ftuple_shapes\x18\x04 \x03(\v2\x0f.xla.ShapeProtoR\vtupleShapes\x12(\n" +
-	"\x06layout\x18\x05 \x01(\v2\x10.xla.LayoutProtoR\x06layoutJ\x04\b\x01\x10\x02\"\xf5\x02\n" +
+	"\x06layout\x18\x05 \x01(\v2\x10.xla.LayoutProtoR\x06layoutJ\x04\b\x01\x10\x02\"\x96\x01\n" +
+	"\x11ProgramShapeProto\x12/\n" +
+	"\n" +
+	"parameters\x18\x01 \x03(\v2\x0f.xla.ShapeProtoR\n" +
+	"parameters\x12'\n" +
+	"\x06result\x18\x02 \x01(\v2\x0f.xla.ShapeProtoR\x06result\x12'\n" +
+	"\x0fparameter_names\x18\x03 \x03(\tR\x0eparameterNames\"\xf5\x02\n" +
 	"\n" +
 	"OpMetadata\x12\x17\n" +
 	"\aop_type\x18\x01 \x01(\tR\x06opType\x12\x17\n" +
@@ -1674,7 +1741,7 @@ func file_internal_xlapb_xla_data_proto_rawDescGZIP() []byte {
 }
 
 var file_internal_xlapb_xla_data_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_internal_xlapb_xla_data_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_internal_xlapb_xla_data_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_internal_xlapb_xla_data_proto_goTypes = []any{
 	(PrimitiveType)(0),                              // 0: xla.PrimitiveType
 	(DimLevelType)(0),                               // 1: xla.DimLevelType
@@ -1685,17 +1752,18 @@ var file_internal_xlapb_xla_data_proto_goTypes = []any{
 	(*SplitConfigProto)(nil),                        // 6: xla.SplitConfigProto
 	(*LayoutProto)(nil),                             // 7: xla.LayoutProto
 	(*ShapeProto)(nil),                              // 8: xla.ShapeProto
-	(*OpMetadata)(nil),                              // 9: xla.OpMetadata
-	(*MeshProto)(nil),                               // 10: xla.MeshProto
-	(*AxisRefProto)(nil),                            // 11: xla.AxisRefProto
-	(*NamedShardingProto)(nil),                      // 12: xla.NamedShardingProto
-	(*OpSharding)(nil),                              // 13: xla.OpSharding
-	(*DeviceAssignmentProto)(nil),                   // 14: xla.DeviceAssignmentProto
-	(*PrecisionConfig)(nil),                         // 15: xla.PrecisionConfig
-	(*MeshProto_MeshAxis)(nil),                      // 16: xla.MeshProto.MeshAxis
-	(*AxisRefProto_SubAxis)(nil),                    // 17: xla.AxisRefProto.SubAxis
-	(*NamedShardingProto_DimensionSharding)(nil),    // 18: xla.NamedShardingProto.DimensionSharding
-	(*DeviceAssignmentProto_ComputationDevice)(nil), // 19: xla.DeviceAssignmentProto.ComputationDevice
+	(*ProgramShapeProto)(nil),                       // 9: xla.ProgramShapeProto
+	(*OpMetadata)(nil),                              // 10: xla.OpMetadata
+	(*MeshProto)(nil),                               // 11: xla.MeshProto
+	(*AxisRefProto)(nil),                            // 12: xla.AxisRefProto
+	(*NamedShardingProto)(nil),                      // 13: xla.NamedShardingProto
+	(*OpSharding)(nil),                              // 14: xla.OpSharding
+	(*DeviceAssignmentProto)(nil),                   // 15: xla.DeviceAssignmentProto
+	(*PrecisionConfig)(nil),                         // 16: xla.PrecisionConfig
+	(*MeshProto_MeshAxis)(nil),                      // 17: xla.MeshProto.MeshAxis
+	(*AxisRefProto_SubAxis)(nil),                    // 18: xla.AxisRefProto.SubAxis
+	(*NamedShardingProto_DimensionSharding)(nil),    // 19: xla.NamedShardingProto.DimensionSharding
+	(*DeviceAssignmentProto_ComputationDevice)(nil), // 20: xla.DeviceAssignmentProto.ComputationDevice
 }
 var file_internal_xlapb_xla_data_proto_depIdxs = []int32{
 	1,  // 0: xla.LayoutProto.dim_level_types:type_name -> xla.DimLevelType
@@ -1707,29 +1775,31 @@ var file_internal_xlapb_xla_data_proto_depIdxs = []int32{
 	0,  // 6: xla.ShapeProto.element_type:type_name -> xla.PrimitiveType
 	8,  // 7: xla.ShapeProto.tuple_shapes:type_name -> xla.ShapeProto
 	7,  // 8: xla.ShapeProto.layout:type_name -> xla.LayoutProto
-	16, // 9: xla.MeshProto.axes:type_name -> xla.MeshProto.MeshAxis
-	17, // 10: xla.AxisRefProto.sub_axis_info:type_name -> xla.AxisRefProto.SubAxis
-	12, // 11: xla.NamedShardingProto.tuple_shardings:type_name -> xla.NamedShardingProto
-	10, // 12: xla.NamedShardingProto.mesh:type_name -> xla.MeshProto
-	18, // 13: xla.NamedShardingProto.dim_shardings:type_name -> xla.NamedShardingProto.DimensionSharding
-	11, // 14: xla.NamedShardingProto.replicated_axes:type_name -> xla.AxisRefProto
-	11, // 15: xla.NamedShardingProto.unreduced_axes:type_name -> xla.AxisRefProto
-	9,  // 16: xla.NamedShardingProto.metadata:type_name -> xla.OpMetadata
-	2,  // 17: xla.OpSharding.type:type_name -> xla.OpSharding.Type
-	8,  // 18: xla.OpSharding.tile_shape:type_name -> xla.ShapeProto
-	13, // 19: xla.OpSharding.tuple_shardings:type_name -> xla.OpSharding
-	9,  // 20: xla.OpSharding.metadata:type_name -> xla.OpMetadata
-	2,  // 21: xla.OpSharding.last_tile_dims:type_name -> xla.OpSharding.Type
-	3,  // 22: xla.OpSharding.shard_group_type:type_name -> xla.OpSharding.ShardGroupType
-	12, // 23: xla.OpSharding.named_sharding:type_name -> xla.NamedShardingProto
-	19, // 24: xla.DeviceAssignmentProto.computation_devices:type_name -> xla.DeviceAssignmentProto.ComputationDevice
-	4,  // 25: xla.PrecisionConfig.operand_precision:type_name -> xla.PrecisionConfig.Precision
-	11, // 26: xla.NamedShardingProto.DimensionSharding.axes:type_name -> xla.AxisRefProto
-	27, // [27:27] is the sub-list for method output_type
-	27, // [27:27] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	8,  // 9: xla.ProgramShapeProto.parameters:type_name -> xla.ShapeProto
+	8,  // 10: xla.ProgramShapeProto.result:type_name -> xla.ShapeProto
+	17, // 11: xla.MeshProto.axes:type_name -> xla.MeshProto.MeshAxis
+	18, // 12: xla.AxisRefProto.sub_axis_info:type_name -> xla.AxisRefProto.SubAxis
+	13, // 13: xla.NamedShardingProto.tuple_shardings:type_name -> xla.NamedShardingProto
+	11, // 14: xla.NamedShardingProto.mesh:type_name -> xla.MeshProto
+	19, // 15: xla.NamedShardingProto.dim_shardings:type_name -> xla.NamedShardingProto.DimensionSharding
+	12, // 16: xla.NamedShardingProto.replicated_axes:type_name -> xla.AxisRefProto
+	12, // 17: xla.NamedShardingProto.unreduced_axes:type_name -> xla.AxisRefProto
+	10, // 18: xla.NamedShardingProto.metadata:type_name -> xla.OpMetadata
+	2,  // 19: xla.OpSharding.type:type_name -> xla.OpSharding.Type
+	8,  // 20: xla.OpSharding.tile_shape:type_name -> xla.ShapeProto
+	14, // 21: xla.OpSharding.tuple_shardings:type_name -> xla.OpSharding
+	10, // 22: xla.OpSharding.metadata:type_name -> xla.OpMetadata
+	2,  // 23: xla.OpSharding.last_tile_dims:type_name -> xla.OpSharding.Type
+	3,  // 24: xla.OpSharding.shard_group_type:type_name -> xla.OpSharding.ShardGroupType
+	13, // 25: xla.OpSharding.named_sharding:type_name -> xla.NamedShardingProto
+	20, // 26: xla.DeviceAssignmentProto.computation_devices:type_name -> xla.DeviceAssignmentProto.ComputationDevice
+	4,  // 27: xla.PrecisionConfig.operand_precision:type_name -> xla.PrecisionConfig.Precision
+	12, // 28: xla.NamedShardingProto.DimensionSharding.axes:type_name -> xla.AxisRefProto
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_internal_xlapb_xla_data_proto_init() }
@@ -1737,15 +1807,15 @@ func file_internal_xlapb_xla_data_proto_init() {
 	if File_internal_xlapb_xla_data_proto != nil {
 		return
 	}
-	file_internal_xlapb_xla_data_proto_msgTypes[6].OneofWrappers = []any{}
-	file_internal_xlapb_xla_data_proto_msgTypes[8].OneofWrappers = []any{}
+	file_internal_xlapb_xla_data_proto_msgTypes[7].OneofWrappers = []any{}
+	file_internal_xlapb_xla_data_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_internal_xlapb_xla_data_proto_rawDesc), len(file_internal_xlapb_xla_data_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

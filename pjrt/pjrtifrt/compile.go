@@ -130,16 +130,19 @@ func compileOptions(devices ifrt.DeviceList, xla []byte, shardy bool) ([]byte, e
 type executable struct {
 	ifrt.UnimplementedExecutable
 
-	client      *Client
-	x           *pjrt.Executable
-	name        string
-	devices     ifrt.DeviceList
-	rowOf       []int // rowOf[i]: the pjrt argument row of devices[i]
-	params      []ifrt.ArgumentInfo
-	outputs     []ifrt.ArgumentInfo
-	outShard    []ifrt.Sharding
-	donatable   []int
-	knownParams bool // params come from the module text
+	client    *Client
+	x         *pjrt.Executable
+	name      string
+	devices   ifrt.DeviceList
+	rowOf     []int // rowOf[i]: the pjrt argument row of devices[i]
+	params    []ifrt.ArgumentInfo
+	outputs   []ifrt.ArgumentInfo
+	outShard  []ifrt.Sharding
+	donatable []int
+	// knownParams says params are known (dtypes, shapes, donation): from the
+	// module, or from the compiled program; otherwise params holds only the
+	// plugin's shardings, if any.
+	knownParams bool
 	fingerprint string
 
 	mu      sync.RWMutex
@@ -212,6 +215,10 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 				e.donatable = append(e.donatable, i)
 			}
 		}
+	}
+
+	if mod == nil {
+		e.describeCompiled(x, devices, paramShardings)
 	}
 
 	types, err := x.OutputTypes()
@@ -298,6 +305,37 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		e.fingerprint = hex.EncodeToString(h.Sum(nil)[:16])
 	}
 	return e, nil
+}
+
+// describeCompiled describes the parameters of a program internal/stablehlo
+// cannot read from what the plugin says of the compiled one: their types
+// and donation from its optimized program where it gives one, and at least
+// their shardings from the Shardings extension, which jaxlib needs for
+// arguments that carry no sharding of their own.
+func (e *executable) describeCompiled(x *pjrt.Executable, devices ifrt.DeviceList, paramShardings [][]byte) {
+	var ops []*ifrt.OpSharding
+	for _, b := range paramShardings {
+		op, ok := decodeOpSharding(b)
+		if !ok {
+			ops = nil
+			break
+		}
+		ops = append(ops, op)
+	}
+	if len(devices) > 1 && ops == nil {
+		return // where each parameter goes is unknown
+	}
+	if params, donatable, ok := compiledSignature(x, devices, ops); ok {
+		e.params, e.donatable, e.knownParams = params, donatable, true
+		return
+	}
+	for _, op := range ops {
+		info := ifrt.ArgumentInfo{}
+		if len(devices) > 1 {
+			info.OpSharding = op
+		}
+		e.params = append(e.params, info)
+	}
 }
 
 // globalShape is the shape of an array whose shards under s have the given
@@ -478,11 +516,11 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	if e.knownParams && len(args) != len(e.params) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %s takes %d arguments, got %d", e.name, len(e.params), len(args))
-	}
 	arrays, err := c.take(args)
 	if err != nil {
+		return nil, err
+	}
+	if err := ifrt.CheckArguments("pjrtifrt", e, args); err != nil {
 		return nil, err
 	}
 	n := len(e.devices)
@@ -502,11 +540,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	}
 	for i, a := range arrays {
 		if e.knownParams {
-			p := e.params[i]
-			if a.spec.DType != p.DType || !a.spec.Shape.Equal(p.Shape) {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is %v%v, %s wants %v%v", i, a.spec.DType, a.spec.Shape, e.name, p.DType, p.Shape)
-			}
-			if p.OpSharding != nil && n > 1 {
+			if p := e.params[i]; p.OpSharding != nil && n > 1 {
 				if err := e.checkArgSharding(i, a, *p.OpSharding); err != nil {
 					return nil, err
 				}

@@ -40,11 +40,13 @@
 // sdy.sharding annotations; unannotated values of an SPMD program are
 // replicated. Global shapes and donation come from the module, which
 // internal/stablehlo reads in text and in bytecode (portable artifacts) alike.
-// A module that reader cannot read is described from the plugin alone (element
-// types, per-device dimensions times the tile counts, so uneven tiling is not
-// supported there) with Parameters nil; such an SPMD program on a plugin
-// without the Shardings extension fails to compile with Unimplemented, because
-// nothing says how its outputs are split. An SPMD program with
+// A module that reader cannot read is described from the plugin alone: its
+// parameters from the compiled program where the plugin gives one (else only
+// their shardings, or nothing), its outputs from their element types and
+// per-device dimensions times the tile counts (so uneven tiling is not
+// supported there); such an SPMD program on a plugin without the Shardings
+// extension fails to compile with Unimplemented, because nothing says how its
+// outputs are split. An SPMD program with
 // collectives or manual parts (shard_map) and an unannotated parameter fails on
 // such a plugin: the partitioner picks that parameter's sharding, and sending it
 // other shards makes some partitions fail while the rest wait in a collective.

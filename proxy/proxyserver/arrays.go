@@ -60,9 +60,9 @@ func (s *session) plan(o *op, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, 
 	case *proxypb.IfrtRequest_LoadedExecutableDestructRequest:
 		return s.executableDestruct(r.LoadedExecutableDestructRequest)
 	case *proxypb.IfrtRequest_LoadedExecutableCostAnalysisRequest:
-		return s.costAnalysis(r.LoadedExecutableCostAnalysisRequest)
+		return s.costAnalysis(o, r.LoadedExecutableCostAnalysisRequest)
 	case *proxypb.IfrtRequest_LoadedExecutableHumanReadableProgramTextRequest:
-		return s.programText(r.LoadedExecutableHumanReadableProgramTextRequest)
+		return s.programText(o, r.LoadedExecutableHumanReadableProgramTextRequest)
 	case *proxypb.IfrtRequest_GetDefaultDeviceAssignmentRequest:
 		return s.defaultDeviceAssignment(r.GetDefaultDeviceAssignmentRequest)
 	case *proxypb.IfrtRequest_GetDefaultLayoutRequest:
@@ -79,7 +79,7 @@ func (s *session) plan(o *op, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, 
 
 // init answers InitRequest with the backend's platform, devices and memories.
 func (s *session) init() (*proxypb.IfrtResponse, runFunc, error) {
-	b := s.srv.backend
+	b := s.backend
 	p := b.Platform()
 	resp := &proxypb.InitResponse{
 		SessionId:       s.id,
@@ -227,7 +227,7 @@ func (s *session) makeArrayFromHostBuffer(o *op, r *proxypb.MakeArrayFromHostBuf
 		if int64(len(data)) != size {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d has %d bytes, %v%v needs %d", bufHandle, len(data), spec.DType, spec.Shape, size)
 		}
-		a, err := s.srv.backend.MakeArrayFromHostBuffer(ctx, data, spec, &ifrt.HostBufferOptions{ByteStrides: strides})
+		a, err := s.backend.MakeArrayFromHostBuffer(ctx, data, spec, &ifrt.HostBufferOptions{ByteStrides: strides})
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +368,7 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 					ifrt.InsertDomain(full, elem, spec.Shape, ss.domains[k], data)
 				}
 			}
-			a, err := s.srv.backend.MakeArrayFromHostBuffer(ctx, full, spec, nil)
+			a, err := s.backend.MakeArrayFromHostBuffer(ctx, full, spec, nil)
 			if err != nil {
 				return fail(err)
 			}
@@ -452,7 +452,7 @@ func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArrays
 		if spec.DType == ifrt.InvalidDType {
 			spec.DType = parts[0].DType()
 		}
-		a, err := s.srv.backend.AssembleArray(ctx, spec, parts, sem)
+		a, err := s.backend.AssembleArray(ctx, spec, parts, sem)
 		if err != nil {
 			return nil, err
 		}
@@ -487,7 +487,7 @@ func (s *session) disassemble(o *op, r *proxypb.DisassembleIntoSingleDeviceArray
 		if err != nil {
 			return nil, err
 		}
-		parts, err := s.srv.backend.DisassembleArray(ctx, in[0], sem)
+		parts, err := s.backend.DisassembleArray(ctx, in[0], sem)
 		if err != nil {
 			return nil, err
 		}
@@ -561,7 +561,7 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 		return nil, nil, err
 	}
 	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
-		return s.srv.backend.CopyArrays(ctx, in, devs, kind, sem)
+		return s.backend.CopyArrays(ctx, in, devs, kind, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
 		CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
 }
@@ -609,7 +609,7 @@ func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxyp
 		return nil, nil, err
 	}
 	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
-		return s.srv.backend.Reshard(ctx, in, specs, sem)
+		return s.backend.Reshard(ctx, in, specs, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_ReshardArraysResponse{
 		ReshardArraysResponse: &proxypb.ReshardArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
 }
@@ -633,7 +633,7 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 		return nil, nil, err
 	}
 	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
-		return s.srv.backend.Remap(ctx, plan, in, sem)
+		return s.backend.Remap(ctx, plan, in, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_RemapArraysResponse{
 		RemapArraysResponse: &proxypb.RemapArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
 }
@@ -656,7 +656,7 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 		return nil, nil, err
 	}
 	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
-		a, err := s.srv.backend.FullyReplicatedShard(ctx, in[0], sem)
+		a, err := s.backend.FullyReplicatedShard(ctx, in[0], sem)
 		return []ifrt.Array{a}, err
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_FullyReplicatedShardResponse{
 		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}}), nil

@@ -87,7 +87,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 		}
 		module := prog.GetData()
 		build = func(ctx context.Context) (*executable, error) {
-			exe, err := s.srv.backend.Compile(ctx, &ifrt.MLIRProgram{Module: module}, opts)
+			exe, err := s.backend.Compile(ctx, &ifrt.MLIRProgram{Module: module}, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +99,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 			return nil, nil, err
 		}
 		build = func(ctx context.Context) (*executable, error) {
-			pe, err := handler(ctx, s.srv.backend, body)
+			pe, err := handler(ctx, s.backend, body)
 			if err != nil {
 				return nil, ifrt.WithCode(ifrt.CodeOf(err), badPlugin(err))
 			}
@@ -111,7 +111,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 				e.name = key
 			}
 			if e.devices == nil {
-				e.devices = s.srv.backend.AddressableDevices()
+				e.devices = s.backend.AddressableDevices()
 			}
 			return e, nil
 		}
@@ -229,7 +229,7 @@ func (s *session) compileOptions(ser *proxypb.Serialized) (*ifrt.CompileOptions,
 		}
 	case co.GetCompilePortableExecutable() || (bo != nil && bo.GetDeviceOrdinal() >= 0):
 		ordinal := max(bo.GetDeviceOrdinal(), 0)
-		devs := s.srv.backend.AddressableDevices()
+		devs := s.backend.AddressableDevices()
 		if ordinal >= int64(len(devs)) {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "device ordinal %d is out of range: %d addressable devices", ordinal, len(devs))
 		}
@@ -277,23 +277,35 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsError{ParameterLayoutsError: unimplementedStatus("parameter layouts of plugin programs")}
 			m.OutputLayouts = &proxypb.LoadedExecutableMetadataResponse_OutputLayoutsError{OutputLayoutsError: unimplementedStatus("output layouts of plugin programs")}
 			m.OutputMemoryKinds = &proxypb.LoadedExecutableMetadataResponse_OutputMemoryKind{Status: unimplementedStatus("output memory kinds of plugin programs")}
-			m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}}
+			if e.plugin.DonatesArguments {
+				// The client then asks which arguments are gone (IsArrayDeleted).
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndicesError{DonatedInputIndicesError: unimplementedStatus("the donated inputs of a plugin program")}
+			} else {
+				m.DonatedInputIndicesOneof = &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices_{DonatedInputIndices: &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}}
+			}
 		} else {
 			params, outs := e.xla.Parameters(), e.xla.Outputs()
 			m.OutputShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
 			ol := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 			kinds := &proxypb.LoadedExecutableMetadataResponse_MemoryKindList{}
-			// A backend that compiled bytecode it does not read may not know the
-			// parameters (ifrt cannot tell "none" from "unknown"). Then the
-			// parameter metadata is left unknown, which jaxlib accepts: it keeps
-			// the shardings and layouts of its own lowering and asks
+			// A backend that compiled bytecode it does not read may know only the
+			// parameters' shardings (from its compiler), or nothing (ifrt cannot
+			// tell "none" from "unknown"). What is unknown stays unknown, which
+			// jaxlib accepts: it keeps the layouts of its own lowering and asks
 			// IsArrayDeleted after executions instead of trusting a donation list.
-			paramsKnown := len(params) > 0
-			if paramsKnown {
+			// Shardings must be sent whenever known: jaxlib takes them for
+			// arguments that have none of their own (numpy arrays, PRNG keys).
+			shardingsKnown := len(params) > 0
+			typesKnown := ifrt.ParametersKnown(e.xla)
+			if shardingsKnown {
 				m.ParameterShardings = &proxypb.LoadedExecutableMetadataResponse_ShardingList{}
-				pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
 				for _, p := range params {
 					m.ParameterShardings.Shardings = append(m.ParameterShardings.Shardings, opShardingOf(p))
+				}
+			}
+			if typesKnown {
+				pl := &proxypb.LoadedExecutableMetadataResponse_LayoutList{}
+				for _, p := range params {
 					pl.Layouts = append(pl.Layouts, layoutOf(p))
 				}
 				m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsList{ParameterLayoutsList: pl}
@@ -311,7 +323,7 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			}
 			m.OutputLayouts = &proxypb.LoadedExecutableMetadataResponse_OutputLayoutsList{OutputLayoutsList: ol}
 			m.OutputMemoryKinds = &proxypb.LoadedExecutableMetadataResponse_OutputMemoryKind{MemoryKindLists: []*proxypb.LoadedExecutableMetadataResponse_MemoryKindList{kinds}}
-			if paramsKnown {
+			if typesKnown {
 				donated := &proxypb.LoadedExecutableMetadataResponse_DonatedInputIndices{}
 				for _, i := range e.xla.DonatableParameters() {
 					donated.DonatedInputIndices = append(donated.DonatedInputIndices, uint32(i))
@@ -465,7 +477,7 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 // mayDonate says which arguments an execution of ent may donate: the
 // executable's donatable parameters not excluded by opts, or every argument
 // not excluded when the backend does not say (bytecode it does not read).
-// Plugin programs donate nothing.
+// Plugin programs donate all their arguments or none.
 func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) bool {
 	excluded := func(i int) bool { return slices.Contains(opts.NonDonatableInputs, i) }
 	select {
@@ -475,9 +487,11 @@ func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) boo
 	}
 	e := ent.val
 	switch {
-	case e == nil || e.plugin != nil:
+	case e == nil:
 		return nil
-	case len(e.xla.Parameters()) == 0:
+	case e.plugin != nil:
+		return consumeIf(e.plugin.DonatesArguments)
+	case !ifrt.ParametersKnown(e.xla):
 		return func(i int) bool { return !excluded(i) }
 	}
 	donatable := e.xla.DonatableParameters()
@@ -586,38 +600,72 @@ func (s *session) executableDestruct(r *proxypb.LoadedExecutableDestructRequest)
 		LoadedExecutableDestructResponse: &proxypb.LoadedExecutableDestructResponse{}}}, nil, nil
 }
 
-func (s *session) costAnalysis(r *proxypb.LoadedExecutableCostAnalysisRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	if err := s.knownExecutable(r.GetLoadedExecutableHandle()); err != nil {
+func (s *session) costAnalysis(o *op, r *proxypb.LoadedExecutableCostAnalysisRequest) (*proxypb.IfrtResponse, runFunc, error) {
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
+	if err != nil {
 		return nil, nil, err
 	}
-	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableCostAnalysisResponse{
-		LoadedExecutableCostAnalysisResponse: &proxypb.LoadedExecutableCostAnalysisResponse{
-			Result: &proxypb.LoadedExecutableCostAnalysisResponse_Status{Status: unimplementedStatus("cost analysis")}}}}, nil, nil
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		e, err := ent.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp := &proxypb.LoadedExecutableCostAnalysisResponse{}
+		attrs, err := costAnalysisOf(e)
+		if err == nil {
+			var m *proxypb.AttributeMapProto
+			if m, err = wire.AttributesToProto(attrs); err == nil {
+				resp.Result = &proxypb.LoadedExecutableCostAnalysisResponse_Attributes{Attributes: m}
+			}
+		}
+		if err != nil {
+			resp.Result = &proxypb.LoadedExecutableCostAnalysisResponse_Status{Status: wire.ErrorToStatus(err)}
+		}
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableCostAnalysisResponse{LoadedExecutableCostAnalysisResponse: resp}}, nil
+	}, nil
 }
 
-func (s *session) programText(r *proxypb.LoadedExecutableHumanReadableProgramTextRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	if err := s.knownExecutable(r.GetLoadedExecutableHandle()); err != nil {
+func (s *session) programText(o *op, r *proxypb.LoadedExecutableHumanReadableProgramTextRequest) (*proxypb.IfrtResponse, runFunc, error) {
+	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
+	if err != nil {
 		return nil, nil, err
 	}
-	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableHumanReadableProgramTextResponse{
-		LoadedExecutableHumanReadableProgramTextResponse: &proxypb.LoadedExecutableHumanReadableProgramTextResponse{
-			Result: &proxypb.LoadedExecutableHumanReadableProgramTextResponse_Status{Status: unimplementedStatus("program text")}}}}, nil, nil
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		e, err := ent.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		resp := &proxypb.LoadedExecutableHumanReadableProgramTextResponse{}
+		if text, err := programTextOf(e); err == nil {
+			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_HumanReadableProgramText{HumanReadableProgramText: text}
+		} else {
+			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_Status{Status: wire.ErrorToStatus(err)}
+		}
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableHumanReadableProgramTextResponse{LoadedExecutableHumanReadableProgramTextResponse: resp}}, nil
+	}, nil
 }
 
-func (s *session) knownExecutable(h uint64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.exes[h]; !ok {
-		return ifrt.Errorf(ifrt.NotFound, "Unknown loaded executable handle: %d", h)
+// programTextOf asks the backend's executable for its program text.
+func programTextOf(e *executable) (string, error) {
+	if pt, ok := e.xla.(ifrt.ProgramTexter); ok {
+		return pt.ProgramText()
 	}
-	return nil
+	return "", ifrt.Errorf(ifrt.Unimplemented, "the backend shows no program text for this executable")
+}
+
+// costAnalysisOf asks the backend's executable for its cost estimates.
+func costAnalysisOf(e *executable) (ifrt.Attributes, error) {
+	if ca, ok := e.xla.(ifrt.CostAnalyzer); ok {
+		return ca.CostAnalysis()
+	}
+	return nil, ifrt.Errorf(ifrt.Unimplemented, "the backend has no cost analysis for this executable")
 }
 
 // defaultDeviceAssignment assigns replica r, partition p to the addressable
 // device r*partitions+p.
 func (s *session) defaultDeviceAssignment(r *proxypb.GetDefaultDeviceAssignmentRequest) (*proxypb.IfrtResponse, runFunc, error) {
 	reps, parts := r.GetNumReplicas(), r.GetNumPartitions()
-	devs := s.srv.backend.AddressableDevices()
+	devs := s.backend.AddressableDevices()
 	if reps == 0 || parts == 0 || reps > uint64(len(devs)) || parts > uint64(len(devs)) || reps*parts > uint64(len(devs)) {
 		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "cannot assign %d replicas x %d partitions to %d devices", reps, parts, len(devs))
 	}
@@ -643,7 +691,7 @@ func (s *session) defaultLayout(r *proxypb.GetDefaultLayoutRequest) (*proxypb.If
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := s.srv.backend.LookupDevice(ifrt.DeviceID(r.GetDeviceId()))
+	d, err := s.backend.LookupDevice(ifrt.DeviceID(r.GetDeviceId()))
 	if err != nil {
 		return nil, nil, err
 	}

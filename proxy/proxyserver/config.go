@@ -27,8 +27,18 @@ const (
 // Config configures a Server. Only Backend is required.
 type Config struct {
 	// Backend serves every array and executable of every session. The server
-	// does not close it. Required.
+	// does not close it. Required unless SessionBackend is set.
 	Backend ifrt.Client
+
+	// SessionBackend, if set, opens a backend of its own for each session
+	// (called with the session's context and logger when it starts), which the server
+	// closes when the session ends; Backend is then not used. A session
+	// backend that can fail as a whole, as the Pathways cluster client does
+	// when more slices are lost than it tolerates, ends its session with that
+	// error when it does (it has the methods Failed() <-chan struct{} and Err()
+	// error), so a failure ends the sessions it hit and the next session starts
+	// afresh. An error from SessionBackend ends the session before it starts.
+	SessionBackend func(ctx context.Context, log *slog.Logger) (ifrt.Client, error)
 
 	// Logger receives the server's logs: the client's advertised version range
 	// at Info once per connection, session starts and ends at Info, errors of
@@ -38,8 +48,16 @@ type Config struct {
 	// PluginPrograms serves pathwaysutils-style plugin programs
 	// (xla::ifrt::PluginProgram): JSON objects with one top-level key, which
 	// selects the handler. A program with another key fails to compile with
-	// "Bad PluginProgram". Default none.
+	// "Bad PluginProgram". ReshardPluginKey is always served; an entry here
+	// replaces it.
 	PluginPrograms map[string]PluginHandler
+
+	// ClusterClientsOnly says the server is a worker's, whose sessions come
+	// from the Pathways cluster client (which marks its calls). A session
+	// without the mark, such as a JAX client pointed at a worker's port by
+	// mistake, is served but logged as a warning: it bypasses the resource
+	// manager and the proxy server, and sees only this worker's devices.
+	ClusterClientsOnly bool
 
 	// MaxRecvMsgSize and MaxSendMsgSize are the gRPC message size limits of
 	// the grpc.Server that Serve creates (not of one passed to Register).
@@ -62,8 +80,8 @@ type Config struct {
 
 // Validate reports a missing backend, negative sizes and empty plugin entries.
 func (c Config) Validate() error {
-	if c.Backend == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend is required")
+	if c.Backend == nil && c.SessionBackend == nil {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend or Config.SessionBackend is required")
 	}
 	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 {
 		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes must not be negative")
@@ -92,6 +110,11 @@ func (c Config) withDefaults() Config {
 	if c.ChunkSize == 0 {
 		c.ChunkSize = DefaultChunkSize
 	}
+	plugins := map[string]PluginHandler{ReshardPluginKey: reshardPlugin}
+	for k, h := range c.PluginPrograms {
+		plugins[k] = h
+	}
+	c.PluginPrograms = plugins
 	return c
 }
 
@@ -111,6 +134,9 @@ type PluginExecutable struct {
 	// Execute runs the program on its arguments and returns its outputs. The
 	// execution's status (what pathwaysutils waits on) is its error. Required.
 	Execute func(ctx context.Context, args []ifrt.Array) ([]ifrt.Array, error)
+	// DonatesArguments says Execute consumes its arguments, so that requests
+	// using them are ordered around it.
+	DonatesArguments bool
 	// Close, if set, is called once when the executable is released.
 	Close func()
 }

@@ -220,10 +220,7 @@ func (s *Server) Sessions() int {
 // GetVersion negotiates the protocol version; see wire.NegotiateVersion.
 func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequest) (_ *proxypb.GrpcGetVersionResponse, err error) {
 	defer s.recoverRPC("GetVersion", &err)
-	addr := ""
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		addr = p.Addr.String()
-	}
+	addr := peerAddress(ctx)
 	min, max := req.GetMinVersion(), req.GetMaxVersion()
 	v, nerr := wire.NegotiateVersion(min, max)
 	s.log.Info("ifrt proxy client version",
@@ -384,4 +381,12 @@ func (s *Server) recoverRPC(method string, err *error) {
 // use only when configured to; it is not supported.
 func (s *Server) HostBufferReadFromDisk(context.Context, *proxypb.GrpcHostBufferReadFromDiskRequest) (*proxypb.GrpcHostBufferReadFromDiskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "HostBufferReadFromDisk is not supported by this server; leave IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_* unset")
+}
+
+// peerAddress is the address of the call's client, or "".
+func peerAddress(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
 }

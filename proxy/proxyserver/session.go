@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -29,11 +30,15 @@ import (
 // the requests before it that use the array.
 type session struct {
 	srv     *Server
+	backend ifrt.Client // the server's, or the session's own (Config.SessionBackend)
 	id      uint64
 	version *proxypb.IfrtProxyVersion
 	log     *slog.Logger
 	stream  proxypb.GrpcIfrtService_IfrtSessionServer
 	buffers *hostBuffers
+
+	failure   error // why the backend failed; set and read on the stream's goroutine
+	closeOnce sync.Once
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -53,7 +58,7 @@ type session struct {
 func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion) *session {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &session{
-		srv: srv, id: id, version: v, stream: stream,
+		srv: srv, backend: srv.backend, id: id, version: v, stream: stream,
 		log:        srv.log.With("session", id),
 		buffers:    newHostBuffers(),
 		ctx:        ctx,
@@ -70,7 +75,18 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 
 // run reads requests until the stream ends, then frees everything.
 func (s *session) run() error {
+	failed, err := s.openBackend()
+	if err != nil {
+		s.srv.endSession(s)
+		close(s.finished)
+		s.log.Warn("ifrt proxy session could not start", "error", err)
+		return rpc.ToStatus(err)
+	}
 	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber())
+	if s.srv.cfg.ClusterClientsOnly && !rpc.FromClusterClient(s.stream.Context()) {
+		s.log.Warn("a client other than the Pathways cluster client opened a session on this worker: it bypasses the resource manager and the proxy server and sees only this worker's devices; point JAX at the proxy server instead",
+			"peer", peerAddress(s.stream.Context()))
+	}
 	defer s.teardown(time.Now())
 	// Requests are read on their own goroutine so that closing the server ends
 	// the session even when the stream's transport is the caller's (Register).
@@ -96,6 +112,9 @@ func (s *session) run() error {
 				return nil
 			}
 			s.dispatch(req)
+		case <-failed:
+			failed = nil
+			s.backendFailed(s.backend.(failingBackend).Err())
 		case <-s.ctx.Done():
 			if s.stream.Context().Err() != nil {
 				return nil
@@ -103,6 +122,55 @@ func (s *session) run() error {
 			return status.Error(codes.Unavailable, "the IFRT proxy server is closing")
 		}
 	}
+}
+
+// backendFailed ends the session's work after its backend failed as a whole:
+// every later request gets err, which says why (the session's client keeps
+// its stream until it goes, as jaxlib reports a closed stream only as
+// CANCELLED), and the backend is closed once the requests in flight are done,
+// so that what the session held is freed.
+func (s *session) backendFailed(err error) {
+	s.log.Warn("ifrt proxy session failed with its backend; its requests fail from now on", "error", err)
+	s.failure = err
+	go func() {
+		s.work.Wait()
+		s.closeBackend()
+	}()
+}
+
+// closeBackend closes the session's own backend, once.
+func (s *session) closeBackend() {
+	if s.srv.cfg.SessionBackend == nil {
+		return
+	}
+	s.closeOnce.Do(func() {
+		if err := s.backend.Close(); err != nil {
+			s.log.Warn("closing the session's backend", "error", err)
+		}
+	})
+}
+
+// failingBackend is a backend that can fail as a whole (see Config.SessionBackend).
+type failingBackend interface {
+	Failed() <-chan struct{}
+	Err() error
+}
+
+// openBackend opens the session's own backend when the server makes one per
+// session, and returns a channel closed if that backend fails (nil if it cannot).
+func (s *session) openBackend() (<-chan struct{}, error) {
+	if s.srv.cfg.SessionBackend == nil {
+		return nil, nil
+	}
+	b, err := s.srv.cfg.SessionBackend(s.ctx, s.log)
+	if err != nil {
+		return nil, err
+	}
+	s.backend = b
+	if f, ok := b.(failingBackend); ok {
+		return f.Failed(), nil
+	}
+	return nil, nil
 }
 
 // teardown cancels pending work, waits for it, and frees every array,
@@ -122,6 +190,7 @@ func (s *session) teardown(start time.Time) {
 	for e := range exes {
 		e.release()
 	}
+	s.closeBackend()
 	s.log.Info("ifrt proxy session ended", "duration", time.Since(start), "freed_arrays", len(arrays), "freed_executables", len(exes))
 	s.srv.endSession(s)
 	close(s.finished)
@@ -170,6 +239,10 @@ type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
 
 func (s *session) dispatch(req *proxypb.IfrtRequest) {
 	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: requestKind(req)}
+	if s.failure != nil {
+		s.finish(o, nil, s.failure)
+		return
+	}
 	var (
 		resp *proxypb.IfrtResponse
 		run  runFunc
@@ -441,7 +514,7 @@ func (s *session) takeFuture(h uint64) (*ifrt.Future, error) {
 
 // lookup resolves device ids against the backend.
 func (s *session) lookup(id ifrt.DeviceID) (*ifrt.Device, error) {
-	return s.srv.backend.LookupDevice(id)
+	return s.backend.LookupDevice(id)
 }
 
 // entry is a handle's value, possibly still being computed.

@@ -1,0 +1,171 @@
+package proxyserver_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
+)
+
+// TestInteropUserPatterns runs what a JAX user writes first (testdata/
+// user_patterns.py) over a mesh of all 8 devices and compares it with local CPU
+// JAX: jit of arguments without shardings of their own (numpy, PRNG keys,
+// uncommitted and mixed arguments), and a transformer trained with donated
+// sharded parameters. Donation must take effect: the old parameters read as
+// deleted, as many as on local JAX, and the backend holds no second copy of
+// them.
+func TestInteropUserPatterns(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			if !b.compilesBytecode {
+				t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+			}
+			s := startInteropServer(t, b, nil)
+			live := map[string]int{}
+			out := s.runInteractive(t, "user_patterns.py", func(step string) {
+				n, _, ok := b.live(s.backend)
+				if !ok {
+					t.Fatalf("backend %s cannot count its arrays", b.name)
+				}
+				live[step] = n
+			}, append(jitEnv, "PAUSE=1", "XLA_FLAGS=--xla_force_host_platform_device_count=8")...)
+
+			var patterns map[string]any
+			if err := json.Unmarshal(out["pattern_err"], &patterns); err != nil || len(patterns) == 0 {
+				t.Fatalf("pattern_err = %s", out["pattern_err"])
+			}
+			for name, e := range patterns {
+				if f, ok := e.(float64); !ok || f > 1e-6 {
+					t.Errorf("%s: differs from local CPU JAX: %v", name, e)
+				}
+			}
+			for _, key := range []string{"loss_err", "param_err", "checkpoint_err"} {
+				if e := decode[float64](t, out, key); e > 1e-6 {
+					t.Errorf("%s = %g, want at most 1e-6 against local CPU JAX", key, e)
+				}
+			}
+			if !decode[bool](t, out, "decreased") {
+				t.Errorf("the loss did not decrease: %s", out["losses"])
+			}
+			deleted, local := decode[int](t, out, "donated_deleted"), decode[int](t, out, "local_donated_deleted")
+			if deleted == 0 || deleted != local {
+				t.Errorf("%d of %s donated parameters read as deleted, %d on local CPU JAX", deleted, out["donated_total"], local)
+			}
+			if msg := decode[string](t, out, "read_deleted"); !strings.Contains(msg, "deleted") {
+				t.Errorf("reading a donated array gave %q, want an error saying it was deleted", msg)
+			}
+			// Six old parameter trees are still referenced at "donated"; had
+			// donation not freed them, the backend would hold seven trees.
+			if live["initialized"] == 0 || live["donated"] >= 2*live["initialized"] {
+				t.Errorf("the backend holds %d arrays after six donating steps and %d after initializing: donation did not free the old parameters", live["donated"], live["initialized"])
+			}
+			t.Logf("backend arrays: %d with one parameter tree, %d after six donating steps", live["initialized"], live["donated"])
+			s.expectFreed(t, b)
+		})
+	}
+}
+
+// runInteractive runs testdata/<script> like runScript; when the script prints
+// {"waiting": step} it calls onStep(step) and then writes a line to the
+// script's stdin.
+func (s *interopServer) runInteractive(t *testing.T, script string, onStep func(step string), extraEnv ...string) map[string]json.RawMessage {
+	t.Helper()
+	python := testenv.Python(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, _ := filepath.Abs("testdata")
+	cmd := exec.CommandContext(ctx, python, filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"JAX_PLATFORMS=proxy",
+		"JAX_BACKEND_TARGET=grpc://"+s.addr,
+		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
+		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=30",
+		"TF_CPP_MIN_LOG_LEVEL=1",
+	)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var obj map[string]json.RawMessage
+		if line := strings.TrimSpace(sc.Text()); !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &obj) != nil {
+			continue
+		}
+		for k, v := range obj {
+			out[k] = v
+		}
+		var step string
+		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
+			onStep(step)
+			io.WriteString(stdin, step+"\n")
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\nstdout fields: %v\nstderr:\n%s", script, err, keys(out), lastLines(stderr.String(), 60))
+	}
+	return out
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// TestInteropIntrospection: compiled.as_text() shows the compiled HLO,
+// cost_analysis() what the backend reports, and pathwaysutils'
+// experimental.reshard moves arrays between device sets, copying or donating.
+func TestInteropIntrospection(t *testing.T) {
+	for _, b := range interopBackends {
+		t.Run(b.name, func(t *testing.T) {
+			s := startInteropServer(t, b, nil)
+			env := jitEnv
+			if b.compilesBytecode {
+				env = append(env, "COMPILES=1")
+			}
+			out, err := s.runScript(t, "introspection.py", env...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.compilesBytecode {
+				if text := decode[string](t, out, "text"); !strings.HasPrefix(text, "HloModule ") || !strings.Contains(text, "sine") {
+					t.Errorf("compiled.as_text() = %q, want the compiled HLO", text)
+				}
+				// The CPU plugin under test does not implement
+				// PJRT_Executable_GetCostAnalysis, which JAX reports as None.
+				if cost := string(out["cost"]); cost != "null" {
+					t.Errorf("cost_analysis() = %s, want None (the plugin's UNIMPLEMENTED)", cost)
+				}
+			}
+			for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept"} {
+				if !decode[bool](t, out, key) {
+					t.Errorf("%s = false", key)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package proxyserver_test
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/pjrt"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+)
+
+// TestProgramTextAndCostAnalysis compiles a JAX program (bytecode) through the
+// proxy on each CPU plugin and asks for what compiled.as_text() and
+// compiled.cost_analysis() show: the compiled HLO, and the plugin's estimates
+// (or its own UNIMPLEMENTED, which JAX turns into None).
+func TestProgramTextAndCostAnalysis(t *testing.T) {
+	module, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "pjrt", "pjrtifrt", "testdata", "mul_add.mlirbc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		plugin, env string
+		costs       bool // the plugin implements PJRT_Executable_GetCostAnalysis
+	}{
+		{"cpu.so", "PATHWAYS_PJRT_CPU_PLUGIN", true},
+		{"lammps_cpu.so", "PATHWAYS_PJRT_LAMMPS_PLUGIN", false},
+	} {
+		t.Run(tc.plugin, func(t *testing.T) {
+			path := os.Getenv(tc.env)
+			if path == "" {
+				path = filepath.Join(testenv.ModuleRoot(), ".plugins", tc.plugin)
+			}
+			if _, err := os.Stat(path); err != nil {
+				testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set "+tc.env+" or run scripts/setup_plugins.sh)")
+			}
+			ctx := ctxT(t)
+			backend, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: 1})
+			if errors.Is(err, pjrt.ErrCgoUnavailable) {
+				t.Skip("built without cgo")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer backend.Close()
+			client := dialServer(t, proxyserver.Config{Backend: backend})
+			exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: module}, &ifrt.CompileOptions{Devices: client.AddressableDevices()[:1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, err := exe.(ifrt.ProgramTexter).ProgramText()
+			if err != nil || !strings.HasPrefix(text, "HloModule ") || !strings.Contains(text, "ENTRY ") || !strings.Contains(text, "multiply(") {
+				t.Errorf("ProgramText() = %q, %v; want the compiled HLO", text, err)
+			}
+			costs, err := exe.(ifrt.CostAnalyzer).CostAnalysis()
+			switch {
+			case tc.costs && (err != nil || costs["flops"] == nil):
+				t.Errorf("CostAnalysis() = %v, %v; want the plugin's flops", costs, err)
+			case !tc.costs && !errors.Is(err, ifrt.ErrUnimplemented):
+				t.Errorf("CostAnalysis() = %v, %v; want the plugin's UNIMPLEMENTED", costs, err)
+			}
+		})
+	}
+}
+
+// dialServer serves cfg on a loopback port and returns a proxy client of it.
+func dialServer(t *testing.T, cfg proxyserver.Config) *proxy.Client {
+	t.Helper()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	srv, err := proxyserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(lis)
+	t.Cleanup(func() { srv.Close() })
+	client, err := proxy.Dial(ctxT(t), lis.Addr().String(), proxy.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
