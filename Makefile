@@ -10,9 +10,10 @@ all: build
 build:
 	$(GO) build ./...
 
-# Installs what the tests need: the pinned Python interop environment, the PJRT
-# plugin wheels and, as root, a single-node Slurm (Debian packages) for the Slurm
-# example's test. Idempotent and quick when already done.
+# Installs what the tests need: the pinned Python interop environments (one per
+# jaxlib version, see scripts/setup_python.sh), the PJRT plugin wheels and, as
+# root, a single-node Slurm (Debian packages) for the Slurm example's test.
+# Idempotent and quick when already done.
 setup:
 	scripts/setup_python.sh
 	scripts/setup_plugins.sh

@@ -330,14 +330,18 @@ func skipShort(t *testing.T) {
 // the PJRT CPU plugin) and a proxy server with --num_elastic_instances=1 as
 // processes, runs a JAX script against them, kills the worker of slice 1 with
 // SIGKILL and starts it again, all under one JAX client and one proxy server;
-// then kills both workers, which is more than the proxy allows.
+// then kills both workers, which is more than the proxy allows. It does so once
+// for each JAX environment (subtests jaxlib-VERSION).
 func TestElasticCluster(t *testing.T) {
 	skipShort(t)
-	python := testenv.Python(t)
 	plugin := pluginPath(t)
 	if out, err := exec.Command("go", "env", "CGO_ENABLED").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
 		t.Skip("the workers load the PJRT plugin with cgo, which this build has off")
 	}
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testElasticCluster(t, jax.Python, plugin) })
+}
+
+func testElasticCluster(t *testing.T, python, plugin string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	dumpDir := filepath.Join(t.TempDir(), "xla_dump")
@@ -396,7 +400,10 @@ func TestElasticCluster(t *testing.T) {
 // interop tests cover that.)
 func TestGoCPUCluster(t *testing.T) {
 	skipShort(t)
-	python := testenv.Python(t)
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testGoCPUCluster(t, jax.Python) })
+}
+
+func testGoCPUCluster(t *testing.T, python string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")

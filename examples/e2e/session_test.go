@@ -13,7 +13,10 @@ import (
 // against the same proxy server.
 func TestFailedSessionEndsNotServer(t *testing.T) {
 	skipShort(t)
-	python := testenv.Python(t)
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testFailedSessionEndsNotServer(t, jax.Python) })
+}
+
+func testFailedSessionEndsNotServer(t *testing.T, python string) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	c := startCluster(t, ctx, "gocpu")

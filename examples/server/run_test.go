@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"google.golang.org/grpc"
 )
 
@@ -152,7 +153,7 @@ func TestRunRMAndWorker(t *testing.T) {
 func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=127.0.0.1:1"}, envOf(), io.Discard, io.Discard); err != nil {
+	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + testenv.RefusingAddress(t)}, envOf(), io.Discard, io.Discard); err != nil {
 		t.Errorf("run: %v, want nil after the stop", err)
 	}
 }

@@ -137,7 +137,9 @@ func TestSlurmCluster(t *testing.T) {
 	workers := vars["PATHWAYS_WORKER_JOB_ID"]
 
 	checkCluster(ctx, t, target)
-	t.Run("jax", func(t *testing.T) { checkJAX(ctx, t, vars) })
+	t.Run("jax", func(t *testing.T) {
+		testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { checkJAX(ctx, t, jax.Python, vars) })
+	})
 
 	// Cancelling the service job takes the workers and cluster.env with it.
 	scancel(t, job)
@@ -195,9 +197,8 @@ func checkCluster(ctx context.Context, t *testing.T, target string) {
 }
 
 // checkJAX runs a stock JAX client with the variables of cluster.env, as the
-// README tells users to, when the pinned Python environment is there.
-func checkJAX(ctx context.Context, t *testing.T, vars map[string]string) {
-	python := testenv.Python(t)
+// README tells users to.
+func checkJAX(ctx context.Context, t *testing.T, python string, vars map[string]string) {
 	script, err := filepath.Abs(filepath.Join("testdata", "jax_devices.py"))
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func testBytecodeDir(t *testing.T, dir string, atLeast int) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("bytecode IR differs from the text's (-text +bytecode):\n%s", diff)
 			}
-			checkGoldenRun(t, name, c, mb)
+			checkGoldenRun(t, c, mb)
 		})
 	}
 }

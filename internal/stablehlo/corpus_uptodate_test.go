@@ -16,27 +16,43 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
-// TestCorpusUpToDate regenerates the golden corpus with the pinned JAX and
-// checks that the checked-in programs, inputs and outputs still match.
-// MLIR text is compared without location information, which depends on
-// source line numbers in the generator script. Inputs, integer and bool
-// outputs, types and shapes must match exactly; float outputs within the
-// program's stored tolerance, because XLA's CPU code differs by processor
-// (vector width, FMA) in the last bits.
+// corpusJaxlib is the jaxlib version that generated testdata/golden.
+const corpusJaxlib = "0.10.2"
+
+// TestCorpusUpToDate runs scripts/gen_stablehlo_corpus.py with each JAX
+// environment (subtests jaxlib-VERSION). With corpusJaxlib it checks that the
+// checked-in programs, inputs and outputs still match; with any other jaxlib,
+// whose lowering differs in its text, that every program it generates parses
+// and runs in the interpreter and matches that JAX's outputs.
 func TestCorpusUpToDate(t *testing.T) {
-	python := os.Getenv("PATHWAYS_PYTHON")
-	if python == "" {
-		const msg = "PATHWAYS_PYTHON is not set: it must name the Python binary of the pinned JAX environment (e.g. .venv/bin/python)"
-		if os.Getenv("PATHWAYS_REQUIRE_INTEROP") == "1" {
-			t.Fatal(msg + ", and PATHWAYS_REQUIRE_INTEROP=1")
-		}
-		t.Skip(msg)
-	}
 	if testing.Short() {
 		t.Skip("regenerating the corpus takes several seconds")
 	}
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
+		dir := generateCorpus(t, jax.Python)
+		if jax.Jaxlib == corpusJaxlib {
+			checkCorpusUpToDate(t, dir)
+			return
+		}
+		cases := loadGolden(t, dir)
+		if want := len(listCorpus(t, goldenDir)) / 2; len(cases) < want {
+			t.Errorf("jaxlib %s generated %d programs, want the corpus's %d", jax.Jaxlib, len(cases), want)
+		}
+		for name, c := range cases {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				checkGoldenCase(t, dir, c)
+			})
+		}
+	})
+}
+
+// generateCorpus runs the generator with python into a new temporary directory.
+func generateCorpus(t *testing.T, python string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -44,6 +60,16 @@ func TestCorpusUpToDate(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen_stablehlo_corpus.py: %v\n%s", err, out)
 	}
+	return dir
+}
+
+// checkCorpusUpToDate compares the corpus regenerated into dir with the checked-in
+// one. MLIR text is compared without location information, which depends on
+// source line numbers in the generator script. Inputs, integer and bool
+// outputs, types and shapes must match exactly; float outputs within the
+// program's stored tolerance, because XLA's CPU code differs by processor
+// (vector width, FMA) in the last bits.
+func checkCorpusUpToDate(t *testing.T, dir string) {
 	want := listCorpus(t, goldenDir)
 	got := listCorpus(t, dir)
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -88,23 +88,29 @@ func TestGoldenCorpus(t *testing.T) {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			src, err := os.ReadFile(filepath.Join(goldenDir, name+".mlir"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := Parse(src)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			checkGoldenRun(t, name, c, m)
+			checkGoldenCase(t, goldenDir, c)
 		})
 	}
+}
+
+// checkGoldenCase runs the program of c (dir/NAME.mlir) in the interpreter and
+// compares its outputs with c's.
+func checkGoldenCase(t *testing.T, dir string, c goldenCase) {
+	src, err := os.ReadFile(filepath.Join(dir, c.Name+".mlir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(src)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	checkGoldenRun(t, c, m)
 }
 
 // checkGoldenRun runs m on the corpus entry's inputs and compares with its
 // outputs; the programs of goldenUnsupported must fail with Unimplemented
 // and report collectives.
-func checkGoldenRun(t *testing.T, name string, c goldenCase, m *Module) {
+func checkGoldenRun(t *testing.T, c goldenCase, m *Module) {
 	t.Helper()
 	var args []*Tensor
 	for i, in := range c.Inputs {
@@ -115,7 +121,7 @@ func checkGoldenRun(t *testing.T, name string, c goldenCase, m *Module) {
 		args = append(args, a)
 	}
 	got, err := m.Run(context.Background(), args)
-	if reason, ok := goldenUnsupported[name]; ok {
+	if reason, ok := goldenUnsupported[c.Name]; ok {
 		if !m.UsesCollectives() {
 			t.Errorf("UsesCollectives() = false for %s", reason)
 		}

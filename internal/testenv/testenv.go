@@ -1,6 +1,11 @@
 // Package testenv finds the real parts that tests need — the Python interop
-// environment, PJRT plugins — and decides whether their absence skips a test or
+// environments, PJRT plugins — and decides whether their absence skips a test or
 // fails it.
+//
+// A test that drives JAX runs its body once per JAX environment with
+// ForEachJAX, in subtests named after the jaxlib version ("jaxlib-0.12.0.1"): the
+// versions pinned under scripts/requirements, which `make setup` installs into
+// .venv and .venv-jaxVERSION, and whatever $PATHWAYS_PYTHON has.
 //
 // A test that needs a part calls, say, Python(t): when the part is missing the test
 // skips with a message saying what is missing and how to get it, unless the variable

@@ -37,6 +37,7 @@ func init() {
 		interopBackend{
 			name:             "cluster_pjrt_cpu",
 			compilesBytecode: true,
+			compiledHLO:      true,
 			newClient: func(t *testing.T) ifrt.Client {
 				path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
 				if path == "" {

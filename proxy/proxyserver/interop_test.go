@@ -37,6 +37,9 @@ type interopBackend struct {
 	// backend's workers: a program must stay within one worker's devices, as
 	// a cluster cannot yet run one program across workers.
 	workerDevices int
+	// compiledHLO says compiled.as_text() shows the compiled HLO (the PJRT
+	// backends); gocpu has no program text to show, which JAX reads as None.
+	compiledHLO bool
 }
 
 // interopBackends lists the backends under test. A backend that compiles
@@ -63,19 +66,31 @@ var interopBackends = []interopBackend{{
 
 // interopServer is a proxy server on a loopback TCP port.
 type interopServer struct {
-	srv     *proxyserver.Server
-	backend ifrt.Client
-	addr    string
-	logs    *syncBuffer
+	srv      *proxyserver.Server
+	backend  ifrt.Client
+	addr     string
+	logs     *syncBuffer
+	python   string // the JAX environment's interpreter
+	recorder *compileRecorder
 }
 
-func startInteropServer(t *testing.T, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
-	t.Helper()
+// forEachInterop runs f for every JAX environment and backend, in subtests named
+// jaxlib-VERSION/BACKEND.
+func forEachInterop(t *testing.T, f func(t *testing.T, jax testenv.JAX, b interopBackend)) {
 	if testing.Short() {
 		t.Skip("interop tests run real JAX processes; skipped with -short")
 	}
-	testenv.Python(t) // skip (or fail) before starting anything
-	c := b.newClient(t)
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
+		for _, b := range interopBackends {
+			t.Run(b.name, func(t *testing.T) { f(t, jax, b) })
+		}
+	})
+}
+
+func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
+	t.Helper()
+	rec := &compileRecorder{Client: b.newClient(t)}
+	var c ifrt.Client = rec
 	logs := &syncBuffer{}
 	srv, err := proxyserver.New(proxyserver.Config{
 		Backend:        c,
@@ -104,18 +119,17 @@ func startInteropServer(t *testing.T, b interopBackend, plugins map[string]proxy
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs}
+	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs, python: jax.Python, recorder: rec}
 }
 
 // runScript runs testdata/<script> against the server and returns the JSON
 // objects it printed, keyed by field.
 func (s *interopServer) runScript(t *testing.T, script string, extraEnv ...string) (map[string]json.RawMessage, error) {
 	t.Helper()
-	python := testenv.Python(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir, _ := filepath.Abs("testdata")
-	cmd := exec.CommandContext(ctx, python, filepath.Join(dir, script))
+	cmd := exec.CommandContext(ctx, s.python, filepath.Join(dir, script))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"JAX_PLATFORMS=proxy",
@@ -189,57 +203,55 @@ func decode[T any](t *testing.T, out map[string]json.RawMessage, key string) T {
 }
 
 func TestInteropDevicesAndTransfers(t *testing.T) {
-	for _, b := range interopBackends {
-		t.Run(b.name, func(t *testing.T) {
-			s := startInteropServer(t, b, nil)
-			out, err := s.runScript(t, "devices_transfer.py")
-			if err != nil {
-				t.Fatal(err)
+	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		s := startInteropServer(t, jax, b, nil)
+		out, err := s.runScript(t, "devices_transfer.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		type dev struct {
+			ID       int
+			Platform string
+			Kind     string
+		}
+		devs := decode[[]dev](t, out, "devices")
+		if len(devs) != len(s.backend.Devices()) {
+			t.Errorf("jax.devices() lists %d devices, the backend has %d", len(devs), len(s.backend.Devices()))
+		}
+		for i, d := range devs {
+			if d.Platform != "cpu" || d.ID != int(s.backend.Devices()[i].ID) {
+				t.Errorf("device %d = %+v, want id %d on platform cpu", i, d, s.backend.Devices()[i].ID)
 			}
-			type dev struct {
-				ID       int
-				Platform string
-				Kind     string
+		}
+		for name, ok := range decode[map[string]bool](t, out, "transfers") {
+			if !ok {
+				t.Errorf("device_put/device_get of %s is not bit-exact", name)
 			}
-			devs := decode[[]dev](t, out, "devices")
-			if len(devs) != len(s.backend.Devices()) {
-				t.Errorf("jax.devices() lists %d devices, the backend has %d", len(devs), len(s.backend.Devices()))
+		}
+		if !decode[bool](t, out, "strided") {
+			t.Error("a strided numpy array did not round-trip")
+		}
+		if v := decode[float64](t, out, "scalar"); v != 3.5 {
+			t.Errorf("scalar = %v, want 3.5", v)
+		}
+		if v := decode[[]int](t, out, "empty"); len(v) != 2 || v[0] != 0 || v[1] != 4 {
+			t.Errorf("empty array shape = %v", v)
+		}
+		if msg := decode[*string](t, out, "deleted_error"); msg == nil || !strings.Contains(strings.ToLower(*msg), "deleted") {
+			t.Errorf("using a deleted array: error = %v, want one that says it was deleted", msg)
+		}
+		decode[bool](t, out, "ready")
+		s.expectFreed(t, b)
+		if !strings.Contains(s.logs.String(), "client_protocol_max") {
+			t.Error("the server did not log the client's version range")
+		}
+		for _, line := range strings.Split(s.logs.String(), "\n") {
+			if strings.Contains(line, "ifrt proxy client version") {
+				t.Log(line)
+				break
 			}
-			for i, d := range devs {
-				if d.Platform != "cpu" || d.ID != int(s.backend.Devices()[i].ID) {
-					t.Errorf("device %d = %+v, want id %d on platform cpu", i, d, s.backend.Devices()[i].ID)
-				}
-			}
-			for name, ok := range decode[map[string]bool](t, out, "transfers") {
-				if !ok {
-					t.Errorf("device_put/device_get of %s is not bit-exact", name)
-				}
-			}
-			if !decode[bool](t, out, "strided") {
-				t.Error("a strided numpy array did not round-trip")
-			}
-			if v := decode[float64](t, out, "scalar"); v != 3.5 {
-				t.Errorf("scalar = %v, want 3.5", v)
-			}
-			if v := decode[[]int](t, out, "empty"); len(v) != 2 || v[0] != 0 || v[1] != 4 {
-				t.Errorf("empty array shape = %v", v)
-			}
-			if msg := decode[*string](t, out, "deleted_error"); msg == nil || !strings.Contains(strings.ToLower(*msg), "deleted") {
-				t.Errorf("using a deleted array: error = %v, want one that says it was deleted", msg)
-			}
-			decode[bool](t, out, "ready")
-			s.expectFreed(t, b)
-			if !strings.Contains(s.logs.String(), "client_protocol_max") {
-				t.Error("the server did not log the client's version range")
-			}
-			for _, line := range strings.Split(s.logs.String(), "\n") {
-				if strings.Contains(line, "ifrt proxy client version") {
-					t.Log(line)
-					break
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 type pyError struct {
@@ -248,40 +260,38 @@ type pyError struct {
 }
 
 func TestInteropErrors(t *testing.T) {
-	for _, b := range interopBackends {
-		t.Run(b.name, func(t *testing.T) {
-			s := startInteropServer(t, b, map[string]proxyserver.PluginHandler{"testRequest": echoPlugin})
-			out, err := s.runScript(t, "errors.py")
-			if err != nil {
-				t.Fatal(err)
+	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		s := startInteropServer(t, jax, b, map[string]proxyserver.PluginHandler{"testRequest": echoPlugin})
+		out, err := s.runScript(t, "errors.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.compilesBytecode {
+			var r struct{ OK []float64 }
+			if err := json.Unmarshal(out["jit"], &r); err != nil || fmt.Sprint(r.OK) != "[1 3 5 7 9 11 13 15]" {
+				t.Errorf("jit(a*2+1) = %s, want [1 3 5 ... 15]", out["jit"])
 			}
-			if b.compilesBytecode {
-				var r struct{ OK []float64 }
-				if err := json.Unmarshal(out["jit"], &r); err != nil || fmt.Sprint(r.OK) != "[1 3 5 7 9 11 13 15]" {
-					t.Errorf("jit(a*2+1) = %s, want [1 3 5 ... 15]", out["jit"])
-				}
-			} else {
-				e := decode[pyError](t, out, "jit")
-				if e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "UNIMPLEMENTED") {
-					t.Errorf("jit on a backend without a bytecode compiler raised %+v, want JaxRuntimeError(UNIMPLEMENTED: ...)", e)
-				}
+		} else {
+			e := decode[pyError](t, out, "jit")
+			if e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "UNIMPLEMENTED") {
+				t.Errorf("jit on a backend without a bytecode compiler raised %+v, want JaxRuntimeError(UNIMPLEMENTED: ...)", e)
 			}
-			if e := decode[*pyError](t, out, "bad_plugin"); e == nil || e.Type != "JaxRuntimeError" ||
-				!strings.HasPrefix(e.Message, "INVALID_ARGUMENT") || !strings.Contains(e.Message, "Bad PluginProgram") {
-				t.Errorf("an unknown plugin program raised %+v, want JaxRuntimeError(INVALID_ARGUMENT: Bad PluginProgram ...)", e)
-			}
-			if v := decode[[]float64](t, out, "echo"); fmt.Sprint(v) != "[0 1 2 3 4 5 6 7]" {
-				t.Errorf("echo plugin = %v", v)
-			}
-			if e := decode[*pyError](t, out, "failed_plugin"); e == nil || e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "DATA_LOSS") {
-				t.Errorf("a failing plugin raised %+v, want JaxRuntimeError(DATA_LOSS: ...)", e)
-			}
-			if v := decode[[]int](t, out, "after"); fmt.Sprint(v) != "[1 1 1]" {
-				t.Errorf("after the errors = %v", v)
-			}
-			s.expectFreed(t, b)
-		})
-	}
+		}
+		if e := decode[*pyError](t, out, "bad_plugin"); e == nil || e.Type != "JaxRuntimeError" ||
+			!strings.HasPrefix(e.Message, "INVALID_ARGUMENT") || !strings.Contains(e.Message, "Bad PluginProgram") {
+			t.Errorf("an unknown plugin program raised %+v, want JaxRuntimeError(INVALID_ARGUMENT: Bad PluginProgram ...)", e)
+		}
+		if v := decode[[]float64](t, out, "echo"); fmt.Sprint(v) != "[0 1 2 3 4 5 6 7]" {
+			t.Errorf("echo plugin = %v", v)
+		}
+		if e := decode[*pyError](t, out, "failed_plugin"); e == nil || e.Type != "JaxRuntimeError" || !strings.HasPrefix(e.Message, "DATA_LOSS") {
+			t.Errorf("a failing plugin raised %+v, want JaxRuntimeError(DATA_LOSS: ...)", e)
+		}
+		if v := decode[[]int](t, out, "after"); fmt.Sprint(v) != "[1 1 1]" {
+			t.Errorf("after the errors = %v", v)
+		}
+		s.expectFreed(t, b)
+	})
 }
 
 // jitEnv runs the proxy as the default backend next to local CPU JAX, which
@@ -289,66 +299,63 @@ func TestInteropErrors(t *testing.T) {
 var jitEnv = []string{"JAX_PLATFORMS=proxy,cpu"}
 
 func TestInteropJit(t *testing.T) {
-	for _, b := range interopBackends {
-		t.Run(b.name, func(t *testing.T) {
-			if !b.compilesBytecode {
-				t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		if !b.compilesBytecode {
+			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+		}
+		if b.workerDevices > 0 {
+			t.Skipf("jit_ops.py's sharded matmul spans all 8 devices, more than one worker of %s has; TestInteropPrograms covers this backend", b.name)
+		}
+		s := startInteropServer(t, jax, b, nil)
+		out, err := s.runScript(t, "jit_ops.py", jitEnv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, e := range decode[map[string]float64](t, out, "errors") {
+			tol := 1e-5
+			if name == "sharded_matmul" { // against numpy, not XLA
+				tol = 1e-4
 			}
-			if b.workerDevices > 0 {
-				t.Skipf("jit_ops.py's sharded matmul spans all 8 devices, more than one worker of %s has; TestInteropPrograms covers this backend", b.name)
+			if e > tol {
+				t.Errorf("%s differs from local CPU JAX by %g (tolerance %g)", name, e, tol)
 			}
-			s := startInteropServer(t, b, nil)
-			out, err := s.runScript(t, "jit_ops.py", jitEnv...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for name, e := range decode[map[string]float64](t, out, "errors") {
-				tol := 1e-5
-				if name == "sharded_matmul" { // against numpy, not XLA
-					tol = 1e-4
-				}
-				if e > tol {
-					t.Errorf("%s differs from local CPU JAX by %g (tolerance %g)", name, e, tol)
-				}
-			}
-			if got := decode[string](t, out, "sharded_out"); got != "P('x', 'y')" {
-				t.Errorf("sharded matmul output sharding = %s", got)
-			}
-			if n := decode[int](t, out, "sharded_shards"); n != 8 {
-				t.Errorf("sharded matmul output has %d shards, want 8", n)
-			}
-			if !decode[bool](t, out, "donated_deleted") || decode[float64](t, out, "donated_result") != 3 {
-				t.Errorf("donation: deleted=%s result=%s", out["donated_deleted"], out["donated_result"])
-			}
-			if got := decode[[]float64](t, out, "chained"); fmt.Sprint(got) != "[10 10 10 10 10 10 10 10]" {
-				t.Errorf("chained dispatches = %v", got)
-			}
-			s.expectFreed(t, b)
-		})
-	}
+		}
+		if got := decode[string](t, out, "sharded_out"); got != "P('x', 'y')" {
+			t.Errorf("sharded matmul output sharding = %s", got)
+		}
+		if n := decode[int](t, out, "sharded_shards"); n != 8 {
+			t.Errorf("sharded matmul output has %d shards, want 8", n)
+		}
+		if !decode[bool](t, out, "donated_deleted") || decode[float64](t, out, "donated_result") != 3 {
+			t.Errorf("donation: deleted=%s result=%s", out["donated_deleted"], out["donated_result"])
+		}
+		if got := decode[[]float64](t, out, "chained"); fmt.Sprint(got) != "[10 10 10 10 10 10 10 10]" {
+			t.Errorf("chained dispatches = %v", got)
+		}
+		checkStableHLOVersions(t, s)
+		s.expectFreed(t, b)
+	})
 }
 
 func TestInteropTrainMLP(t *testing.T) {
-	for _, b := range interopBackends {
-		t.Run(b.name, func(t *testing.T) {
-			if !b.compilesBytecode {
-				t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
-			}
-			s := startInteropServer(t, b, nil)
-			out, err := s.runScript(t, "train_mlp.py", jitEnv...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e := decode[float64](t, out, "param_err"); e > 1e-5 {
-				t.Errorf("parameters after 20 steps differ from local CPU JAX by %g", e)
-			}
-			if e := decode[float64](t, out, "loss_err"); e > 1e-5 {
-				t.Errorf("losses differ from local CPU JAX by %g", e)
-			}
-			if !decode[bool](t, out, "decreased") {
-				t.Errorf("the loss did not decrease: %s", out["losses"])
-			}
-			s.expectFreed(t, b)
-		})
-	}
+	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		if !b.compilesBytecode {
+			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
+		}
+		s := startInteropServer(t, jax, b, nil)
+		out, err := s.runScript(t, "train_mlp.py", jitEnv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := decode[float64](t, out, "param_err"); e > 1e-5 {
+			t.Errorf("parameters after 20 steps differ from local CPU JAX by %g", e)
+		}
+		if e := decode[float64](t, out, "loss_err"); e > 1e-5 {
+			t.Errorf("losses differ from local CPU JAX by %g", e)
+		}
+		if !decode[bool](t, out, "decreased") {
+			t.Errorf("the loss did not decrease: %s", out["losses"])
+		}
+		s.expectFreed(t, b)
+	})
 }

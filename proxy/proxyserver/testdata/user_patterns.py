@@ -177,4 +177,5 @@ ckpt_err = max(float(np.max(np.abs(a - b))) for a, b in zip(flat(c_proxy), flat(
 loss_err = max(abs(a - b) for a, b in zip(l_proxy, l_cpu))
 _common.emit(losses=l_proxy, loss_err=loss_err, param_err=param_err, checkpoint_err=ckpt_err,
              decreased=l_proxy[-1] < l_proxy[0], donated_deleted=sum(deleted), donated_total=len(deleted),
-             local_donated_deleted=sum(deleted_cpu), read_deleted=read_deleted)
+             local_donated_deleted=sum(deleted_cpu), read_deleted=read_deleted,
+             deleted=deleted, local_deleted=deleted_cpu)
