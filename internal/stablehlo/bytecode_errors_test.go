@@ -3,9 +3,24 @@ package stablehlo
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// readFuzzInput reads the []byte of a file in Go's fuzz corpus format.
+func readFuzzInput(t *testing.T, path string) []byte {
+	t.Helper()
+	lines := strings.Split(string(readFile(t, path)), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+		t.Fatalf("%s is not a fuzz input", path)
+	}
+	s, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return []byte(s)
+}
 
 // TestParseBytecodeErrors checks the errors of bytecode that is malformed or
 // that the interpreter cannot run: malformed input is InvalidArgument at a
@@ -27,6 +42,8 @@ func TestParseBytecodeErrors(t *testing.T) {
 		{"magic only", add[:4], InvalidArgument, "", "offset 4: "},
 		{"newer format version", newer, Unimplemented, "", "bytecode version 7 is newer"},
 		{"dynamic shape", readFile(t, "testdata/bytecode/dynamic_batch.mlirbc"), Unimplemented, "", "dynamic dimensions are not supported"},
+		{"block argument type differs from the function type", readFuzzInput(t, "testdata/fuzz/FuzzParseBytecode/8aa57979a08ec0fd"),
+			InvalidArgument, "", "argument 0 has type tensor<12x12xui8>, the function type says tensor<3x4xui8>"},
 		{"op the interpreter lacks", readFile(t, "testdata/bytecode/rfft.mlirbc"), 0, "op stablehlo.fft is not supported", ""},
 		{"unknown VHLO op", renamed, 0, "op stablehlo.zzz is not supported", ""},
 	} {

@@ -138,6 +138,24 @@ func (c *bcConverter) function(op *mlirbc.Operation) {
 		if len(f.body.args) != len(f.params) {
 			c.fail(op, InvalidArgument, "@%s: %d block arguments for %d parameters", f.Name, len(f.body.args), len(f.params))
 		}
+		// Bytecode stores the block's argument types and the function type
+		// apart (text derives both from one signature): they must agree, as
+		// must the returned values with the results.
+		for i, t := range f.body.argTypes {
+			if !t.Equal(f.params[i].Type) {
+				c.fail(op, InvalidArgument, "@%s: argument %d has type %s, the function type says %s", f.Name, i, t, f.params[i].Type)
+			}
+		}
+		blk := op.Regions[0].Blocks[0]
+		term := blk.Ops[len(blk.Ops)-1]
+		if len(term.Operands) != len(f.results) {
+			c.fail(term, InvalidArgument, "@%s returns %d values, the function type says %d", f.Name, len(term.Operands), len(f.results))
+		}
+		for i, v := range term.Operands {
+			if t := c.tensorType(term, v.Type); !t.Equal(f.results[i].Type) {
+				c.fail(term, InvalidArgument, "@%s: result %d has type %s, the function type says %s", f.Name, i, t, f.results[i].Type)
+			}
+		}
 	}
 	f.numSlots = c.p.nslots
 	c.p.mod.funcs[f.Name] = f
