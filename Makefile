@@ -40,6 +40,7 @@ vet:
 
 generate:
 	scripts/genproto.sh
+	$(GO) generate ./pjrt
 
 verify:
 	scripts/verify_generate.sh

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
@@ -30,7 +30,8 @@ type Client struct {
 
 	log      *slog.Logger
 	rm       *rm.Client
-	dialOpts []grpc.DialOption
+	dialOpts []grpc.DialOption // credentials and keepalive first
+	probe    rpc.Keepalive     // how often each worker must answer
 	platform ifrt.Platform
 
 	devices ifrt.DeviceList
@@ -63,6 +64,10 @@ type placement struct {
 type link struct {
 	key hostKey
 	log *slog.Logger
+	c   *Client
+
+	redialing atomic.Bool // a redial loop runs (see redial)
+	dialMu    sync.Mutex  // serializes up
 
 	mu      sync.Mutex
 	gen     uint64
@@ -92,6 +97,13 @@ func (l *link) downError() error {
 	return ifrt.Errorf(ifrt.DataLoss, "pathways: worker of slice %d host %d is unavailable: %v", l.key.slice, l.key.host, reason)
 }
 
+// down reports whether the link has no worker session.
+func (l *link) down() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.client == nil
+}
+
 // current reports whether shards made under generation gen are still held.
 func (l *link) current(gen uint64) error {
 	l.mu.Lock()
@@ -106,7 +118,10 @@ func (l *link) current(gen uint64) error {
 }
 
 // lose takes the link down, ending its session, if it is still at generation gen
-// (or at any generation when gen is 0).
+// (or at any generation when gen is 0). New calls fail at once; calls in
+// progress get what the worker already sent (a worker that stopped gracefully
+// answered them before it left the RM) until its session ends, or
+// sessionEndGrace at most.
 func (l *link) lose(gen uint64, reason error) {
 	l.mu.Lock()
 	if l.client == nil || (gen != 0 && gen != l.gen) {
@@ -117,15 +132,26 @@ func (l *link) lose(gen uint64, reason error) {
 	l.client, l.conn, l.peer, l.lostErr = nil, nil, nil, reason
 	l.gen++
 	l.mu.Unlock()
-	if !errors.Is(reason, ifrt.ErrClientClosed) {
-		l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	if errors.Is(reason, ifrt.ErrClientClosed) {
+		client.Close()
+		conn.Close()
+		return
 	}
-	client.Close()
-	conn.Close()
+	l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	go func() {
+		select {
+		case <-client.Done():
+		case <-time.After(sessionEndGrace):
+		}
+		client.Close()
+		conn.Close()
+	}()
 }
 
 // up dials the worker at addr, unless the link is already up there.
 func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) error {
+	l.dialMu.Lock()
+	defer l.dialMu.Unlock()
 	l.mu.Lock()
 	if l.client != nil && l.addr == addr {
 		l.mu.Unlock()
@@ -134,12 +160,11 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	l.mu.Unlock()
 	l.lose(0, fmt.Errorf("replaced by a worker at %s", addr))
 
-	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), rpc.ClusterClientDialOption()}, dialOpts...)
-	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(opts...), proxy.WithLogger(l.log))
+	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(dialOpts...), proxy.WithLogger(l.log))
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)
 	}
-	conn, err := grpc.NewClient(addr, opts...)
+	conn, err := grpc.NewClient(addr, dialOpts...)
 	if err != nil {
 		client.Close()
 		return fmt.Errorf("dial worker %s: %w", addr, err)
@@ -150,10 +175,14 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
 	l.mu.Unlock()
 	l.log.Info("pathways: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
+	stop := make(chan struct{})
+	go l.checkLiveness(conn, gen, stop)
 	go func() {
 		<-client.Done()
-		if err := client.Err(); err != nil {
+		close(stop)
+		if err := client.Err(); err != nil && !errors.Is(err, ifrt.ErrClientClosed) {
 			l.lose(gen, err)
+			l.redial()
 		}
 	}()
 	return nil

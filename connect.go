@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm"
 )
 
@@ -17,6 +19,8 @@ type Option interface{ apply(*options) }
 type options struct {
 	logger        *slog.Logger
 	dialOpts      []grpc.DialOption
+	security      rm.Security
+	keepalive     rpc.Keepalive
 	waitReady     bool
 	elasticSlices int // < 0: no limit
 }
@@ -30,9 +34,23 @@ func (f optionFunc) apply(o *options) { f(o) }
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(o *options) { o.logger = l }) }
 
 // WithDialOptions adds gRPC dial options for the RM and the workers (e.g. a
-// bufconn dialer, transport credentials). Connections are plaintext by default.
+// bufconn dialer), after those of WithSecurity and WithKeepalive.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return optionFunc(func(o *options) { o.dialOpts = append(o.dialOpts, opts...) })
+}
+
+// WithSecurity sets the cluster's credentials (see rm.Security), which the RM
+// and the workers require when they were started with them. Default none:
+// plaintext, no token.
+func WithSecurity(sec rm.Security) Option { return optionFunc(func(o *options) { o.security = sec }) }
+
+// WithKeepalive sets how often the client checks that each worker and the RM
+// answer, and how long an answer may take: a worker that does not answer in
+// time (frozen, or cut off by a dead network path) is lost, its data DATA_LOSS,
+// and dialled again once it answers, even while the RM is down. Defaults 10s
+// and 5s.
+func WithKeepalive(interval, timeout time.Duration) Option {
+	return optionFunc(func(o *options) { o.keepalive = rpc.Keepalive{Interval: interval, Timeout: timeout} })
 }
 
 // WithoutWaitingForSlices makes Connect return as soon as it has the cluster view,
@@ -48,7 +66,8 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	rmc, err := rm.NewClient(rmAddress, rm.WithLogger(o.logger), rm.WithDialOptions(o.dialOpts...))
+	rmc, err := rm.NewClient(rmAddress, rm.WithLogger(o.logger), rm.WithSecurity(o.security),
+		rm.WithKeepalive(o.keepalive.Interval, o.keepalive.Timeout), rm.WithDialOptions(o.dialOpts...))
 	if err != nil {
 		return nil, err
 	}
@@ -59,13 +78,15 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	}
 	devs, byID, links, platform := buildDevices(view)
 	c := &Client{
-		log: o.logger, rm: rmc, dialOpts: o.dialOpts, devices: devs, byID: byID, links: links,
+		log: o.logger, rm: rmc, dialOpts: append(rpc.DialOptions(o.security, o.keepalive), append([]grpc.DialOption{rpc.ClusterClientDialOption()}, o.dialOpts...)...),
+		probe: o.keepalive, devices: devs, byID: byID, links: links,
 		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
 		watchDone: make(chan struct{}), elastic: newElasticPolicy(o.elasticSlices, o.logger),
 	}
 	c.elastic.observe(rm.Event{Type: rm.EventSnapshot, Cluster: view})
 	for _, l := range links {
 		l.log = o.logger
+		l.c = c
 	}
 	if err := c.apply(ctx, view); err != nil {
 		c.Close()

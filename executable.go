@@ -2,7 +2,6 @@ package pathways
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 
@@ -24,7 +23,8 @@ import (
 // another live worker with as many devices, for its description only (its
 // parameters and outputs), and loaded on its own worker when that returns; so a
 // client such as pathwaysutils' slice health check sees DATA_LOSS when it runs
-// the program, not when it compiles it.
+// the program, not when it compiles it. A program that a live worker refuses
+// fails there and is not tried elsewhere.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -52,8 +52,8 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		e.cur, e.meta = ld, ld.exe
 		return e, nil
 	}
-	if !errors.Is(err, ifrt.ErrDataLoss) {
-		return nil, err
+	if !e.link.down() {
+		return nil, err // the program failed, not the worker
 	}
 	if e.standIn = e.compileElsewhere(ctx); e.standIn == nil {
 		return nil, err
@@ -112,8 +112,13 @@ func (e *executable) compileElsewhere(ctx context.Context) *load {
 		return a.host - b.host
 	})
 	for _, k := range keys {
-		if ld, err := e.loadOn(ctx, e.c.links[k]); err == nil {
+		l := e.c.links[k]
+		ld, err := e.loadOn(ctx, l)
+		if err == nil {
 			return ld
+		}
+		if !l.down() {
+			return nil // the program failed there: no other worker does better
 		}
 	}
 	return nil

@@ -212,7 +212,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		return nil, err
 	}
 	req := &workerpb.GatherRequest{
-		Result:     &workerpb.ArrayRef{SessionId: client.SessionID(), Handle: uint64(handle)},
+		Result:     &workerpb.ArrayRef{SessionId: client.SessionID(), SessionToken: client.SessionToken(), Handle: uint64(handle)},
 		Dtype:      int32(dtype),
 		Domain:     wireDomain(domain),
 		DeviceId:   int32(dev.ID),
@@ -233,7 +233,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		if !s.array.As(&h) {
 			return nil, ifrt.Errorf(ifrt.Internal, "pathways: a shard on slice %d host %d has no proxy handle", s.place.link.key.slice, s.place.link.key.host)
 		}
-		piece := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: srcClient.SessionID(), Handle: uint64(h)}, Domain: wireDomain(s.domain)}
+		piece := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: srcClient.SessionID(), SessionToken: srcClient.SessionToken(), Handle: uint64(h)}, Domain: wireDomain(s.domain)}
 		if s.place.link != dst.link {
 			piece.WorkerAddress = s.place.link.address()
 		}

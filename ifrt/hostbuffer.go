@@ -17,7 +17,10 @@ func DenseByteStrides(shape Shape, elemSize int) []int64 {
 // StridedRegionSize returns the bytes of the minimal host region that holds an array
 // of dtype d and the given shape laid out with byteStrides (nil: dense row-major):
 // from element 0 to the end of the last element. Strides must be positive multiples
-// of the element size, except on dimensions of extent 0 or 1, where they are unused.
+// of the element size, except on dimensions of extent 0 or 1, where they are unused,
+// and must not make elements share bytes so much that the region is smaller than
+// the dense array (it would take more memory to hold the array than the buffer
+// holds). Bad strides are InvalidArgument.
 func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error) {
 	dense, err := shape.ByteSize(d)
 	if err != nil {
@@ -43,7 +46,7 @@ func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error)
 		}
 		st := byteStrides[i]
 		if st <= 0 {
-			return 0, Errorf(Unimplemented, "ifrt: byte stride %d of dimension %d is not positive", st, i)
+			return 0, Errorf(InvalidArgument, "ifrt: byte stride %d of dimension %d is not positive", st, i)
 		}
 		if st%elem != 0 {
 			return 0, Errorf(InvalidArgument, "ifrt: byte stride %d of dimension %d is not a multiple of the %d-byte element", st, i, elem)
@@ -52,6 +55,9 @@ func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error)
 			return 0, Errorf(InvalidArgument, "ifrt: byte strides %v of shape %v overflow", byteStrides, shape)
 		}
 		end += st * (n - 1)
+	}
+	if end < dense {
+		return 0, Errorf(InvalidArgument, "ifrt: byte strides %v make the elements of %v%v overlap (%d bytes for a %d-byte array)", byteStrides, d, shape, end, dense)
 	}
 	return end, nil
 }

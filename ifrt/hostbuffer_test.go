@@ -41,8 +41,9 @@ func TestStridedRegionSizeErrors(t *testing.T) {
 		strides []int64
 		want    error
 	}{
-		{[]int64{-4}, ifrt.ErrUnimplemented},
-		{[]int64{0}, ifrt.ErrUnimplemented},
+		// Issue 11: these were UNIMPLEMENTED.
+		{[]int64{-4}, ifrt.ErrInvalidArgument},
+		{[]int64{0}, ifrt.ErrInvalidArgument},
 		{[]int64{3}, ifrt.ErrInvalidArgument},
 		{[]int64{4, 4}, ifrt.ErrInvalidArgument},
 		{[]int64{1 << 62}, ifrt.ErrInvalidArgument},
@@ -51,6 +52,10 @@ func TestStridedRegionSizeErrors(t *testing.T) {
 		if !errorsIs(err, tc.want) {
 			t.Errorf("StridedRegionSize(strides %v) = %v, want %v", tc.strides, err, tc.want)
 		}
+	}
+	// Overlapping elements would let a small buffer stand for a huge array.
+	if _, err := ifrt.StridedRegionSize(ifrt.F32, ifrt.Shape{1 << 20, 1 << 20}, []int64{4, 4}); !errorsIs(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("StridedRegionSize of overlapping strides = %v, want InvalidArgument", err)
 	}
 }
 

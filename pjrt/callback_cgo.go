@@ -4,34 +4,20 @@ package pjrt
 
 /*
 #include <stdint.h>
-#include <stdlib.h>
+#include "pjrt_c_api.h"
 */
 import "C"
 
-import (
-	"runtime/cgo"
-	"unsafe"
-)
+import "runtime/cgo"
 
-// pjrtGoEventReady is called from shim.c's PJRT_Event_OnReady callback, on a
-// plugin thread or inline in the registering call, once the event is ready. It
-// takes ownership of msg.
+// pjrtGoEventReady is called by shim.c's PJRT_Event_OnReady callback, on a
+// plugin thread or inline in the registering call, once the event is ready;
+// err is the event's error (nil on success), which it converts and destroys.
 //
 //export pjrtGoEventReady
-func pjrtGoEventReady(handle C.uintptr_t, code C.int, msg *C.char, n C.size_t) {
-	var err error
-	if code != 0 {
-		text := ""
-		if msg != nil {
-			text = C.GoStringN(msg, C.int(n))
-		}
-		err = &Error{Code: Code(code), Msg: text}
-	}
-	if msg != nil {
-		C.free(unsafe.Pointer(msg))
-	}
+func pjrtGoEventReady(handle C.uintptr_t, err *C.PJRT_Error) {
 	h := cgo.Handle(handle)
 	st := h.Value().(*eventState)
 	h.Delete()
-	st.fire(err)
+	st.fire(st.api.err(err))
 }

@@ -14,12 +14,10 @@ type capi struct {
 	structSize uintptr
 	major      int
 	minor      int
-	has        []bool
+	has        [numFns]bool
 }
 
 func loadAPI(string) (*capi, error) { return nil, ErrCgoUnavailable }
-
-func fnTable() ([]string, []int, []uintptr) { return nil, nil, nil }
 
 func cNoop() {}
 
@@ -197,10 +195,6 @@ func (a *capi) destroyEvent(e unsafe.Pointer) error {
 
 func (a *capi) awaitEvent(e unsafe.Pointer) error {
 	return ErrCgoUnavailable
-}
-
-func (a *capi) eventIsReady(e unsafe.Pointer) (bool, error) {
-	return false, ErrCgoUnavailable
 }
 
 func (a *capi) onReady(e unsafe.Pointer, st *eventState) error {

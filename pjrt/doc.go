@@ -87,6 +87,14 @@
 // slice is pinned (runtime.Pinner) until the buffer's HostDone event fires, and
 // with the zero-copy semantics the buffer may alias it (XLA:CPU does when the
 // data is dense and suitably aligned). ToHostAsync pins its destination until
-// the copy's event fires. Argument structs are built on the C stack in the shim
-// (shim.c), so no Go pointer is ever stored in C memory.
+// the copy's event fires. Go memory reaches the plugin only as the cgo rules
+// allow, for the length of a call or pinned while the plugin uses it; argument
+// structs are filled in Go and passed to the C trampolines by value, so the
+// plugin never sees a Go stack address.
 package pjrt
+
+// The C layer: calls_gen.h holds one trampoline per PJRT_Api function the
+// package calls and calls_gen.go / calls_cgo_gen.go their Go side, all generated
+// from pjrt_c_api.h and functions.txt by internal/cmd/pjrtgen (make generate;
+// make verify fails when they are stale). shim.c is the small hand-written rest.
+//go:generate go run ../internal/cmd/pjrtgen

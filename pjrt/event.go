@@ -29,6 +29,8 @@ type eventState struct {
 	mu         sync.Mutex
 	registered bool     // an OnReady callback is pending or has run
 	after      []func() // run once, when the event fires
+
+	api *capi // converts the error the OnReady callback reports
 }
 
 func newEventState() *eventState { return &eventState{done: make(chan struct{})} }
@@ -56,6 +58,7 @@ func newEvent(c *Client, ptr unsafe.Pointer) *Event {
 		ev.st.fire(nil)
 		return ev
 	}
+	ev.st.api = c.st.api
 	ev.res = newResource(c.st.api, c.st, resEvent, ptr)
 	runtime.AddCleanup(ev, (*resource).cleanup, ev.res)
 	return ev

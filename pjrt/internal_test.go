@@ -13,33 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestFnTableMatchesShim(t *testing.T) {
-	if !haveCgo {
-		t.Skip("needs cgo")
-	}
-	names, minors, offsets := fnTable()
-	if len(names) != numFns {
-		t.Fatalf("shim lists %d functions, Go has %d", len(names), numFns)
-	}
-	if diff := cmp.Diff(fnNames[:], names); diff != "" {
-		t.Errorf("function names differ (-go +shim):\n%s", diff)
-	}
-	if diff := cmp.Diff(fnMinors[:], minors); diff != "" {
-		t.Errorf("minor versions differ (-go +shim):\n%s", diff)
-	}
-	// Slot i of the table sits at 40 + 8*i; spot-check well-known slots.
-	for _, c := range []struct {
-		fn   apiFn
-		slot int
-	}{{fnErrorDestroy, 0}, {fnClientCreate, 10}, {fnClientCompile, 20}, {fnLoadedExecutableExecute, 55},
-		{fnBufferToHostBuffer, 70}, {fnExecutableOutputElementTypes, 90}, {fnLoadedExecutableGetDeviceAssignment, 117},
-		{fnDeviceGetAttributes, 128}, {fnExecutableParameterMemoryKinds, 134}} {
-		if want := uintptr(40 + 8*c.slot); offsets[c.fn] != want {
-			t.Errorf("%s at offset %d, want %d (slot %d)", fnNames[c.fn], offsets[c.fn], want, c.slot)
-		}
-	}
-}
-
 func TestCheckVersion(t *testing.T) {
 	tests := []struct {
 		size         uintptr
@@ -125,7 +98,7 @@ func TestFakePluginShortTable(t *testing.T) {
 		t.Errorf("Attributes diff (-want +got):\n%s", diff)
 	}
 	// Slots past the table's end are never called.
-	for _, fn := range []string{"PJRT_Client_Compile", "PJRT_Event_Create", "PJRT_Buffer_ToHostBuffer"} {
+	for _, fn := range []string{"PJRT_Client_Compile", "PJRT_Executable_GetCompileOptions", "PJRT_Buffer_ToHostBuffer"} {
 		if p.Has(fn) {
 			t.Errorf("Has(%s) = true beyond the table's end", fn)
 		}
@@ -134,10 +107,10 @@ func TestFakePluginShortTable(t *testing.T) {
 	if p.Has("PJRT_Event_Await") {
 		t.Error("Has(PJRT_Event_Await) = true for a NULL slot")
 	}
-	err = p.api.need(fnEventCreate)
+	err = p.api.need(fnExecutableGetCompileOptions)
 	var perr *Error
-	if !errors.As(err, &perr) || perr.Code != Unimplemented || !strings.Contains(perr.Msg, "0.89") || !strings.Contains(perr.Msg, "0.60") {
-		t.Errorf("need(PJRT_Event_Create) = %v, want UNIMPLEMENTED naming 0.89 and 0.60", err)
+	if !errors.As(err, &perr) || perr.Code != Unimplemented || !strings.Contains(perr.Msg, "0.87") || !strings.Contains(perr.Msg, "0.60") {
+		t.Errorf("need(PJRT_Executable_GetCompileOptions) = %v, want UNIMPLEMENTED naming 0.87 and 0.60", err)
 	}
 	// The plugin's own error, code and message, through Client_Create.
 	_, err = p.NewClient(context.Background(), nil)

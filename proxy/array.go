@@ -138,6 +138,16 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 // copySingle reads a single-device array into dst, already checked to be the
 // right size.
 func (a *array) copySingle(ctx context.Context, dst []byte, byteStrides []int64) error {
+	if dense, _ := a.spec.Shape.ByteSize(a.spec.DType); int64(len(dst)) > dense {
+		// Strides with gaps: a server does not make such a buffer (it would be
+		// larger than the array), so the dense bytes are spread out here.
+		buf := make([]byte, dense)
+		if err := a.copySingle(ctx, buf, nil); err != nil {
+			return err
+		}
+		ifrt.CopyDenseToStrided(dst, buf, a.spec.DType, a.spec.Shape, byteStrides)
+		return nil
+	}
 	if byteStrides == nil {
 		// jaxlib always sends explicit strides.
 		byteStrides = ifrt.DenseByteStrides(a.spec.Shape, a.spec.DType.HostByteSize())

@@ -45,6 +45,7 @@ type Client struct {
 	version      *proxypb.IfrtProxyVersion
 	sess         *session
 	sessionID    uint64
+	sessionToken string // sent with host-buffer calls; see wire.SessionTokenMetadataKey
 	onDisconnect func(error)
 	async        bool // WithAsyncDispatch
 
@@ -199,6 +200,12 @@ func (c *Client) connect(ctx context.Context, o options) error {
 		sess.close()
 		return err
 	}
+	// The header came before the first response.
+	if hdr, err := stream.Header(); err == nil {
+		if v := hdr.Get(wire.SessionTokenMetadataKey); len(v) > 0 {
+			c.sessionToken = v[0]
+		}
+	}
 	c.sess = sess
 	return nil
 }
@@ -335,6 +342,11 @@ func (c *Client) Version() (protocol, serdes int32) {
 
 // SessionID returns the id the server gave this client's session.
 func (c *Client) SessionID() uint64 { return c.sessionID }
+
+// SessionToken returns the secret an OpenPathways server gave this client's
+// session ("" from other servers): whoever calls the server on the session's
+// behalf outside the session's stream (a worker's peers) shows it.
+func (c *Client) SessionToken() string { return c.sessionToken }
 
 // Done returns a channel that is closed when the session ends: by Close, or
 // because the connection dropped or the server ended it.

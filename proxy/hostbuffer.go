@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -27,7 +28,7 @@ func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte
 	if err != nil {
 		return ifrt.Errorf(ifrt.Internal, "proxy: encoding host buffer metadata: %w", err)
 	}
-	ctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(ctx, hostBufferMetadataKey, string(md)))
+	ctx, cancel := context.WithCancel(metadata.AppendToOutgoingContext(c.withSessionToken(ctx), hostBufferMetadataKey, string(md)))
 	defer cancel()
 	stream, err := c.dataConn.NewStream(ctx, &proxypb.GrpcIfrtService_ServiceDesc.Streams[1],
 		proxypb.GrpcIfrtService_HostBufferStore_FullMethodName, grpc.ForceCodecV2(chunkCodec{}))
@@ -55,7 +56,7 @@ func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte
 // lookupHostBuffer downloads the host buffer handle into dst, which must be
 // exactly its size. The chunks are decoded straight into dst.
 func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte) error {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(c.withSessionToken(ctx))
 	defer cancel()
 	stream, err := c.dataConn.NewStream(ctx, &proxypb.GrpcIfrtService_ServiceDesc.Streams[2],
 		proxypb.GrpcIfrtService_HostBufferLookup_FullMethodName, grpc.ForceCodecV2(chunkCodec{}))
@@ -84,11 +85,20 @@ func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte
 	return nil
 }
 
+// withSessionToken adds the session's token, which shows the server that a
+// host-buffer call on the data connection belongs to the session.
+func (c *Client) withSessionToken(ctx context.Context) context.Context {
+	if c.sessionToken == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, wire.SessionTokenMetadataKey, c.sessionToken)
+}
+
 // deleteHostBufferAsync frees a host buffer on the server without waiting; a
 // failure is only logged, as in jaxlib.
 func (c *Client) deleteHostBufferAsync(handle uint64) {
 	c.goBackground(func() {
-		ctx, cancel := context.WithTimeout(c.bgCtx, hostBufferDeleteTimeout)
+		ctx, cancel := context.WithTimeout(c.withSessionToken(c.bgCtx), hostBufferDeleteTimeout)
 		defer cancel()
 		_, err := c.hostBuffers.HostBufferDelete(ctx, &proxypb.GrpcHostBufferDeleteRequest{SessionId: c.sessionID, Handle: handle})
 		if err != nil && c.checkOpen() == nil {

@@ -15,9 +15,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
 
@@ -27,6 +27,8 @@ type Option interface{ apply(*options) }
 type options struct {
 	logger     *slog.Logger
 	dialOpts   []grpc.DialOption
+	security   Security
+	keepalive  rpc.Keepalive
 	minBackoff time.Duration
 	maxBackoff time.Duration
 }
@@ -43,11 +45,21 @@ func (f optionFunc) apply(o *options) { f(o) }
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(o *options) { o.logger = l }) }
 
 // WithDialOptions adds gRPC dial options, applied after the defaults
-// (insecure transport credentials, reconnect backoff), so they can replace
-// them: grpc.WithTransportCredentials for TLS, grpc.WithContextDialer for
-// in-memory connections.
+// (WithSecurity's credentials, keepalive, reconnect backoff), so they can
+// replace them: grpc.WithContextDialer for in-memory connections, say.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return optionFunc(func(o *options) { o.dialOpts = append(o.dialOpts, opts...) })
+}
+
+// WithSecurity sets the cluster's credentials (see Security), which the RM
+// requires when it was started with them. Default none: plaintext.
+func WithSecurity(sec Security) Option { return optionFunc(func(o *options) { o.security = sec }) }
+
+// WithKeepalive sets how often the client pings the RM and how long an answer
+// may take before the connection is dropped (and calls retried). Defaults 10s
+// and 5s; grpc-go pings no more often than every 10s.
+func WithKeepalive(interval, timeout time.Duration) Option {
+	return optionFunc(func(o *options) { o.keepalive = rpc.Keepalive{Interval: interval, Timeout: timeout} })
 }
 
 // WithBackoff sets the delays between attempts to register or watch again:
@@ -95,12 +107,11 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 		o.logger = slog.Default()
 	}
 	target = strings.TrimPrefix(target, "grpc://")
-	dial := []grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	dial := append(rpc.DialOptions(o.security, o.keepalive),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
 			BaseDelay: o.minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: o.maxBackoff,
 		}}),
-	}
+	)
 	conn, err := grpc.NewClient(target, append(dial, o.dialOpts...)...)
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "rm: client for %q: %w", target, err)
@@ -164,7 +175,7 @@ func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		b := c.newBackoff()
-		var failing retryLog
+		failing := retryLog{lost: "lost the resource manager; watching again until it is back", back: "the resource manager is back"}
 		for {
 			err := c.watchOnce(ctx, yield, b, &failing)
 			if err == errStopped {
@@ -182,7 +193,7 @@ func (c *Client) Watch(ctx context.Context) iter.Seq2[Event, error] {
 				yield(Event{}, c.notAnRM(err))
 				return
 			}
-			failing.failed(c.log, "watching the resource manager; retrying", c.target, err)
+			failing.failed(c.log, c.target, err)
 			if !yield(Event{}, err) {
 				return
 			}
@@ -220,7 +231,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 			return fromStatus(ctx, err)
 		}
 		b.reset()
-		failing.succeeded(c.log, "watching the resource manager again", c.target)
+		failing.succeeded(c.log, c.target)
 		if !yield(eventFromPB(ev), nil) {
 			return errStopped
 		}
@@ -363,13 +374,13 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 	r.mu.Unlock()
 	req := workerInfoToPB(info)
 	var last error
-	var failing retryLog
+	failing := retryLog{lost: "registering with the resource manager failed; retrying", back: "registered with the resource manager"}
 	for {
 		actx, cancel := context.WithTimeout(ctx, registerAttemptTimeout)
 		resp, err := r.c.rpc.RegisterWorker(actx, req)
 		cancel()
 		if err == nil {
-			failing.succeeded(r.c.log, "registered with the resource manager", r.c.target)
+			failing.succeeded(r.c.log, r.c.target)
 			r.store(info, resp)
 			return resp.GetLeaseId(), nil
 		}
@@ -391,7 +402,7 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 		if c := ifrt.CodeOf(err); last == nil || (c != ifrt.DeadlineExceeded && c != ifrt.Canceled) {
 			last = err
 		}
-		failing.failed(r.c.log.With("slice", info.Slice, "host", info.Host), "registering with the resource manager; retrying", r.c.target, err)
+		failing.failed(r.c.log.With("slice", info.Slice, "host", info.Host), r.c.target, err)
 		if !sleep(ctx, b.next()) {
 			return 0, fmt.Errorf("rm: registering slice %d host %d: %w (last attempt: %w)", info.Slice, info.Host, context.Cause(ctx), last)
 		}

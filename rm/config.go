@@ -14,6 +14,10 @@ import (
 // is zero.
 const DefaultHeartbeatTimeout = 5 * time.Second
 
+// DefaultMaxWatchers bounds the Watch streams open at once when
+// Config.MaxWatchers is zero.
+const DefaultMaxWatchers = 1024
+
 // heartbeatsPerTimeout is how many heartbeats a worker sends per timeout, so
 // that a few late or lost ones do not make it lost.
 const heartbeatsPerTimeout = 4
@@ -41,8 +45,22 @@ type Config struct {
 	// up or down at Info or Warn.
 	Logger *slog.Logger
 
-	// ServerOptions are passed to the grpc.Server that Serve creates
-	// (credentials, keepalive, interceptors). Unused with Register.
+	// Security authenticates the cluster's members: every call must carry its
+	// credentials, so a worker without them cannot register. Default none.
+	Security Security
+
+	// MaxWatchers bounds the Watch streams open at once; more are refused with
+	// RESOURCE_EXHAUSTED. Default DefaultMaxWatchers.
+	MaxWatchers int
+
+	// KeepaliveInterval and KeepaliveTimeout are how often the server pings its
+	// clients' connections and how long an answer may take. Defaults 10s and
+	// 5s.
+	KeepaliveInterval time.Duration
+	KeepaliveTimeout  time.Duration
+
+	// ServerOptions are added to the options of the grpc.Server that Serve
+	// creates (interceptors, say). Unused with Register.
 	ServerOptions []grpc.ServerOption
 }
 
@@ -67,8 +85,11 @@ func (c *Config) instanceType() (InstanceType, error) {
 	if int64(c.InstanceCount)*int64(it.DevicesPerSlice()) > math.MaxInt32 {
 		return InstanceType{}, ifrt.Errorf(ifrt.InvalidArgument, "rm: %d slices of %s have more devices than int32 device ids can number", c.InstanceCount, c.InstanceType)
 	}
-	if c.HeartbeatTimeout < 0 {
-		return InstanceType{}, ifrt.Errorf(ifrt.InvalidArgument, "rm: Config.HeartbeatTimeout is negative (%v)", c.HeartbeatTimeout)
+	if c.HeartbeatTimeout < 0 || c.KeepaliveInterval < 0 || c.KeepaliveTimeout < 0 || c.MaxWatchers < 0 {
+		return InstanceType{}, ifrt.Errorf(ifrt.InvalidArgument, "rm: Config durations and MaxWatchers must not be negative")
+	}
+	if err := c.Security.Validate(); err != nil {
+		return InstanceType{}, err
 	}
 	return it, nil
 }
@@ -78,6 +99,13 @@ func (c *Config) heartbeatTimeout() time.Duration {
 		return DefaultHeartbeatTimeout
 	}
 	return c.HeartbeatTimeout
+}
+
+func (c *Config) maxWatchers() int {
+	if c.MaxWatchers == 0 {
+		return DefaultMaxWatchers
+	}
+	return c.MaxWatchers
 }
 
 func (c *Config) logger() *slog.Logger {

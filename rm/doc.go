@@ -90,8 +90,11 @@
 //   - FAILED_PRECONDITION: topology mismatch, a worker whose device count is
 //     not the instance type's devices per host;
 //   - ALREADY_EXISTS: another live worker holds the host;
+//   - UNAUTHENTICATED: a call without the cluster's credentials
+//     (Config.Security; see Security);
 //   - RESOURCE_EXHAUSTED: Host: AnyHost and every host of the slice is live;
-//     also a watcher that fell too far behind (Client.Watch reconnects);
+//     also a watcher that fell too far behind (Client.Watch reconnects), and a
+//     Watch past Config.MaxWatchers;
 //   - NOT_FOUND, ABORTED, DEADLINE_EXCEEDED end a heartbeat stream whose
 //     lease is unknown, replaced or expired (Registration registers again);
 //   - UNAVAILABLE: the RM is shutting down or unreachable.
@@ -121,8 +124,9 @@
 // Logs go to Config.Logger and the client's WithLogger (default
 // slog.Default()), with a "component" attribute of "rm" or "rm-client".
 // Routine events (a worker joined, a refused registration, stream attach) are
-// Debug; serving, stopping, a slice up, all slices up and re-registrations
-// are Info; a worker lost, a slice down and failed registration attempts are
-// Warn; a registration that ended for good is Error. Nothing is logged per
-// heartbeat.
+// Debug; serving, stopping, a slice up, all slices up, re-registrations and a
+// watching client regaining the RM are Info; a worker lost, a slice down,
+// failed registration attempts and a watching client losing the RM are Warn;
+// a registration that ended for good is Error. Nothing is logged per
+// heartbeat. Serve also serves the standard gRPC health service.
 package rm

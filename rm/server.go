@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 )
 
 // Server is the resource manager. Create it with New, mount it with Register
@@ -26,6 +29,7 @@ type Server struct {
 	incarnation string
 	ready       chan struct{}
 	quit        chan struct{} // closed when Shutdown or Close begins
+	health      *health.Server
 
 	mu        sync.Mutex
 	slots     [][]*slot // [slice][host]
@@ -86,6 +90,7 @@ func New(cfg Config) (*Server, error) {
 		incarnation: rand.Text(),
 		ready:       make(chan struct{}),
 		quit:        make(chan struct{}),
+		health:      health.NewServer(),
 		liveHosts:   make([]int, cfg.InstanceCount),
 		up:          make([]bool, cfg.InstanceCount),
 		leases:      make(map[uint64]*lease),
@@ -116,8 +121,19 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 	registerService(r, s)
 }
 
-// Serve serves the ResourceManager on lis with a grpc.Server of its own
-// (built from Config.ServerOptions) and blocks. It returns nil after
+// ServerOptions are the options of the grpc.Server that Serve creates: the
+// cluster's credentials, keepalive, then Config.ServerOptions. A caller that
+// mounts the RM with Register on a server of its own starts it with them.
+func (s *Server) ServerOptions() []grpc.ServerOption {
+	opts := rpc.ServerOptions(rpc.ServerConfig{
+		Auth:      s.cfg.Security,
+		Keepalive: rpc.Keepalive{Interval: s.cfg.KeepaliveInterval, Timeout: s.cfg.KeepaliveTimeout},
+	})
+	return append(opts, s.cfg.ServerOptions...)
+}
+
+// Serve serves the ResourceManager and the standard health service on lis
+// with a grpc.Server of its own (ServerOptions) and blocks. It returns nil after
 // Shutdown, ErrServerClosed after Close or when called after either, and
 // otherwise the listener's error. Serve may be called for several listeners.
 func (s *Server) Serve(lis net.Listener) error {
@@ -128,8 +144,9 @@ func (s *Server) Serve(lis net.Listener) error {
 		return ErrServerClosed
 	}
 	if s.srv == nil {
-		s.srv = grpc.NewServer(s.cfg.ServerOptions...)
+		s.srv = grpc.NewServer(s.ServerOptions()...)
 		s.Register(s.srv)
+		grpc_health_v1.RegisterHealthServer(s.srv, s.health)
 	}
 	srv := s.srv
 	s.srvMu.Unlock()
@@ -217,6 +234,7 @@ func (s *Server) stop(hard bool) *grpc.Server {
 		}
 		s.mu.Unlock()
 		close(s.quit)
+		s.health.Shutdown()
 		s.log.Info("resource manager stopping", "graceful", !hard)
 	})
 	return srv
@@ -490,6 +508,9 @@ func (s *Server) subscribe() (*watcher, *Cluster, error) {
 	defer s.mu.Unlock()
 	if s.stopping {
 		return nil, nil, errShuttingDown()
+	}
+	if len(s.watchers) >= s.cfg.maxWatchers() {
+		return nil, nil, ifrt.Errorf(ifrt.ResourceExhausted, "rm: %d Watch streams are open, the max_watchers limit", len(s.watchers))
 	}
 	w := &watcher{ch: make(chan Event, s.watchBuffer()), dropped: make(chan struct{})}
 	s.watchers[w] = struct{}{}

@@ -20,15 +20,30 @@
 //
 // # Errors
 //
-// Peer requests fail with gRPC codes: NOT_FOUND for an unknown session or array,
-// INVALID_ARGUMENT for malformed domains or pieces that do not cover the result,
-// RESOURCE_EXHAUSTED for results over the size limit, and the backend's codes.
+// Peer requests fail with gRPC codes: NOT_FOUND for an unknown session or array
+// or a wrong session token, INVALID_ARGUMENT for malformed domains, pieces
+// that do not cover the result or claim more than their array holds,
+// PERMISSION_DENIED for a piece on an address the RM does not list as a live
+// worker, RESOURCE_EXHAUSTED for results over the size limit, UNAUTHENTICATED
+// for any call without the cluster's credentials (Config.Security), and the
+// backend's codes.
+//
+// # Security
+//
+// With Config.Security set, every call the worker serves must carry the
+// cluster's token or certificate, and the worker presents them to the RM and to
+// other workers. A Gather reads from no worker but those the RM lists as live,
+// and from each only the part of a piece that overlaps the result; arrays are
+// reached through their session's token. See docs/security.md.
 //
 // # Concurrency and lifetimes
 //
 // A Server is safe for concurrent use. New starts nothing; Serve serves until
-// Shutdown (graceful: leave the RM, finish running requests) or Close (immediate:
-// to the RM it looks like a crash). Both are idempotent. The backend belongs to
+// Shutdown (graceful: report NOT_SERVING, finish the requests, transfers and
+// peer calls in progress while still registered, then end the sessions and
+// leave the RM) or Close (immediate: to the RM it looks like a crash). Both are
+// idempotent. Connections are pinged (Config.KeepaliveInterval and
+// KeepaliveTimeout), so a frozen or vanished peer is dropped within seconds. The backend belongs to
 // the caller and is not closed. Arrays belong to the IFRT Proxy sessions of the
 // clients that made them and are freed when those sessions end.
 //

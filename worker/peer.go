@@ -16,15 +16,14 @@ import (
 // chunkSize is the size of the messages ReadArray streams.
 const chunkSize = 1 << 20
 
-// maxGatherBytes bounds one Gather result, so a malformed request cannot make the
-// worker allocate without limit.
-const maxGatherBytes = 1 << 34
-
 // peer serves the worker-to-worker protocol over the arrays of the worker's proxy
-// sessions.
+// sessions. Every array is reached through its session's token, and a Gather
+// reads from no worker but those the RM lists, and from each only the part of a
+// piece that the result needs.
 type peer struct {
 	workerpb.UnimplementedPeerServer
-	w *Server
+	w       *Server
+	members *members
 
 	mu    sync.Mutex
 	conns map[string]*grpc.ClientConn // other workers, by address
@@ -32,8 +31,13 @@ type peer struct {
 	fetched atomic.Int64 // bytes gathered from other workers
 }
 
+func newPeer(w *Server) *peer {
+	return &peer{w: w, members: &members{w: w}, conns: map[string]*grpc.ClientConn{}}
+}
+
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
-	data, err := p.read(stream.Context(), req.GetArray())
+	defer p.w.proxy.Track()()
+	data, err := p.read(stream.Context(), req.GetArray(), req.GetRegion())
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
@@ -47,13 +51,24 @@ func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_Re
 	return nil
 }
 
-// read returns the dense contents of an array of one of this worker's sessions.
-func (p *peer) read(ctx context.Context, ref *workerpb.ArrayRef) ([]byte, error) {
-	a, err := p.w.proxy.SessionArray(ctx, ref.GetSessionId(), ref.GetHandle())
+// read returns the dense contents of region (nil: all) of an array of one of
+// this worker's sessions.
+func (p *peer) read(ctx context.Context, ref *workerpb.ArrayRef, region *workerpb.Domain) ([]byte, error) {
+	a, err := p.array(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.Shape().ByteSize(a.DType())
+	return contents(ctx, a, region)
+}
+
+func (p *peer) array(ctx context.Context, ref *workerpb.ArrayRef) (ifrt.Array, error) {
+	return p.w.proxy.SessionArray(ctx, ref.GetSessionId(), ref.GetSessionToken(), ref.GetHandle())
+}
+
+// contents returns the dense contents of region (nil: all) of a.
+func contents(ctx context.Context, a ifrt.Array, region *workerpb.Domain) ([]byte, error) {
+	shape := a.Shape()
+	n, err := shape.ByteSize(a.DType())
 	if err != nil {
 		return nil, err
 	}
@@ -61,43 +76,78 @@ func (p *peer) read(ctx context.Context, ref *workerpb.ArrayRef) ([]byte, error)
 	if err := a.CopyToHostBuffer(ctx, data, nil); err != nil {
 		return nil, err
 	}
-	return data, nil
+	if region == nil {
+		return data, nil
+	}
+	dom, err := domainOf(region)
+	if err != nil {
+		return nil, err
+	}
+	if !within(dom, shape) {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: region %v is outside the array's shape %v", dom, shape)
+	}
+	return ifrt.ExtractDomain(data, a.DType().HostByteSize(), shape, dom), nil
 }
 
-// fetch returns the dense contents of a piece, from this worker or from another.
-func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, want int64) ([]byte, error) {
+// within reports whether d lies inside an array of the given shape.
+func within(d ifrt.IndexDomain, shape ifrt.Shape) bool {
+	if len(d) != len(shape) {
+		return false
+	}
+	for i, r := range d {
+		if r.End > shape[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fetch returns the dense contents of the part overlap of a piece (both in the
+// global array's coordinates), from this worker or from another; want is its
+// size.
+func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap ifrt.IndexDomain, want int64) ([]byte, error) {
+	region := wireDomain(shift(overlap, dom))
+	addr := piece.GetWorkerAddress()
 	var data []byte
-	if piece.GetWorkerAddress() == "" {
-		var err error
-		if data, err = p.read(ctx, piece.GetArray()); err != nil {
+	if addr == "" {
+		a, err := p.array(ctx, piece.GetArray())
+		if err != nil {
+			return nil, err
+		}
+		if !a.Shape().Equal(dom.Shape()) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: a piece says it holds %v, a region of shape %v, but its array has shape %v", dom, dom.Shape(), a.Shape())
+		}
+		if data, err = contents(ctx, a, region); err != nil {
 			return nil, err
 		}
 	} else {
-		conn, err := p.conn(piece.GetWorkerAddress())
+		if err := p.members.check(ctx, addr); err != nil {
+			return nil, err
+		}
+		conn, err := p.conn(addr)
 		if err != nil {
 			return nil, err
 		}
-		stream, err := workerpb.NewPeerClient(conn).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: piece.GetArray()})
+		stream, err := workerpb.NewPeerClient(conn).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: piece.GetArray(), Region: region})
 		if err != nil {
 			return nil, rpc.FromStatus(err)
 		}
-		data = make([]byte, 0, want)
 		for {
 			chunk, err := stream.Recv()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return nil, ifrt.Errorf(ifrt.CodeOf(rpc.FromStatus(err)), "worker: reading a piece from %s: %w", piece.GetWorkerAddress(), rpc.FromStatus(err))
+				return nil, ifrt.Errorf(ifrt.CodeOf(rpc.FromStatus(err)), "worker: reading a piece from %s: %w", addr, rpc.FromStatus(err))
 			}
 			if int64(len(data)+len(chunk.GetData())) > want {
-				return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s sent more than the %d bytes of the piece", piece.GetWorkerAddress(), want)
+				return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s sent more than the %d bytes of the piece", addr, want)
 			}
 			data = append(data, chunk.GetData()...)
 		}
 	}
 	if int64(len(data)) != want {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: a piece of domain %v holds %d bytes, not %d", piece.GetDomain(), len(data), want)
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: the part %v of a piece holds %d bytes, not %d", overlap, len(data), want)
 	}
 	return data, nil
 }
@@ -105,6 +155,9 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, want int64) ([]
 func (p *peer) conn(addr string) (*grpc.ClientConn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.conns == nil {
+		return nil, ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
+	}
 	if c, ok := p.conns[addr]; ok {
 		return c, nil
 	}
@@ -126,6 +179,7 @@ func (p *peer) close() {
 }
 
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {
+	defer p.w.proxy.Track()()
 	resp, err := p.gather(ctx, req)
 	if err != nil {
 		return nil, rpc.ToStatus(err)
@@ -147,17 +201,21 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 	if err != nil {
 		return nil, err
 	}
-	if size > maxGatherBytes {
-		return nil, ifrt.Errorf(ifrt.ResourceExhausted, "worker: a gather of %d bytes is over the %d-byte limit", size, int64(maxGatherBytes))
+	if limit := p.w.cfg.MaxGatherBytes; size > limit {
+		return nil, ifrt.Errorf(ifrt.ResourceExhausted, "worker: a gather of %d bytes is over the %d-byte limit", size, limit)
 	}
 	dev, err := p.w.cfg.Backend.LookupDevice(ifrt.DeviceID(req.GetDeviceId()))
 	if err != nil {
 		return nil, err
 	}
-	elem := dtype.HostByteSize()
-	result := make([]byte, size)
+	// The parts to read: only where a piece overlaps the result, so that no
+	// piece costs more than the result.
+	type part struct {
+		piece       *workerpb.Piece
+		dom, inside ifrt.IndexDomain
+	}
+	var parts []part
 	covered := int64(0)
-	var remote int64
 	for i, piece := range req.GetPieces() {
 		dom, err := domainOf(piece.GetDomain())
 		if err != nil {
@@ -166,35 +224,37 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 		if len(dom) != len(target) {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: piece %d has rank %d, the result %d", i, len(dom), len(target))
 		}
-		overlap, ok := intersect(dom, target)
-		if !ok {
-			continue
+		if overlap, ok := intersect(dom, target); ok {
+			parts = append(parts, part{piece, dom, overlap})
+			covered += overlap.Shape().NumElements()
 		}
-		pieceBytes, err := dom.Shape().ByteSize(dtype)
-		if err != nil {
-			return nil, err
-		}
-		data, err := p.fetch(ctx, piece, pieceBytes)
-		if err != nil {
-			return nil, err
-		}
-		if piece.GetWorkerAddress() != "" {
-			remote += int64(len(data))
-		}
-		part := ifrt.ExtractDomain(data, elem, dom.Shape(), shift(overlap, dom))
-		ifrt.InsertDomain(result, elem, shape, shift(overlap, target), part)
-		covered += overlap.Shape().NumElements()
 	}
 	if covered < shape.NumElements() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: the pieces cover %d of the %d elements of the result", covered, shape.NumElements())
+	}
+	ref := req.GetResult()
+	if err := p.w.proxy.CheckSessionBytes(ref.GetSessionId(), ref.GetSessionToken(), size); err != nil {
+		return nil, err
+	}
+	elem := dtype.HostByteSize()
+	result := make([]byte, size)
+	var remote int64
+	for _, pt := range parts {
+		data, err := p.fetch(ctx, pt.piece, pt.dom, pt.inside, pt.inside.Shape().NumElements()*int64(elem))
+		if err != nil {
+			return nil, err
+		}
+		if pt.piece.GetWorkerAddress() != "" {
+			remote += int64(len(data))
+		}
+		ifrt.InsertDomain(result, elem, shape, shift(pt.inside, target), data)
 	}
 	spec := ifrt.ArraySpec{DType: dtype, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, ifrt.MemoryKind(req.GetMemoryKind()))}
 	a, err := p.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, result, spec, nil)
 	if err != nil {
 		return nil, err
 	}
-	ref := req.GetResult()
-	if err := p.w.proxy.AddSessionArray(ref.GetSessionId(), ref.GetHandle(), a); err != nil {
+	if err := p.w.proxy.AddSessionArray(ref.GetSessionId(), ref.GetSessionToken(), ref.GetHandle(), a); err != nil {
 		a.Delete()
 		return nil, err
 	}
@@ -218,6 +278,14 @@ func domainOf(d *workerpb.Domain) (ifrt.IndexDomain, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+func wireDomain(d ifrt.IndexDomain) *workerpb.Domain {
+	w := &workerpb.Domain{Origin: make([]int64, len(d)), Shape: make([]int64, len(d))}
+	for i, r := range d {
+		w.Origin[i], w.Shape[i] = r.Start, r.Len()
+	}
+	return w
 }
 
 // intersect returns the common part of a and b, and whether it holds any element.

@@ -6,11 +6,12 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -38,13 +39,41 @@ type Config struct {
 	Address string
 	// Logger receives the worker's logs. Default slog.Default().
 	Logger *slog.Logger
-	// DialOptions are used to reach the RM and other workers. Default: plaintext.
+	// Security authenticates the worker to the RM and to other workers, and the
+	// cluster's members to the worker: every call it serves, IFRT Proxy and peer,
+	// must carry the cluster's credentials. Default none (see rm.Security).
+	Security rm.Security
+	// Limits bound the sessions of the worker's IFRT Proxy server (the cluster
+	// clients') as proxyserver.Limits does. MaxSessionLiveBytes defaults to half
+	// the machine's memory for a backend whose devices are CPUs (their arrays
+	// are in this process's memory), and to no limit otherwise.
+	Limits proxyserver.Limits
+	// MaxRecvMsgSize bounds the messages the worker receives. Default
+	// proxyserver.DefaultMaxRecvMsgSize.
+	MaxRecvMsgSize int
+	// MaxGatherBytes bounds the array one Gather makes. Default
+	// DefaultMaxGatherBytes.
+	MaxGatherBytes int64
+	// KeepaliveInterval and KeepaliveTimeout are how often the worker pings its
+	// connections (to clients, the RM and other workers) and how long an answer
+	// may take before the connection is dropped, so that a frozen or vanished
+	// peer is noticed within seconds. Defaults 10s and 5s (grpc-go pings
+	// servers at most every 10s).
+	KeepaliveInterval time.Duration
+	KeepaliveTimeout  time.Duration
+	// DialOptions are added to those used to reach the RM and other workers
+	// (Security's credentials, keepalive).
 	DialOptions []grpc.DialOption
 	// ServerOptions are added to the grpc.Server that Serve creates.
 	ServerOptions []grpc.ServerOption
 }
 
-// Validate reports a missing backend or impossible indices.
+// DefaultMaxGatherBytes bounds one Gather result when Config.MaxGatherBytes is
+// zero (16 GiB).
+const DefaultMaxGatherBytes = 16 << 30
+
+// Validate reports a missing backend, impossible indices or sizes, and
+// incomplete credentials.
 func (c Config) Validate() error {
 	if c.Backend == nil {
 		return ifrt.Errorf(ifrt.InvalidArgument, "worker: Config.Backend is required")
@@ -52,7 +81,14 @@ func (c Config) Validate() error {
 	if c.Slice < 0 || c.Host < rm.AnyHost {
 		return ifrt.Errorf(ifrt.InvalidArgument, "worker: slice %d host %d is out of range", c.Slice, c.Host)
 	}
-	return nil
+	if c.MaxGatherBytes < 0 || c.MaxRecvMsgSize < 0 || c.KeepaliveInterval < 0 || c.KeepaliveTimeout < 0 {
+		return ifrt.Errorf(ifrt.InvalidArgument, "worker: Config sizes and durations must not be negative")
+	}
+	return c.Security.Validate()
+}
+
+func (c Config) keepalive() rpc.Keepalive {
+	return rpc.Keepalive{Interval: c.KeepaliveInterval, Timeout: c.KeepaliveTimeout}
 }
 
 // Server is a worker: an IFRT Proxy server over its backend, the peer service other
@@ -84,22 +120,50 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	ps, err := proxyserver.New(proxyserver.Config{Backend: cfg.Backend, Logger: log, ClusterClientsOnly: true})
+	if cfg.MaxGatherBytes == 0 {
+		cfg.MaxGatherBytes = DefaultMaxGatherBytes
+	}
+	if cfg.MaxRecvMsgSize == 0 {
+		cfg.MaxRecvMsgSize = proxyserver.DefaultMaxRecvMsgSize
+	}
+	limits := cfg.Limits
+	if limits.MaxSessionLiveBytes == 0 && cfg.Backend.Platform().Name == "cpu" {
+		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
+	}
+	ps, err := proxyserver.New(proxyserver.Config{
+		Backend: cfg.Backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		KeepaliveInterval: cfg.KeepaliveInterval, KeepaliveTimeout: cfg.KeepaliveTimeout,
+	})
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
-	s.peer = &peer{w: s, conns: map[string]*grpc.ClientConn{}}
+	s.peer = newPeer(s)
 	return s, nil
 }
 
+// dialOptions reach the RM and other workers.
 func (s *Server) dialOptions() []grpc.DialOption {
-	return append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, s.cfg.DialOptions...)
+	return append(rpc.DialOptions(s.cfg.Security, s.cfg.keepalive()), s.cfg.DialOptions...)
 }
 
-// Register mounts the IFRT Proxy service and the peer service on r.
+// ServerOptions are the options of the grpc.Server that Serve creates: the
+// cluster's credentials, keepalive, message limits, then Config.ServerOptions.
+// A caller that mounts the worker with Register on a server of its own starts
+// that server with them.
+func (s *Server) ServerOptions() []grpc.ServerOption {
+	opts := rpc.ServerOptions(rpc.ServerConfig{
+		Auth: s.cfg.Security, Keepalive: s.cfg.keepalive(),
+		MaxRecvMsgSize: s.cfg.MaxRecvMsgSize, MaxSendMsgSize: proxyserver.DefaultMaxSendMsgSize,
+	})
+	return append(opts, s.cfg.ServerOptions...)
+}
+
+// Register mounts the IFRT Proxy service, the peer service and the health
+// service on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	s.proxy.Register(r)
+	s.proxy.RegisterHealth(r)
 	workerpb.RegisterPeerServer(r, s.peer)
 }
 
@@ -122,11 +186,7 @@ func (s *Server) Serve(lis net.Listener) error {
 		s.mu.Unlock()
 		return ErrServerClosed
 	}
-	opts := append([]grpc.ServerOption{
-		grpc.MaxRecvMsgSize(proxyserver.DefaultMaxMsgSize),
-		grpc.MaxSendMsgSize(proxyserver.DefaultMaxMsgSize),
-	}, s.cfg.ServerOptions...)
-	s.grpc = grpc.NewServer(opts...)
+	s.grpc = grpc.NewServer(s.ServerOptions()...)
 	s.Register(s.grpc)
 	gs := s.grpc
 	s.mu.Unlock()
@@ -162,7 +222,8 @@ func (s *Server) Serve(lis net.Listener) error {
 // register claims the worker's host at the RM; the registration then keeps itself
 // alive in the background.
 func (s *Server) register(addr string) error {
-	client, err := rm.NewClient(s.cfg.ResourceManager, rm.WithLogger(s.log), rm.WithDialOptions(s.cfg.DialOptions...))
+	client, err := rm.NewClient(s.cfg.ResourceManager, rm.WithLogger(s.log), rm.WithSecurity(s.cfg.Security),
+		rm.WithKeepalive(s.cfg.KeepaliveInterval, s.cfg.KeepaliveTimeout), rm.WithDialOptions(s.cfg.DialOptions...))
 	if err != nil {
 		return err
 	}
@@ -220,15 +281,18 @@ func (s *Server) ListenAndServe(addr string) error {
 	return s.Serve(lis)
 }
 
-// Shutdown drains the worker: it leaves the RM (which reports the host lost), lets
-// running requests finish and ends the sessions, or stops at once when ctx ends.
-// It is idempotent.
+// Shutdown drains the worker: it turns its health service NOT_SERVING and takes
+// no new sessions, but stays registered and serves its sessions until no
+// request, transfer or peer call is in progress (the step a client is running
+// finishes), or until ctx ends; then it ends the sessions, leaves the RM (which
+// reports the host lost) and stops. It is idempotent.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.stopOnce.Do(func() {
+		s.log.Info("worker: draining")
+		err = s.proxy.Shutdown(ctx)
 		s.markStopping()
 		s.leave()
-		err = s.proxy.Shutdown(ctx)
 		s.mu.Lock()
 		gs := s.grpc
 		s.mu.Unlock()

@@ -33,12 +33,17 @@ type standalone struct {
 
 // startStandalone serves a worker over 2 gocpu devices on loopback, with no RM.
 func startStandalone(t testing.TB) *standalone {
+	return startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { return b })
+}
+
+// startStandaloneWith serves a worker over wrap(2 gocpu devices).
+func startStandaloneWith(t testing.TB, wrap func(ifrt.Client) ifrt.Client) *standalone {
 	t.Helper()
 	backend, err := gocpu.New(gocpu.Config{Devices: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := worker.New(worker.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	w, err := worker.New(worker.Config{Backend: wrap(backend), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,22 +67,65 @@ func (s *standalone) peer(t *testing.T) workerpb.PeerClient {
 	return workerpb.NewPeerClient(conn)
 }
 
-// TestShutdownDrains serves a client, then shuts down gracefully: Shutdown waits
-// for the session to end (in a cluster, the Pathways client ends it once the RM
-// reports the worker gone), Serve returns nil, and what the session held is freed.
+// gated is a backend whose MakeArrayFromHostBuffer of a 3-element array waits
+// until release is closed: a request the test can hold in progress.
+type gated struct {
+	ifrt.Client
+	entered chan struct{} // receives once per held call
+	release chan struct{}
+}
+
+func (g *gated) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	if spec.Shape.NumElements() == 3 {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return g.Client.MakeArrayFromHostBuffer(ctx, data, spec, opts)
+}
+
+// heldUpload starts an upload of a 3-element array, which the gate holds, and
+// returns its outcome once it finishes.
+func heldUpload(t *testing.T, ctx context.Context, c *proxy.Client, g *gated) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 12), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.AddressableDevices()[0], "")}, nil)
+		done <- err
+	}()
+	<-g.entered
+	return done
+}
+
+// TestShutdownDrains shuts down while a request is in progress (issue 11: SIGTERM
+// failed the step in flight): the request finishes and succeeds, Shutdown waits
+// for it, then ends the session and frees what it held, and Serve returns nil.
 func TestShutdownDrains(t *testing.T) {
-	s := startStandalone(t)
+	g := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { g.Client = b; return g })
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := dialWithArray(t, ctx, s)
+	defer c.Close()
+	upload := heldUpload(t, ctx, c, g)
 	done := make(chan error, 1)
 	go func() { done <- s.w.Shutdown(ctx) }()
+	// New sessions are refused as soon as the drain starts.
+	for {
+		late, err := proxy.Dial(ctx, "grpc://"+s.addr, proxy.WithConnectTimeout(time.Second))
+		if err != nil {
+			break
+		}
+		late.Close() // connected before the drain began
+	}
 	select {
 	case err := <-done:
-		t.Fatalf("Shutdown returned %v while a session was open", err)
-	case <-time.After(50 * time.Millisecond):
+		t.Fatalf("Shutdown returned %v while a request was in progress", err)
+	default:
 	}
-	c.Close()
+	close(g.release)
+	if err := <-upload; err != nil {
+		t.Errorf("the request in progress at Shutdown failed: %v", err)
+	}
 	if err := <-done; err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
@@ -92,20 +140,28 @@ func TestShutdownDrains(t *testing.T) {
 	}
 }
 
-// TestShutdownDeadline ends sessions that outlive the drain's deadline.
+// TestShutdownDeadline ends sessions whose work outlives the drain's deadline.
 func TestShutdownDeadline(t *testing.T) {
-	s := startStandalone(t)
+	g := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { g.Client = b; return g })
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := dialWithArray(t, ctx, s)
 	defer c.Close()
+	upload := heldUpload(t, ctx, c, g)
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancelShort()
 	if err := s.w.Shutdown(short); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Shutdown with a session open past the deadline = %v, want DeadlineExceeded", err)
+		t.Errorf("Shutdown with a request in progress past the deadline = %v, want DeadlineExceeded", err)
 	}
-	if arrays, _ := s.backend.Live(); arrays != 0 {
-		t.Errorf("after a forced Shutdown the backend holds %d arrays", arrays)
+	close(g.release)
+	<-upload
+	deadline := time.Now().Add(defaultTestTimeout)
+	for arrays, _ := s.backend.Live(); arrays != 0; arrays, _ = s.backend.Live() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after a forced Shutdown the backend holds %d arrays", arrays)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -87,23 +87,12 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
 // ready waits for the ready line and returns the address after " on ".
 func (p *proc) ready(t *testing.T, ctx context.Context, prefix string) string {
 	t.Helper()
-	for {
-		select {
-		case line, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("%s exited before it was ready: %v\n%s", p.name, p.err, lastLines(p.logs.String(), 30))
-			}
-			if strings.Contains(line, prefix) {
-				m := regexp.MustCompile(` on (\S+)`).FindStringSubmatch(line)
-				if m == nil {
-					t.Fatalf("%s: ready line %q has no address", p.name, line)
-				}
-				return m[1]
-			}
-		case <-ctx.Done():
-			t.Fatalf("%s was not ready in time:\n%s", p.name, lastLines(p.logs.String(), 30))
-		}
+	line := p.readyLine(t, ctx, prefix)
+	m := regexp.MustCompile(` on (\S+)`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("%s: ready line %q has no address", p.name, line)
 	}
+	return m[1]
 }
 
 // stop sends SIGTERM and expects a clean exit (unless the process was killed).

@@ -29,11 +29,31 @@
 //	                            (env_option_overrides), so the workers' PJRT compiles apply them;
 //	                            a program's own compiler options win
 //
+// OpenPathways' own flags (see docs/security.md):
+//
+//	--listen_address            the host or IP to listen on, e.g. 127.0.0.1 (default every interface)
+//	--cluster_token_file, --tls_cert, --tls_key, --tls_ca, --tls_server_name
+//	                            the cluster's credentials, presented to the RM and the workers (also
+//	                            $PATHWAYS_CLUSTER_TOKEN[_FILE], $PATHWAYS_TLS_*). JAX's connection to
+//	                            this port is plaintext: keep the port private
+//	--keepalive_interval, --keepalive_timeout
+//	                            pings of idle connections and checks that each worker answers
+//	                            (default 10s, 5s): a vanished JAX client's session is freed, a frozen
+//	                            worker is lost, after about their sum
+//	--drain_timeout             on SIGTERM, how long to finish what is in progress (default 25s)
+//	--max_sessions, --max_session_host_buffer_bytes, --max_host_buffer_bytes,
+//	--max_session_live_bytes, --max_inflight_uploads, --max_message_bytes
+//	                            limits per client (sizes as 64MiB, 8GiB or none); over one, a
+//	                            request fails with RESOURCE_EXHAUSTED naming it and the session goes on
+//
 // It waits until every slice is up, logs "Transition slice N: unplaced ->
 // placed" for each slice (the lines pathwaysutils' Shared Pathways Service
 // counts), prints "IFRT proxy server started with status OK" (the line xpk tells
-// users to look for) and the address, serves, and on SIGTERM or SIGINT shuts
-// down gracefully.
+// users to look for) and the address, and serves. Its standard gRPC health
+// service reports SERVING, and NOT_SERVING once more slices were lost than
+// --num_elastic_instances allows (an orchestrator probing it can restart the
+// job). On SIGTERM or SIGINT it drains: new sessions are refused, what is in
+// progress finishes (for up to --drain_timeout), then it stops.
 package main
 
 import (

@@ -10,22 +10,18 @@ import (
 	"maps"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/openpathways/pathways"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/serverflags"
 	"github.com/openpathways/pathways/internal/xlaflags"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 )
 
-const (
-	defaultPort     = 29000
-	shutdownTimeout = 30 * time.Second
-)
+const defaultPort = 29000
 
 var errUsage = errors.New("usage")
 
@@ -36,10 +32,14 @@ type config struct {
 	elastic       int
 	virtualSlices []rm.InstanceType
 	xla           xlaflags.Flags
+	common        serverflags.Common
+	security      rm.Security
+	limits        serverflags.Limits
 }
 
-// parse reads the command line; --xla_* flags are taken out first.
-func parse(args []string, stderr io.Writer) (config, error) {
+// parse reads the command line and the environment; --xla_* flags are taken
+// out first.
+func parse(args []string, env func(string) string, stderr io.Writer) (config, error) {
 	var c config
 	xla, rest, err := xlaflags.Split(args)
 	if err != nil {
@@ -56,6 +56,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&elastic, "num_elastic_instances", 0, "how many slices may be lost at once while the session goes on")
 	fs.IntVar(&elasticAlias, "num_elastic_slices", 0, "alias of --num_elastic_instances")
 	fs.StringVar(&virtual, "virtual_slices", "", "the slices wanted, one <kind>:<topology> per slice, comma-separated")
+	c.common.Register(fs)
+	c.limits.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage of proxy_server (and any --xla_<name>=<value>):\n")
 		fs.PrintDefaults()
@@ -74,6 +76,15 @@ func parse(args []string, stderr io.Writer) (config, error) {
 
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
+	}
+	if err := c.common.Check(); err != nil {
+		return c, err
+	}
+	if err := c.limits.Check(); err != nil {
+		return c, err
+	}
+	if c.security, err = c.common.Security(envconfig.Lookup(env)); err != nil {
+		return c, err
 	}
 	if c.rmAddress == "" {
 		return c, fmt.Errorf("--resource_manager_address is required (the resource manager's host:port, e.g. localhost:29001)")
@@ -112,22 +123,26 @@ func parse(args []string, stderr io.Writer) (config, error) {
 // run is the whole program: it connects to the cluster, serves until ctx ends,
 // then shuts down gracefully.
 func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
-	_ = env // the proxy server reads no variables of its own
-	c, err := parse(args, stderr)
+	c, err := parse(args, env, stderr)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if !c.security.Enabled() {
+		log.Warn("the cluster is not authenticated: whoever reaches the resource manager or a worker can join or read the cluster; set --cluster_token_file or --tls_cert (see docs/security.md)")
+	}
 	log.Info("proxy server starting", "resource_manager", c.rmAddress, "num_elastic_instances", c.elastic,
 		"virtual_slices", len(c.virtualSlices), "xla_flags", c.xla.String(), "gcs_scratch_location", c.scratch.String())
 
-	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	lis, err := c.common.Listen(c.port)
 	if err != nil {
 		return err
 	}
 	defer lis.Close()
 	log.Info("waiting for every slice of the cluster", "resource_manager", c.rmAddress)
-	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic))
+	interval, timeout := c.common.Keepalive()
+	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log),
+		pathways.WithSecurity(c.security), pathways.WithKeepalive(interval, timeout))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting
@@ -148,7 +163,8 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	// sessions that were running, and a new session starts once every slice is
 	// back, so JAX programs never need another proxy server.
 	srv, err := proxyserver.New(proxyserver.Config{
-		Logger: log,
+		Logger: log, Limits: c.limits.Proxy(),
+		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
 		SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
 			return connectSession(ctx, c, log)
 		},
@@ -156,6 +172,9 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
+	healthCtx, stopHealth := context.WithCancel(ctx)
+	defer stopHealth()
+	go reportHealth(healthCtx, c, srv, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
 	log.Info("IFRT proxy server started with status OK", "address", lis.Addr().String(), "devices", len(client.Devices()))
@@ -170,7 +189,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 			return err
 		case <-ctx.Done():
 			log.Info("shutting down", "cause", context.Cause(ctx))
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			sctx, cancel := context.WithTimeout(context.Background(), c.common.DrainTimeout)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil {
 				log.Warn("graceful shutdown cut short", "error", err)
@@ -216,7 +235,9 @@ func sliceIndices(c *pathways.Client) []int64 {
 // connectSession connects a JAX session's own client to the cluster, waiting
 // until every slice is up, with the session's elastic policy and --xla_* flags.
 func connectSession(ctx context.Context, c config, log *slog.Logger) (ifrt.Client, error) {
-	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic))
+	interval, timeout := c.common.Keepalive()
+	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic),
+		pathways.WithSecurity(c.security), pathways.WithKeepalive(interval, timeout))
 	if err != nil {
 		return nil, err
 	}
@@ -232,3 +253,49 @@ type sessionBackend struct {
 
 func (b sessionBackend) Failed() <-chan struct{} { return b.cluster.Failed() }
 func (b sessionBackend) Err() error              { return b.cluster.Err() }
+
+// reportHealth keeps the health service in line with the cluster until ctx
+// ends: NOT_SERVING while more slices are down than --num_elastic_instances
+// allows (sessions then fail, and a new one waits for the slices), SERVING
+// once they are back. It tells an orchestrator probing the proxy.
+func reportHealth(ctx context.Context, c config, srv *proxyserver.Server, log *slog.Logger) {
+	interval, timeout := c.common.Keepalive()
+	rmc, err := rm.NewClient(c.rmAddress, rm.WithLogger(log), rm.WithSecurity(c.security), rm.WithKeepalive(interval, timeout))
+	if err != nil {
+		log.Error("the health service cannot follow the cluster", "error", err)
+		return
+	}
+	defer rmc.Close()
+	down := map[int]bool{}
+	serving := true
+	for ev, err := range rmc.Watch(ctx) {
+		if err != nil {
+			continue // the RM client logs while it retries
+		}
+		switch ev.Type {
+		case rm.EventSnapshot:
+			clear(down)
+			for _, sl := range ev.Cluster.Slices {
+				if !sl.Up {
+					down[sl.Index] = true
+				}
+			}
+		case rm.EventSliceDown:
+			down[ev.Slice] = true
+		case rm.EventSliceUp:
+			delete(down, ev.Slice)
+		default:
+			continue
+		}
+		if ok := len(down) <= c.elastic; ok != serving {
+			serving = ok
+			srv.SetServing(ok)
+			if ok {
+				log.Info("the lost slices are back; the health service reports SERVING")
+			} else {
+				log.Error("more slices are down than --num_elastic_instances allows; sessions fail and new ones wait; the health service reports NOT_SERVING",
+					"slices_down", len(down), "num_elastic_instances", c.elastic)
+			}
+		}
+	}
+}

@@ -6,20 +6,25 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways"
 )
 
 func TestParse(t *testing.T) {
 	c, err := parse([]string{"--resource_manager_address=head:29001", "--gcs_scratch_location=gs://bucket/x", "--num_elastic_slices=2",
-		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304"}, io.Discard)
+		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304"}, nil, io.Discard)
 	if err != nil || c.port != 29000 || c.elastic != 2 || len(c.virtualSlices) != 3 || c.xla["xla_tpu_scoped_vmem_limit_kib"] != "98304" {
 		t.Errorf("%+v, %v", c, err)
 	}
-	c, err = parse([]string{"--resource_manager_address=head:29001", "--num_elastic_instances=1", "--num_elastic_slices=1"}, io.Discard)
+	c, err = parse([]string{"--resource_manager_address=head:29001", "--num_elastic_instances=1", "--num_elastic_slices=1"}, nil, io.Discard)
 	if err != nil || c.elastic != 1 {
 		t.Errorf("both spellings agreeing: %+v, %v", c, err)
 	}
@@ -41,12 +46,12 @@ func TestParseRejects(t *testing.T) {
 		{[]string{"--resource_manager_address=h:1", "--gcs_scratch_location=gs://x"}, "bucket"},
 		{[]string{"--resource_manager_address=h:1", "--server_port=-2"}, "not a port"},
 	} {
-		_, err := parse(tc.args, io.Discard)
+		_, err := parse(tc.args, nil, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := parse([]string{"--resource_manager_address=h:1", "--node_type=worker"}, io.Discard); err != errUsage {
+	if _, err := parse([]string{"--resource_manager_address=h:1", "--node_type=worker"}, nil, io.Discard); err != errUsage {
 		t.Errorf("unknown flag: %v, want errUsage", err)
 	}
 }
@@ -118,10 +123,97 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // TestHelp: --help is a successful request for the usage.
 func TestHelp(t *testing.T) {
 	var usage strings.Builder
-	if _, err := parse([]string{"--help"}, &usage); !errors.Is(err, flag.ErrHelp) {
+	if _, err := parse([]string{"--help"}, nil, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("parse(--help) = %v, want flag.ErrHelp (exit 0)", err)
 	}
 	if !strings.Contains(usage.String(), "-num_elastic_instances") {
 		t.Errorf("usage lacks the flags:\n%s", usage.String())
+	}
+}
+
+// TestHealthAfterTheElasticLimit: after more slices were lost than
+// --num_elastic_instances allows, nothing told an orchestrator (issue 11,
+// defect 8). The standard health service turns NOT_SERVING while they are
+// lost, and SERVING once they are back (new sessions then run).
+func TestHealthAfterTheElasticLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	out := &lineWaiter{ch: make(chan string, 4)}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(rctx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + l.RMAddress, "--num_elastic_instances=0"}, nil, out, io.Discard)
+	}()
+	var addr string
+	select {
+	case line := <-out.ch:
+		m := regexp.MustCompile(`ready on (\S+)`).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("ready line %q", line)
+		}
+		addr = m[1]
+	case err := <-done:
+		t.Fatalf("run: %v", err)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	health := grpc_health_v1.NewHealthClient(conn)
+	check := func() grpc_health_v1.HealthCheckResponse_ServingStatus {
+		r, err := health.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+		if err != nil {
+			t.Fatalf("health check: %v", err)
+		}
+		return r.GetStatus()
+	}
+	if st := check(); st != grpc_health_v1.HealthCheckResponse_SERVING {
+		t.Fatalf("health = %v before any loss", st)
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	for check() != grpc_health_v1.HealthCheckResponse_NOT_SERVING {
+		if ctx.Err() != nil {
+			t.Fatal("the health service never reported NOT_SERVING")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for check() != grpc_health_v1.HealthCheckResponse_SERVING {
+		if ctx.Err() != nil {
+			t.Fatal("the health service never reported SERVING again after the slice came back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("after cancel: %v", err)
+	}
+}
+
+func TestParseSecurityAndLimits(t *testing.T) {
+	c, err := parse([]string{"--resource_manager_address=h:1", "--listen_address=10.0.0.5", "--max_sessions=4", "--max_message_bytes=64MiB", "--keepalive_interval=2s"},
+		func(k string) string { return map[string]string{"PATHWAYS_CLUSTER_TOKEN": "t0k"}[k] }, io.Discard)
+	if err != nil || c.security.Token != "t0k" || c.common.ListenAddress != "10.0.0.5" || c.limits.MaxSessions != 4 || c.limits.MaxMessageBytes != 64<<20 || c.common.KeepaliveInterval != 2*time.Second {
+		t.Errorf("%+v, %v", c, err)
+	}
+	for _, args := range [][]string{
+		{"--resource_manager_address=h:1", "--listen_address=10.0.0.5:29000"},
+		{"--resource_manager_address=h:1", "--max_message_bytes=4GiB"},
+		{"--resource_manager_address=h:1", "--keepalive_timeout=0s"},
+	} {
+		if _, err := parse(args, nil, io.Discard); err == nil {
+			t.Errorf("%q: accepted", args)
+		}
 	}
 }

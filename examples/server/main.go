@@ -27,6 +27,23 @@
 //	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
 //	                            also works); default gocpu
 //
+// OpenPathways' own flags (see docs/security.md):
+//
+//	--listen_address            the host or IP to listen on (default every interface); the port is --server_port
+//	--cluster_token_file        the cluster token every member requires of the others; a worker
+//	                            without it cannot register
+//	--tls_cert, --tls_key, --tls_ca, --tls_server_name
+//	                            mutual TLS between the members
+//	--keepalive_interval, --keepalive_timeout
+//	                            pings of idle connections (default 10s, 5s): a frozen or vanished peer
+//	                            is dropped after about their sum
+//	--drain_timeout             on SIGTERM, how long to finish what is in progress (default 25s)
+//	--max_sessions, --max_session_host_buffer_bytes, --max_host_buffer_bytes,
+//	--max_session_live_bytes, --max_inflight_uploads, --max_message_bytes
+//	                            worker: limits of its IFRT Proxy sessions (sizes as 64MiB, 8GiB or none);
+//	                            over one, a request fails with RESOURCE_EXHAUSTED naming it
+//	--max_watchers              RM: Watch streams open at once (default 1024)
+//
 // Environment (as the JobSets of xpk and pathways-job set it):
 //
 //	MEGASCALE_SLICE_ID             worker: its slice (default 0)
@@ -37,10 +54,16 @@
 //	TPU_SKIP_MDS_QUERY             accepted; no metadata server is ever queried
 //	TPU_WORKER_ID                  worker: its host index in the slice (GKE sets it on TPU pods);
 //	                               unset, the RM gives it a free host of the slice
+//	PATHWAYS_CLUSTER_TOKEN         the cluster token (or PATHWAYS_CLUSTER_TOKEN_FILE, a file
+//	                               holding it), when --cluster_token_file is not given
+//	PATHWAYS_TLS_CERT, PATHWAYS_TLS_KEY, PATHWAYS_TLS_CA, PATHWAYS_TLS_SERVER_NAME
+//	                               the --tls_* flags' defaults
 //
 // The process prints one ready line on stdout ("resource manager ready on
 // [::]:29001", "worker ready on 10.0.0.7:29005 ..."), logs to stderr, and on
-// SIGTERM or SIGINT shuts down gracefully: a worker leaves the RM first.
+// SIGTERM or SIGINT drains: its health service reports NOT_SERVING and it takes
+// no new sessions, but finishes the requests, transfers and executions in
+// progress (for up to --drain_timeout); then a worker leaves the RM and stops.
 package main
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	_ "github.com/openpathways/pathways/ifrt/gocpu" // registers "gocpu"
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/serverflags"
 	_ "github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker"
@@ -27,9 +28,6 @@ import (
 const (
 	defaultRMPort     = 29001
 	defaultWorkerPort = 29005
-	// shutdownTimeout bounds the graceful part of a shutdown; then the server
-	// stops at once.
-	shutdownTimeout = 30 * time.Second
 )
 
 // errUsage marks a command line the flag package already explained.
@@ -51,6 +49,10 @@ type config struct {
 	host          int // index in the slice; rm.AnyHost: the RM picks
 	hostAddress   string
 	skipMDS       bool
+	common        serverflags.Common
+	security      rm.Security
+	limits        serverflags.Limits // worker
+	maxWatchers   int                // RM
 }
 
 func (c config) isRM() bool { return c.nodeType == nodeTypeRM }
@@ -71,6 +73,9 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory (validated; nothing is stored yet)")
 	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, "accepted for compatibility; no object lifecycle rule is created")
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
+	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
+	c.common.Register(fs)
+	c.limits.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -113,17 +118,26 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 			return c, fmt.Errorf("--instance_type: %w", err)
 		}
 	}
+	if err := c.common.Check(); err != nil {
+		return c, err
+	}
 	look := envconfig.Lookup(env)
+	if c.security, err = c.common.Security(look); err != nil {
+		return c, err
+	}
 	c.hostAddress = look.String(envconfig.HostAddress)
 	if c.skipMDS, err = look.Bool(envconfig.TPUSkipMDSQuery); err != nil {
 		return c, err
 	}
 
 	if c.isRM() {
-		for _, name := range []string{"resource_manager_address", "backend"} {
+		for _, name := range []string{"resource_manager_address", "backend", "max_sessions", "max_session_host_buffer_bytes", "max_host_buffer_bytes", "max_session_live_bytes", "max_inflight_uploads", "max_message_bytes"} {
 			if set[name] {
 				return c, fmt.Errorf("--%s is a worker flag; the resource manager (--node_type=resource_manager) does not take it", name)
 			}
+		}
+		if c.maxWatchers <= 0 {
+			return c, fmt.Errorf("--max_watchers=%d: want at least 1", c.maxWatchers)
 		}
 		if c.instanceType == "" {
 			return c, fmt.Errorf("the resource manager needs --instance_type, e.g. tpuv5e:4x4 or cpu:4")
@@ -134,8 +148,13 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 		return c, nil
 	}
 
-	if set["instance_count"] {
-		return c, fmt.Errorf("--instance_count is a resource manager flag; a worker learns the slice count from the resource manager")
+	for _, name := range []string{"instance_count", "max_watchers"} {
+		if set[name] {
+			return c, fmt.Errorf("--%s is a resource manager flag; a worker does not take it", name)
+		}
+	}
+	if err := c.limits.Check(); err != nil {
+		return c, err
 	}
 	if c.rmAddress == "" {
 		return c, fmt.Errorf("a worker needs --resource_manager_address (or --node_type=resource_manager for the resource manager)")
@@ -186,6 +205,9 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if !c.security.Enabled() {
+		log.Warn("the cluster is not authenticated: whoever reaches this port can register workers and read or place arrays; set --cluster_token_file or --tls_cert (see docs/security.md)")
+	}
 	if c.isRM() {
 		err = runRM(ctx, c, log, stdout)
 	} else {
@@ -206,9 +228,9 @@ type server interface {
 	Close() error
 }
 
-// serve runs srv on lis until ctx ends (then shuts it down gracefully) or it
+// serve runs srv on lis until ctx ends (then drains it for up to drain) or it
 // stops on its own. ready, if set, is called once it serves.
-func serve(ctx context.Context, srv server, lis net.Listener, log *slog.Logger, ready <-chan struct{}, onReady func()) error {
+func serve(ctx context.Context, srv server, lis net.Listener, log *slog.Logger, drain time.Duration, ready <-chan struct{}, onReady func()) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
 	if ready == nil {
@@ -226,7 +248,7 @@ func serve(ctx context.Context, srv server, lis net.Listener, log *slog.Logger, 
 			return err
 		case <-ctx.Done():
 			log.Info("shutting down", "cause", context.Cause(ctx))
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			sctx, cancel := context.WithTimeout(context.Background(), drain)
 			defer cancel()
 			if err := srv.Shutdown(sctx); err != nil {
 				log.Warn("graceful shutdown cut short", "error", err)
@@ -243,18 +265,20 @@ func serve(ctx context.Context, srv server, lis net.Listener, log *slog.Logger, 
 }
 
 func runRM(ctx context.Context, c config, log *slog.Logger, stdout io.Writer) error {
-	srv, err := rm.New(rm.Config{InstanceType: c.instanceType, InstanceCount: c.instanceCount, Logger: log})
+	interval, timeout := c.common.Keepalive()
+	srv, err := rm.New(rm.Config{InstanceType: c.instanceType, InstanceCount: c.instanceCount, Logger: log,
+		Security: c.security, MaxWatchers: c.maxWatchers, KeepaliveInterval: interval, KeepaliveTimeout: timeout})
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	lis, err := c.common.Listen(c.port)
 	if err != nil {
 		return err
 	}
 	log.Info("resource manager starting", "instance_type", c.instanceType, "instance_count", c.instanceCount,
 		"address", lis.Addr().String(), "host_address", c.hostAddress, "gcs_scratch_location", c.scratch.String(),
 		"enable_gcs_olm", c.enableGCSOLM, "tpu_skip_mds_query", c.skipMDS)
-	return serve(ctx, srv, lis, log, nil, func() {
+	return serve(ctx, srv, lis, log, c.common.DrainTimeout, nil, func() {
 		fmt.Fprintf(stdout, "resource manager ready on %s\n", lis.Addr())
 	})
 }
@@ -277,7 +301,7 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 	}
 	defer backend.Close()
 
-	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(c.port)))
+	lis, err := c.common.Listen(c.port)
 	if err != nil {
 		return err
 	}
@@ -286,9 +310,11 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		lis.Close()
 		return err
 	}
+	interval, timeout := c.common.Keepalive()
 	srv, err := worker.New(worker.Config{
 		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: c.host,
-		Address: addr, Logger: log,
+		Address: addr, Logger: log, Security: c.security, Limits: c.limits.Proxy(),
+		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
 	})
 	if err != nil {
 		lis.Close()
@@ -299,7 +325,7 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		"platform", backend.Platform().Name, "megascale_num_slices", c.megascale.NumSlices,
 		"megascale_coordinator_address", c.megascale.CoordinatorAddress,
 		"gcs_scratch_location", c.scratch.String(), "tpu_skip_mds_query", c.skipMDS)
-	return serve(ctx, srv, lis, log, srv.Ready(), func() {
+	return serve(ctx, srv, lis, log, c.common.DrainTimeout, srv.Ready(), func() {
 		fmt.Fprintf(stdout, "worker ready on %s (slice %d, %d %s devices)\n", addr, slice, len(backend.AddressableDevices()), backend.Platform().Name)
 	})
 }
@@ -317,7 +343,7 @@ func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices
 		it, err := rm.ParseInstanceType(c.instanceType)
 		return slices{InstanceType: it}, err
 	}
-	client, err := rm.NewClient(c.rmAddress, rm.WithLogger(log))
+	client, err := rm.NewClient(c.rmAddress, rm.WithLogger(log), rm.WithSecurity(c.security))
 	if err != nil {
 		return slices{}, err
 	}

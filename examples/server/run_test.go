@@ -6,11 +6,13 @@ import (
 	"flag"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/proxy/proxyserver"
 	"google.golang.org/grpc"
 )
 
@@ -185,5 +187,87 @@ func TestHelp(t *testing.T) {
 	}
 	if u := usage.String(); !strings.Contains(u, "-server_port port") || strings.Contains(u, "(default -1)") || strings.Count(u, "29005") != 1 {
 		t.Errorf("usage states --server_port's defaults badly:\n%s", u)
+	}
+}
+
+func TestParseSecurityAndLimits(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile := dir + "/token"
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parse([]string{"--resource_manager_address=h:1", "--cluster_token_file=" + tokenFile, "--listen_address=127.0.0.1",
+		"--max_session_host_buffer_bytes=64MiB", "--max_session_live_bytes=none", "--max_sessions=8", "--drain_timeout=3s"}, envOf(), io.Discard)
+	if err != nil || c.security.Token != "s3cret" || c.common.ListenAddress != "127.0.0.1" || c.common.DrainTimeout != 3*time.Second {
+		t.Fatalf("worker flags: %+v, %v", c, err)
+	}
+	if l := c.limits.Proxy(); l.MaxSessionHostBufferBytes != 64<<20 || l.MaxSessionLiveBytes != proxyserver.NoLimit || l.MaxSessions != 8 {
+		t.Errorf("limits = %+v", l)
+	}
+	c, err = parse([]string{"--node_type=resource_manager", "--instance_type=cpu:2", "--max_watchers=4"}, envOf("PATHWAYS_CLUSTER_TOKEN", "from-env"), io.Discard)
+	if err != nil || c.security.Token != "from-env" || c.maxWatchers != 4 {
+		t.Errorf("RM with the token in the environment: %+v, %v", c, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resource_manager_address=h:1", "--listen_address=127.0.0.1:29005"}, "--server_port"},
+		{[]string{"--resource_manager_address=h:1", "--cluster_token_file=" + dir + "/none"}, "cluster token"},
+		{[]string{"--resource_manager_address=h:1", "--tls_cert=" + tokenFile}, "mutual TLS"},
+		{[]string{"--resource_manager_address=h:1", "--max_sessions=0"}, "positive"},
+		{[]string{"--node_type=resource_manager", "--instance_type=cpu:2", "--max_sessions=3"}, "worker flag"},
+		{[]string{"--resource_manager_address=h:1", "--max_watchers=3"}, "resource manager flag"},
+	} {
+		_, err := parse(tc.args, envOf(), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := parse([]string{"--resource_manager_address=h:1", "--max_session_live_bytes=lots"}, envOf(), io.Discard); err != errUsage {
+		t.Errorf("a bad size: %v, want errUsage", err)
+	}
+}
+
+// TestWorkerWithoutTheTokenCannotRegister: a rogue process registered as a
+// slice and received a user's data (issue 11, defect 4).
+func TestWorkerWithoutTheTokenCannotRegister(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rmCtx, stopRM := context.WithCancel(ctx)
+	defer stopRM()
+	rmOut := &lineWaiter{ch: make(chan string, 4)}
+	rmDone := make(chan error, 1)
+	go func() {
+		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--listen_address=127.0.0.1", "--instance_type=cpu:2"}, envOf("PATHWAYS_CLUSTER_TOKEN", "s3cret"), rmOut, io.Discard)
+	}()
+	var addr string
+	select {
+	case line := <-rmOut.ch:
+		addr = strings.TrimPrefix(line, "resource manager ready on ")
+	case err := <-rmDone:
+		t.Fatalf("run: %v", err)
+	}
+	err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cluster token") {
+		t.Errorf("a worker without the token: %v, want it refused for the cluster token", err)
+	}
+	wCtx, stopW := context.WithCancel(ctx)
+	wOut := &lineWaiter{ch: make(chan string, 4)}
+	wDone := make(chan error, 1)
+	go func() {
+		wDone <- run(wCtx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1", "PATHWAYS_CLUSTER_TOKEN", "s3cret"), wOut, io.Discard)
+	}()
+	select {
+	case line := <-wOut.ch:
+		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") {
+			t.Errorf("ready line %q", line)
+		}
+	case err := <-wDone:
+		t.Fatalf("a worker with the token: %v", err)
+	}
+	stopW()
+	if err := <-wDone; err != nil {
+		t.Errorf("worker after cancel: %v", err)
 	}
 }

@@ -15,6 +15,15 @@
 //	HOST_ADDRESS                   the address this process advertises
 //	TPU_SKIP_MDS_QUERY             do not ask the TPU metadata server
 //	TPU_WORKER_ID                  this host's index in its slice (GKE sets it on TPU pods)
+//
+// and OpenPathways' own, which carry the cluster's credentials (so that they
+// need not appear on a command line):
+//
+//	PATHWAYS_CLUSTER_TOKEN         the cluster token
+//	PATHWAYS_CLUSTER_TOKEN_FILE    a file holding it (a mounted Kubernetes Secret)
+//	PATHWAYS_TLS_CERT, PATHWAYS_TLS_KEY, PATHWAYS_TLS_CA
+//	                               PEM files for mutual TLS between the members
+//	PATHWAYS_TLS_SERVER_NAME       the name every member's certificate carries
 package envconfig
 
 import (
@@ -32,6 +41,13 @@ const (
 	HostAddress                 = "HOST_ADDRESS"
 	TPUSkipMDSQuery             = "TPU_SKIP_MDS_QUERY"
 	TPUWorkerID                 = "TPU_WORKER_ID"
+
+	ClusterToken     = "PATHWAYS_CLUSTER_TOKEN"
+	ClusterTokenFile = "PATHWAYS_CLUSTER_TOKEN_FILE"
+	TLSCert          = "PATHWAYS_TLS_CERT"
+	TLSKey           = "PATHWAYS_TLS_KEY"
+	TLSCA            = "PATHWAYS_TLS_CA"
+	TLSServerName    = "PATHWAYS_TLS_SERVER_NAME"
 )
 
 // Lookup returns the value of a variable, "" when it is unset.

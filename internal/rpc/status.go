@@ -1,6 +1,14 @@
-// Package rpc holds what every gRPC server and client of the module shares: the
-// conversion between ifrt errors and gRPC statuses, so that a code survives the
-// wire both ways and errors.Is(err, ifrt.ErrNotFound) works on the client side.
+// Package rpc holds what every gRPC server and client of the module shares:
+//
+//   - the conversion between ifrt errors and gRPC statuses (status.go), so that a
+//     code survives the wire both ways and errors.Is(err, ifrt.ErrNotFound) works on
+//     the client side, with messages made valid UTF-8 on the way out (a proto3
+//     string that is not fails to marshal, which would end the whole stream);
+//   - the server options every server builds its grpc.Server from (server.go): a
+//     codec under which undecodable requests fail with INVALID_ARGUMENT, keepalive
+//     (keepalive.go), the cluster's authentication (auth.go) and message limits;
+//   - the matching dial options for the module's clients.
+//
 // The numbering of ifrt codes and gRPC codes is the same (absl's); anything a
 // newer peer sends beyond it is Unknown. Functions are safe for concurrent use.
 package rpc
@@ -8,6 +16,8 @@ package rpc
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -30,22 +40,42 @@ func CodeFromNumber(n uint32) ifrt.Code {
 	return ifrt.Code(n)
 }
 
-// ToStatus converts err to a gRPC status error with its ifrt code (ifrt.CodeOf)
-// and message. A gRPC status error that is not an ifrt error passes unchanged;
-// nil stays nil.
+// CodeAndMessage is what a failed call sends for err: its ifrt code (Unknown for
+// an error without one) and its message as valid UTF-8, invalid bytes replaced
+// by U+FFFD. Every error that leaves a server of the module, as a gRPC status
+// or as an IFRT Proxy StatusProto, goes through here.
+func CodeAndMessage(err error) (ifrt.Code, string) {
+	code := ifrt.CodeOf(err)
+	if code == ifrt.OK {
+		code = ifrt.Unknown
+	}
+	return code, ValidUTF8(err.Error())
+}
+
+// ValidUTF8 returns s with each run of invalid UTF-8 bytes replaced by U+FFFD.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// ToStatus converts err to a gRPC status error with its ifrt code and message
+// (CodeAndMessage). A gRPC status error that is not an ifrt error passes
+// unchanged unless its message is not valid UTF-8; nil stays nil.
 func ToStatus(err error) error {
 	if err == nil {
 		return nil
 	}
 	var ie *ifrt.Error
-	if _, ok := status.FromError(err); ok && !errors.As(err, &ie) {
-		return err
+	if st, ok := status.FromError(err); ok && !errors.As(err, &ie) {
+		if utf8.ValidString(st.Message()) {
+			return err
+		}
+		return status.Error(st.Code(), ValidUTF8(st.Message()))
 	}
-	code := ifrt.CodeOf(err)
-	if code == ifrt.OK {
-		code = ifrt.Unknown
-	}
-	return status.Error(CodeToGRPC(code), err.Error())
+	code, msg := CodeAndMessage(err)
+	return status.Error(CodeToGRPC(code), msg)
 }
 
 // FromStatus converts a gRPC error to an *ifrt.Error with the same code and

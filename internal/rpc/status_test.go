@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
@@ -40,5 +42,24 @@ func TestStatusRoundTrip(t *testing.T) {
 	passthrough := status.Error(codes.ResourceExhausted, "grpc's own")
 	if rpc.ToStatus(passthrough) != passthrough {
 		t.Errorf("a gRPC status error was rewritten")
+	}
+}
+
+func TestMessagesAreValidUTF8(t *testing.T) {
+	bad := ifrt.Errorf(ifrt.InvalidArgument, "plugin: cannot parse \xff\xfe bytecode")
+	st, _ := status.FromError(rpc.ToStatus(bad))
+	if !utf8.ValidString(st.Message()) || st.Code() != codes.InvalidArgument {
+		t.Errorf("ToStatus(%q) = %v %q: want INVALID_ARGUMENT with a valid UTF-8 message", bad.Error(), st.Code(), st.Message())
+	}
+	if _, err := proto.Marshal(st.Proto()); err != nil {
+		t.Errorf("the status does not marshal: %v", err)
+	}
+	code, msg := rpc.CodeAndMessage(bad)
+	if code != ifrt.InvalidArgument || msg != "plugin: cannot parse \uFFFD bytecode" {
+		t.Errorf("CodeAndMessage = %v %q", code, msg)
+	}
+	grpcOwn := status.Error(codes.Internal, "grpc \xc3")
+	if st, _ := status.FromError(rpc.ToStatus(grpcOwn)); !utf8.ValidString(st.Message()) {
+		t.Errorf("a gRPC status with invalid UTF-8 kept it: %q", st.Message())
 	}
 }

@@ -215,15 +215,17 @@ func (s *session) makeArrayFromHostBuffer(o *op, r *proxypb.MakeArrayFromHostBuf
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.checkBufferSize(size); err != nil {
+	dense, _ := spec.Shape.ByteSize(spec.DType)
+	if err := s.checkArraySize(max(size, dense)); err != nil {
 		return nil, nil, err
 	}
 	bufHandle := r.GetHostBufferHandle()
 	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		data, err := s.buffers.take(ctx, bufHandle)
+		data, done, err := s.buffers.take(ctx, bufHandle)
 		if err != nil {
 			return nil, err
 		}
+		defer done()
 		if int64(len(data)) != size {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d has %d bytes, %v%v needs %d", bufHandle, len(data), spec.DType, spec.Shape, size)
 		}
@@ -241,9 +243,22 @@ func (s *session) makeArrayFromHostBuffer(o *op, r *proxypb.MakeArrayFromHostBuf
 
 func (s *session) checkBufferSize(n int64) error {
 	if n > s.srv.cfg.MaxHostBufferSize {
-		return ifrt.Errorf(ifrt.ResourceExhausted, "a host buffer of %d bytes exceeds the server's limit of %d", n, s.srv.cfg.MaxHostBufferSize)
+		return ifrt.Errorf(ifrt.ResourceExhausted, "a host buffer of %d bytes exceeds the server's limit of %d bytes for one host buffer (Config.MaxHostBufferSize)", n, s.srv.cfg.MaxHostBufferSize)
 	}
 	return nil
+}
+
+// checkArraySize checks, before anything is allocated, that an array of n bytes
+// made from host buffers fits the limits on one host buffer, on the session's
+// host buffers (the array passes through host memory) and on its arrays.
+func (s *session) checkArraySize(n int64) error {
+	if err := s.checkBufferSize(n); err != nil {
+		return err
+	}
+	if lim := s.hostBytes.limit; lim != NoLimit && n > lim {
+		return ifrt.Errorf(ifrt.ResourceExhausted, "an array of %d bytes is over the session's max_session_host_buffer_bytes limit of %d", n, lim)
+	}
+	return s.checkLive(n)
 }
 
 // specFrom decodes and validates an array spec given as its parts.
@@ -293,7 +308,7 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := s.checkBufferSize(dense); err != nil {
+		if err := s.checkArraySize(dense); err != nil {
 			return nil, nil, err
 		}
 		domains, err := spec.Sharding.IndexDomains(spec.Shape)
@@ -346,29 +361,7 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 			return nil, err
 		}
 		for _, ss := range specs {
-			spec := ss.spec
-			n, _ := spec.Shape.ByteSize(spec.DType)
-			full := make([]byte, n)
-			elem := spec.DType.HostByteSize()
-			for _, sh := range ss.shards {
-				data, err := s.buffers.take(ctx, sh.handle)
-				if err != nil {
-					return fail(err)
-				}
-				if int64(len(data)) != sh.size {
-					return fail(ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d has %d bytes, %v%v needs %d", sh.handle, len(data), sh.dtype, sh.shape, sh.size))
-				}
-				if sh.strides != nil {
-					dense, _ := sh.shape.ByteSize(sh.dtype)
-					d := make([]byte, dense)
-					ifrt.CopyStridedToDense(d, data, sh.dtype, sh.shape, sh.strides)
-					data = d
-				}
-				for _, k := range sh.indices {
-					ifrt.InsertDomain(full, elem, spec.Shape, ss.domains[k], data)
-				}
-			}
-			a, err := s.backend.MakeArrayFromHostBuffer(ctx, full, spec, nil)
+			a, err := s.assembleShards(ctx, ss)
 			if err != nil {
 				return fail(err)
 			}
@@ -380,6 +373,47 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_MakeArraysFromHostBufferShardsResponse{
 			MakeArraysFromHostBufferShardsResponse: &proxypb.MakeArraysFromHostBufferShardsResponse{ArrayHandles: handlesOf(hs)}}}, nil
 	}, nil
+}
+
+// assembleShards makes one array of MakeArraysFromHostBufferShards: once every
+// host buffer of it has arrived, it reserves the dense array's bytes against
+// the server's host-buffer budget (the session's holds its shards already, and
+// planning checked the array against it) and copies the buffers into it.
+func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Array, error) {
+	spec := ss.spec
+	bufs := make([][]byte, len(ss.shards))
+	for i, sh := range ss.shards {
+		data, done, err := s.buffers.take(ctx, sh.handle)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		if int64(len(data)) != sh.size {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d has %d bytes, %v%v needs %d", sh.handle, len(data), sh.dtype, sh.shape, sh.size)
+		}
+		bufs[i] = data
+	}
+	n, _ := spec.Shape.ByteSize(spec.DType)
+	res, err := reserveAll(n, s.srv.hostBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer res.release()
+	full := make([]byte, n)
+	elem := spec.DType.HostByteSize()
+	for i, sh := range ss.shards {
+		data := bufs[i]
+		if sh.strides != nil {
+			dense, _ := sh.shape.ByteSize(sh.dtype)
+			d := make([]byte, dense)
+			ifrt.CopyStridedToDense(d, data, sh.dtype, sh.shape, sh.strides)
+			data = d
+		}
+		for _, k := range sh.indices {
+			ifrt.InsertDomain(full, elem, spec.Shape, ss.domains[k], data)
+		}
+	}
+	return s.backend.MakeArrayFromHostBuffer(ctx, full, spec, nil)
 }
 
 func (s *session) makeErrorArrays(o *op, r *proxypb.MakeErrorArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -524,14 +558,24 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 		if err != nil {
 			return nil, err
 		}
+		// The server allocates this buffer, so strides may order the array's
+		// elements but not spread them out: no gaps.
+		if dense, _ := a.Shape().ByteSize(a.DType()); size > dense {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "byte strides %v lay out %v%v over %d bytes, more than its %d; the strides of a host buffer the server makes may not leave gaps", strides, a.DType(), a.Shape(), size, dense)
+		}
 		if err := s.checkBufferSize(size); err != nil {
+			return nil, err
+		}
+		res, err := reserveAll(size, s.hostBytes, s.srv.hostBytes)
+		if err != nil {
 			return nil, err
 		}
 		dst := make([]byte, size)
 		if err := a.CopyToHostBuffer(ctx, dst, strides); err != nil {
+			res.release()
 			return nil, err
 		}
-		if err := s.buffers.put(r.GetHostBufferHandle(), dst); err != nil {
+		if err := s.buffers.put(r.GetHostBufferHandle(), dst, res); err != nil {
 			return nil, err
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyToHostBufferResponse{CopyToHostBufferResponse: &proxypb.CopyToHostBufferResponse{}}}, nil
@@ -573,6 +617,13 @@ func (s *session) derive(o *op, es []*entry[ifrt.Array], produce func(ctx contex
 	return func(ctx context.Context) (*proxypb.IfrtResponse, error) {
 		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
+			return nil, err
+		}
+		var n int64
+		for _, a := range in {
+			n += arrayBytes(a)
+		}
+		if err := s.checkLive(n); err != nil {
 			return nil, err
 		}
 		out, err := produce(ctx, in)
@@ -687,9 +738,7 @@ func (s *session) deleteArrays(o *op, r *proxypb.DeleteArrayRequest) (*proxypb.I
 				continue // an array that failed to be made holds nothing
 			}
 			futures = append(futures, a.Delete())
-			s.mu.Lock()
-			delete(s.live, a)
-			s.mu.Unlock()
+			s.forget(a)
 		}
 		resolve(awaitFuture(ctx, ifrt.JoinFutures(futures...)))
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DeleteArrayResponse{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -13,10 +14,14 @@ import (
 
 // Defaults of the Config fields left zero.
 const (
-	// DefaultMaxMsgSize is the gRPC message size limit, both ways, of a server
-	// that Serve starts. Upstream sets no limit; CompileRequests with large
-	// programs exceed grpc-go's 4 MiB default.
-	DefaultMaxMsgSize = math.MaxInt32
+	// DefaultMaxRecvMsgSize bounds the gRPC messages a server that Serve starts
+	// receives (max_message_bytes): 256 MiB. Upstream sets no limit, and
+	// CompileRequests with large programs exceed grpc-go's 4 MiB default; every
+	// message is held whole in memory while it is read.
+	DefaultMaxRecvMsgSize = 256 << 20
+	// DefaultMaxSendMsgSize bounds the messages it sends (those it builds
+	// itself; host buffers go in chunks).
+	DefaultMaxSendMsgSize = math.MaxInt32
 	// DefaultMaxHostBufferSize bounds one host buffer (64 GiB).
 	DefaultMaxHostBufferSize = 64 << 30
 	// DefaultChunkSize is the size of the chunks HostBufferLookup streams,
@@ -60,14 +65,28 @@ type Config struct {
 	ClusterClientsOnly bool
 
 	// MaxRecvMsgSize and MaxSendMsgSize are the gRPC message size limits of
-	// the grpc.Server that Serve creates (not of one passed to Register).
-	// Default DefaultMaxMsgSize.
+	// the grpc.Server that Serve creates (not of one passed to Register); a
+	// larger message fails its call with RESOURCE_EXHAUSTED. Defaults
+	// DefaultMaxRecvMsgSize and DefaultMaxSendMsgSize.
 	MaxRecvMsgSize int
 	MaxSendMsgSize int
 
 	// MaxHostBufferSize bounds the size of one host buffer, stored or
-	// produced. Default DefaultMaxHostBufferSize.
+	// produced, and of one array made from host buffers. Default
+	// DefaultMaxHostBufferSize.
 	MaxHostBufferSize int64
+
+	// Limits bound sessions and what each may hold. See Limits for the
+	// defaults.
+	Limits Limits
+
+	// KeepaliveInterval is how often the server pings a client's idle
+	// connection, and KeepaliveTimeout how long it waits for the answer before
+	// it drops the connection, which ends the sessions on it and frees what
+	// they held: a client that vanished behind a dead network path is noticed
+	// after about their sum. Defaults 10s and 5s.
+	KeepaliveInterval time.Duration
+	KeepaliveTimeout  time.Duration
 
 	// ChunkSize is the size of the messages HostBufferLookup streams. Default
 	// DefaultChunkSize.
@@ -83,8 +102,11 @@ func (c Config) Validate() error {
 	if c.Backend == nil && c.SessionBackend == nil {
 		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.Backend or Config.SessionBackend is required")
 	}
-	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 {
-		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes must not be negative")
+	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 || c.KeepaliveInterval < 0 || c.KeepaliveTimeout < 0 {
+		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes and durations must not be negative")
+	}
+	if err := c.Limits.validate(); err != nil {
+		return err
 	}
 	for k, h := range c.PluginPrograms {
 		if k == "" || h == nil {
@@ -99,11 +121,12 @@ func (c Config) withDefaults() Config {
 		c.Logger = slog.Default()
 	}
 	if c.MaxRecvMsgSize == 0 {
-		c.MaxRecvMsgSize = DefaultMaxMsgSize
+		c.MaxRecvMsgSize = DefaultMaxRecvMsgSize
 	}
 	if c.MaxSendMsgSize == 0 {
-		c.MaxSendMsgSize = DefaultMaxMsgSize
+		c.MaxSendMsgSize = DefaultMaxSendMsgSize
 	}
+	c.Limits = c.Limits.withDefaults()
 	if c.MaxHostBufferSize == 0 {
 		c.MaxHostBufferSize = DefaultMaxHostBufferSize
 	}

@@ -18,8 +18,8 @@
 //	IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true python train.py
 //
 // where train.py calls pathwaysutils.initialize() before using JAX. To share
-// a grpc.Server with other services, call Register on it instead of Serve,
-// and raise its message size limits (see DefaultMaxMsgSize).
+// a grpc.Server with other services, call Register (and RegisterHealth) on it
+// instead of Serve, and start it with ServerOptions.
 //
 // Plugin programs (pathwaysutils' JSON requests such as persistence or
 // profiling) are served by the handlers in Config.PluginPrograms, keyed by
@@ -32,12 +32,28 @@
 // proxy/internal/wire), so that Python sees JaxRuntimeError("NOT_FOUND: ...")
 // and a Go proxy client sees errors.Is(err, ifrt.ErrNotFound). Unknown handles
 // are NOT_FOUND, request kinds this server does not know UNIMPLEMENTED,
-// malformed or impossible input (bad protos, shapes that overflow, shardings
-// that do not fit) INVALID_ARGUMENT, host buffers over Config.MaxHostBufferSize
-// RESOURCE_EXHAUSTED. When a request that names its result handles fails,
-// its error is recorded under those handles, so every later use of them fails
-// with the original error. A panic while serving a request is recovered and
-// answered INTERNAL; the session goes on.
+// malformed or impossible input (bytes that are no request, shapes that
+// overflow, strides that are not positive, overlap, or would make the server
+// allocate more than the array, shardings that do not fit) INVALID_ARGUMENT,
+// and a request over a limit (Config.Limits, Config.MaxHostBufferSize)
+// RESOURCE_EXHAUSTED naming the limit; the session goes on. When a request
+// that names its result handles fails, its error is recorded under those
+// handles, so every later use of them fails with the original error. Error
+// messages are made valid UTF-8 (internal/rpc), and a response that still does
+// not encode fails its request with INTERNAL rather than ending the stream. A
+// panic while serving a request is recovered and answered INTERNAL; the
+// session goes on.
+//
+// # Limits and isolation
+//
+// Every size a request states is checked against its own shape, dtype and
+// strides and against Config.Limits before anything is allocated, and a host
+// buffer's memory grows only as its bytes arrive. A session's handles, arrays,
+// executables and host buffers are its own. Host-buffer calls, which name
+// their session by id on a connection of their own, are served only with the
+// session's token (sent in the stream's header; OpenPathways' client returns
+// it) or from the host the session's stream comes from (jaxlib's client);
+// session ids are random. See docs/security.md.
 //
 // # Concurrency
 //
@@ -54,16 +70,18 @@
 // # Lifetimes
 //
 // New starts nothing. Serve (or Register on a grpc.Server the caller runs)
-// starts serving; Shutdown stops accepting connections and waits for sessions
-// to end (closing them when its context ends); Close ends everything now.
+// starts serving; Shutdown drains: it refuses new sessions and reports
+// NOT_SERVING, lets the requests, transfers and executions in progress finish
+// (until its context ends), then ends the sessions; Close ends everything now.
 // Serve returns nil after Shutdown and ErrServerClosed after Close. The
 // backend is the caller's: the server never closes it.
 //
 // A session lasts as long as its IfrtSession stream. When the stream ends —
-// the client exits or drops its client object, or the server closes — the
-// session waits for its pending work, deletes every array and executable it
-// produced and drops its host buffers, so the backend holds nothing on its
-// behalf afterwards.
+// the client exits or drops its client object, its connection stops answering
+// keepalive pings (Config.KeepaliveInterval and KeepaliveTimeout), or the
+// server closes — the session waits for its pending work, deletes every array
+// and executable it produced and drops its host buffers, so the backend holds
+// nothing on its behalf afterwards.
 //
 // # Observability
 //
@@ -71,5 +89,6 @@
 // range each client advertises in GetVersion and the version chosen at Info,
 // session starts and ends at Info, every request (op id, kind, error) at
 // Debug, recovered panics at Error with their stack. Sessions reports the
-// number of open sessions.
+// number of open sessions; the standard gRPC health service (RegisterHealth,
+// SetServing) tells orchestrators whether the server serves.
 package proxyserver

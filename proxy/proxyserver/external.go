@@ -2,19 +2,23 @@ package proxyserver
 
 import (
 	"context"
+	"crypto/subtle"
+	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
 )
 
 // Sessions' arrays seen from outside the IFRT Proxy protocol: a worker uses these
 // to serve its peers, which read arrays of a client's session and add arrays made
-// from data gathered from other workers.
+// from data gathered from other workers. Each call names the session by its id
+// and its token (see wire.SessionTokenMetadataKey), which only the session's
+// client knows: a session is invisible to whoever lacks it (NotFound).
 
 // SessionArray returns the array that session sessionID holds under handle, waiting
 // until the request that makes it has finished. NotFound for an unknown session or
-// handle.
-func (s *Server) SessionArray(ctx context.Context, sessionID, handle uint64) (ifrt.Array, error) {
-	ss, err := s.liveSession(sessionID)
+// handle, or a wrong token.
+func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token string, handle uint64) (ifrt.Array, error) {
+	ss, err := s.liveSession(sessionID, token)
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +38,22 @@ func (s *Server) SessionArray(ctx context.Context, sessionID, handle uint64) (if
 	}
 }
 
+// CheckSessionBytes fails with RESOURCE_EXHAUSTED when n more bytes of arrays
+// would pass the session's max_session_live_bytes limit, so that a caller can
+// check before it allocates an array for AddSessionArray.
+func (s *Server) CheckSessionBytes(sessionID uint64, token string, n int64) error {
+	ss, err := s.liveSession(sessionID, token)
+	if err != nil {
+		return err
+	}
+	return ss.checkLive(n)
+}
+
 // AddSessionArray gives a, made outside the session's requests, to session
 // sessionID under handle, a client handle its client reserved. The session then
 // holds a like any array it made, and deletes it when the session ends.
-func (s *Server) AddSessionArray(sessionID, handle uint64, a ifrt.Array) error {
-	ss, err := s.liveSession(sessionID)
+func (s *Server) AddSessionArray(sessionID uint64, token string, handle uint64, a ifrt.Array) error {
+	ss, err := s.liveSession(sessionID, token)
 	if err != nil {
 		return err
 	}
@@ -56,15 +71,24 @@ func (s *Server) AddSessionArray(sessionID, handle uint64, a ifrt.Array) error {
 	e := newEntry[ifrt.Array]()
 	e.resolve(a, nil)
 	ss.arrays[handle] = e
-	ss.live[a]++
+	ss.holdLocked(a)
 	return nil
 }
 
-func (s *Server) liveSession(id uint64) (*session, error) {
+// Track counts work done for the server's sessions outside its own calls (a
+// worker's peer calls) as in progress until done is called, so that a
+// draining server waits for it.
+func (s *Server) Track() (done func()) {
+	s.act.add()
+	var once sync.Once
+	return func() { once.Do(s.act.done) }
+}
+
+func (s *Server) liveSession(id uint64, token string) (*session, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	ss, ok := s.sessions[id]
-	if !ok {
+	s.mu.Unlock()
+	if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(ss.token)) != 1 {
 		return nil, ifrt.Errorf(ifrt.NotFound, "proxyserver: no session %d", id)
 	}
 	return ss, nil

@@ -38,9 +38,22 @@ type harness struct {
 	conn    *grpc.ClientConn
 	client  proxypb.GrpcIfrtServiceClient
 	logs    *syncBuffer
+	addr    string // the loopback TCP address, with newTCPHarness
 }
 
 func newHarness(t testing.TB, mod func(*proxyserver.Config)) *harness {
+	t.Helper()
+	return newHarnessOn(t, mod, false)
+}
+
+// newTCPHarness serves on a loopback TCP port instead of bufconn, so that
+// clients can connect from other addresses (h.from).
+func newTCPHarness(t testing.TB, mod func(*proxyserver.Config)) *harness {
+	t.Helper()
+	return newHarnessOn(t, mod, true)
+}
+
+func newHarnessOn(t testing.TB, mod func(*proxyserver.Config), tcp bool) *harness {
 	t.Helper()
 	backend, err := gocpu.New(gocpu.Config{Devices: 8})
 	if err != nil {
@@ -58,18 +71,33 @@ func newHarness(t testing.TB, mod func(*proxyserver.Config)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis := bufconn.Listen(1 << 20)
+	var lis net.Listener
+	var dialer grpc.DialOption
+	target, addr := "passthrough:///bufnet", ""
+	if tcp {
+		if lis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		addr = lis.Addr().String()
+		target = addr
+		dialer = grpc.WithContextDialer(func(ctx context.Context, a string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", a)
+		})
+	} else {
+		bl := bufconn.Listen(1 << 20)
+		lis = bl
+		dialer = grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return bl.DialContext(ctx) })
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+	conn, err := grpc.NewClient(target, dialer,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32), grpc.MaxCallSendMsgSize(math.MaxInt32)),
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: srv, backend: backend, conn: conn, client: proxypb.NewGrpcIfrtServiceClient(conn), logs: logs}
+	h := &harness{t: t, srv: srv, backend: backend, conn: conn, client: proxypb.NewGrpcIfrtServiceClient(conn), logs: logs, addr: addr}
 	t.Cleanup(func() {
 		conn.Close()
 		if err := srv.Close(); err != nil {
@@ -185,6 +213,15 @@ func (s *sess) wait(id uint64) *proxypb.IfrtResponse {
 	return nil
 }
 
+// answered reports whether the response to op id has come (and not been
+// waited for yet).
+func (s *sess) answered(id uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.early[id]
+	return ok
+}
+
 // pending reports whether op id is still unanswered after a short while.
 func (s *sess) pending(id uint64, d time.Duration) bool {
 	time.Sleep(d)
@@ -243,6 +280,9 @@ func (s *sess) store(handle uint64, data []byte) error {
 	const chunk = 1 << 20
 	for off := 0; off < len(data); off += chunk {
 		if err := st.Send(&proxypb.GrpcHostBufferStoreRequest{Data: data[off:min(off+chunk, len(data))]}); err != nil {
+			if errors.Is(err, io.EOF) {
+				break // the server ended the call; CloseAndRecv says why
+			}
 			return err
 		}
 	}

@@ -9,8 +9,13 @@ import (
 
 // hostBuffers are the host buffers of one session, keyed by handle. A consumer
 // may ask for a buffer before it arrives: take blocks until put stores it or
-// the session ends.
+// the session ends. Every stored buffer carries the reservation of its bytes
+// against the host-buffer limits, returned when the buffer is consumed,
+// deleted or dropped with the session, and counts as work in progress for a
+// draining server.
 type hostBuffers struct {
+	act *activity
+
 	mu     sync.Mutex
 	slots  map[uint64]*bufferSlot
 	closed bool
@@ -19,10 +24,13 @@ type hostBuffers struct {
 type bufferSlot struct {
 	ready chan struct{} // closed once data is stored
 	data  []byte
+	res   *reservation
 	taken bool // a consumer is waiting for or took this slot
 }
 
-func newHostBuffers() *hostBuffers { return &hostBuffers{slots: map[uint64]*bufferSlot{}} }
+func newHostBuffers(act *activity) *hostBuffers {
+	return &hostBuffers{act: act, slots: map[uint64]*bufferSlot{}}
+}
 
 func (b *hostBuffers) slot(h uint64) *bufferSlot {
 	s, ok := b.slots[h]
@@ -33,50 +41,61 @@ func (b *hostBuffers) slot(h uint64) *bufferSlot {
 	return s
 }
 
-// put stores data under h; a buffer already stored there is ALREADY_EXISTS.
-func (b *hostBuffers) put(h uint64, data []byte) error {
+// put stores data under h with the reservation of its bytes, which the buffers
+// now own (also when put fails); a buffer already stored there is
+// ALREADY_EXISTS.
+func (b *hostBuffers) put(h uint64, data []byte, res *reservation) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
+		res.release()
 		return ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
 	}
 	s := b.slot(h)
 	select {
 	case <-s.ready:
+		res.release()
 		return ifrt.Errorf(ifrt.AlreadyExists, "host buffer %d already exists", h)
 	default:
 	}
-	s.data = data
+	s.data, s.res = data, res
+	b.act.add()
 	close(s.ready)
 	return nil
 }
 
-// take waits for the buffer h, removes it and returns its data. It fails with
-// CANCELLED when the session ends first and with ctx's error when ctx does.
-func (b *hostBuffers) take(ctx context.Context, h uint64) ([]byte, error) {
+// take waits for the buffer h, removes it and returns its data and the function
+// that returns its reservation, to be called once the data is no longer
+// needed. It fails with CANCELLED when the session ends first.
+func (b *hostBuffers) take(ctx context.Context, h uint64) ([]byte, func(), error) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return nil, ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
+		return nil, nil, ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
 	}
 	s := b.slot(h)
 	if s.taken {
 		b.mu.Unlock()
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d is used twice", h)
+		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d is used twice", h)
 	}
 	s.taken = true
 	b.mu.Unlock()
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
-		return nil, ifrt.Errorf(ifrt.Canceled, "waiting for host buffer %d: the session has ended", h)
+		return nil, nil, ifrt.Errorf(ifrt.Canceled, "waiting for host buffer %d: the session has ended", h)
 	}
 	b.mu.Lock()
-	if b.slots[h] == s {
+	mine := b.slots[h] == s
+	if mine {
 		delete(b.slots, h)
 	}
 	b.mu.Unlock()
-	return s.data, nil
+	if !mine {
+		// close dropped it (and its reservation) while we were waking up.
+		return nil, nil, ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
+	}
+	return s.data, func() { s.res.release(); b.act.done() }, nil
 }
 
 // lookup returns the stored buffer h without removing it.
@@ -109,20 +128,24 @@ func (b *hostBuffers) remove(h uint64) error {
 		return ifrt.Errorf(ifrt.NotFound, "unknown host buffer handle %d", h)
 	}
 	delete(b.slots, h)
+	s.res.release()
+	b.act.done()
 	return nil
 }
 
 // close drops every buffer; later puts and takes fail.
 func (b *hostBuffers) close() {
 	b.mu.Lock()
+	slots := b.slots
 	b.closed = true
 	b.slots = map[uint64]*bufferSlot{}
 	b.mu.Unlock()
-}
-
-// len reports how many buffers are stored or awaited.
-func (b *hostBuffers) len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.slots)
+	for _, s := range slots {
+		select {
+		case <-s.ready:
+			s.res.release()
+			b.act.done()
+		default:
+		}
+	}
 }

@@ -2,11 +2,11 @@ package proxyserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -126,6 +126,14 @@ func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins
 // objects it printed, keyed by field.
 func (s *interopServer) runScript(t *testing.T, script string, extraEnv ...string) (map[string]json.RawMessage, error) {
 	t.Helper()
+	return s.runSteps(t, script, nil, extraEnv...)
+}
+
+// runSteps is runScript for a script that waits for the test: when it prints
+// {"waiting": step}, onStep(step) runs and then a line goes to the script's
+// stdin.
+func (s *interopServer) runSteps(t *testing.T, script string, onStep func(step string), extraEnv ...string) (map[string]json.RawMessage, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir, _ := filepath.Abs("testdata")
@@ -139,27 +147,41 @@ func (s *interopServer) runScript(t *testing.T, script string, extraEnv ...strin
 		"TF_CPP_MIN_LOG_LEVEL=1",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stdout strings.Builder
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
 	out := map[string]json.RawMessage{}
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdoutPipe)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if !strings.HasPrefix(line, "{") {
-			continue
-		}
+		stdout.WriteString(line + "\n")
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+		if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &obj) != nil {
 			continue
 		}
 		for k, v := range obj {
 			out[k] = v
 		}
+		var step string
+		if raw, ok := obj["waiting"]; ok && onStep != nil && json.Unmarshal(raw, &step) == nil {
+			onStep(step)
+			io.WriteString(stdin, step+"\n")
+		}
 	}
-	if runErr != nil {
-		return out, fmt.Errorf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, runErr, stdout.String(), lastLines(stderr.String(), 60))
+	if err := cmd.Wait(); err != nil {
+		return out, fmt.Errorf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, stdout.String(), lastLines(stderr.String(), 60))
 	}
 	t.Logf("%s stderr (tail):\n%s", script, lastLines(stderr.String(), 8))
 	return out, nil

@@ -1,16 +1,9 @@
 package proxyserver_test
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openpathways/pathways/internal/testenv"
 )
@@ -32,13 +25,16 @@ func TestInteropUserPatterns(t *testing.T) {
 		}
 		s := startInteropServer(t, jax, b, nil)
 		live := map[string]int{}
-		out := s.runInteractive(t, "user_patterns.py", func(step string) {
+		out, err := s.runSteps(t, "user_patterns.py", func(step string) {
 			n, _, ok := b.live(s.backend)
 			if !ok {
 				t.Fatalf("backend %s cannot count its arrays", b.name)
 			}
 			live[step] = n
 		}, append(jitEnv, "PAUSE=1", "XLA_FLAGS=--xla_force_host_platform_device_count=8")...)
+		if err != nil {
+			t.Fatal(err)
+		}
 
 		var patterns map[string]any
 		if err := json.Unmarshal(out["pattern_err"], &patterns); err != nil || len(patterns) == 0 {
@@ -85,68 +81,6 @@ func TestInteropUserPatterns(t *testing.T) {
 		t.Logf("backend arrays: %d with one parameter tree, %d after six donating steps", live["initialized"], live["donated"])
 		s.expectFreed(t, b)
 	})
-}
-
-// runInteractive runs testdata/<script> like runScript; when the script prints
-// {"waiting": step} it calls onStep(step) and then writes a line to the
-// script's stdin.
-func (s *interopServer) runInteractive(t *testing.T, script string, onStep func(step string), extraEnv ...string) map[string]json.RawMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dir, _ := filepath.Abs("testdata")
-	cmd := exec.CommandContext(ctx, s.python, filepath.Join(dir, script))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"JAX_PLATFORMS=proxy",
-		"JAX_BACKEND_TARGET=grpc://"+s.addr,
-		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
-		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=30",
-		"TF_CPP_MIN_LOG_LEVEL=1",
-	)
-	cmd.Env = append(cmd.Env, extraEnv...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]json.RawMessage{}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var obj map[string]json.RawMessage
-		if line := strings.TrimSpace(sc.Text()); !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &obj) != nil {
-			continue
-		}
-		for k, v := range obj {
-			out[k] = v
-		}
-		var step string
-		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
-			onStep(step)
-			io.WriteString(stdin, step+"\n")
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%s: %v\nstdout fields: %v\nstderr:\n%s", script, err, keys(out), lastLines(stderr.String(), 60))
-	}
-	return out
-}
-
-func keys(m map[string]json.RawMessage) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
 }
 
 // TestInteropIntrospection: compiled.as_text() shows the compiled HLO,

@@ -94,4 +94,3 @@ func dialServer(t *testing.T, cfg proxyserver.Config) *proxy.Client {
 	t.Cleanup(func() { client.Close() })
 	return client
 }
-

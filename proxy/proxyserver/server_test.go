@@ -105,8 +105,11 @@ func TestShutdownClosesStuckSessions(t *testing.T) {
 	checkGoroutines(t)
 	h := newHarness(t, nil)
 	s := h.session(t)
-	// A request that blocks forever: its host buffer never arrives.
+	// A request that blocks forever: its host buffer never arrives. Requests
+	// are planned in order, so once the Init after it is answered, it is in
+	// progress.
 	op := s.send(makeArrayReq(t, 5, ifrt.F32, ifrt.Shape{2}, h.single(0)))
+	mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_InitRequest{InitRequest: &proxypb.InitRequest{}}}))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := h.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {

@@ -2,7 +2,10 @@ package proxyserver
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
@@ -10,7 +13,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
@@ -18,7 +23,10 @@ import (
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
 
-// session is one IfrtSession stream and everything it holds.
+// session is one IfrtSession stream and everything it holds. Its handles,
+// arrays, executables and host buffers are its own: requests on the stream can
+// name only them, and host-buffer calls reach them only with the session's
+// token or from the session's client host (see Server.ownedSession).
 //
 // Requests are planned one at a time, in arrival order, on the stream's
 // goroutine: planning decodes the request, looks up the handles it uses and
@@ -29,13 +37,21 @@ import (
 // even while N's work is pending, and a request that deletes an array waits for
 // the requests before it that use the array.
 type session struct {
-	srv     *Server
-	backend ifrt.Client // the server's, or the session's own (Config.SessionBackend)
-	id      uint64
-	version *proxypb.IfrtProxyVersion
-	log     *slog.Logger
-	stream  proxypb.GrpcIfrtService_IfrtSessionServer
-	buffers *hostBuffers
+	srv        *Server
+	backend    ifrt.Client // the server's, or the session's own (Config.SessionBackend)
+	id         uint64
+	token      string // see wire.SessionTokenMetadataKey
+	clientHost string // where the stream comes from (clientHost)
+	version    *proxypb.IfrtProxyVersion
+	log        *slog.Logger
+	stream     proxypb.GrpcIfrtService_IfrtSessionServer
+	buffers    *hostBuffers
+
+	// The session's limits (Config.Limits).
+	hostBytes *budget       // host-buffer bytes
+	liveBytes *budget       // bytes of the arrays it holds
+	uploads   *budget       // HostBufferStore calls open
+	inflight  chan struct{} // one token per request in progress; nil: no limit
 
 	failure   error // why the backend failed; set and read on the stream's goroutine
 	closeOnce sync.Once
@@ -55,12 +71,23 @@ type session struct {
 	liveExes   map[*executable]struct{}
 }
 
-func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion) *session {
+func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion, clientHost string) *session {
 	ctx, cancel := context.WithCancel(stream.Context())
+	lim := srv.cfg.Limits
+	var inflight chan struct{}
+	if lim.MaxInflightRequests != NoLimit {
+		inflight = make(chan struct{}, lim.MaxInflightRequests)
+	}
 	return &session{
 		srv: srv, backend: srv.backend, id: id, version: v, stream: stream,
+		token:      rand.Text(),
+		clientHost: clientHost,
 		log:        srv.log.With("session", id),
-		buffers:    newHostBuffers(),
+		buffers:    newHostBuffers(srv.act),
+		hostBytes:  newBudget("max_session_host_buffer_bytes", "bytes of host buffers of the session", lim.MaxSessionHostBufferBytes),
+		liveBytes:  newBudget("max_session_live_bytes", "bytes of arrays of the session", lim.MaxSessionLiveBytes),
+		uploads:    newBudget("max_inflight_uploads", "HostBufferStore calls of the session", int64(lim.MaxInflightUploads)),
+		inflight:   inflight,
 		ctx:        ctx,
 		cancel:     cancel,
 		finished:   make(chan struct{}),
@@ -82,20 +109,25 @@ func (s *session) run() error {
 		s.log.Warn("ifrt proxy session could not start", "error", err)
 		return rpc.ToStatus(err)
 	}
-	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber())
+	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber(), "client", s.clientHost)
 	if s.srv.cfg.ClusterClientsOnly && !rpc.FromClusterClient(s.stream.Context()) {
 		s.log.Warn("a client other than the Pathways cluster client opened a session on this worker: it bypasses the resource manager and the proxy server and sees only this worker's devices; point JAX at the proxy server instead",
 			"peer", peerAddress(s.stream.Context()))
 	}
 	defer s.teardown(time.Now())
+	if err := s.stream.SendHeader(metadata.Pairs(wire.SessionTokenMetadataKey, s.token)); err != nil {
+		return err
+	}
 	// Requests are read on their own goroutine so that closing the server ends
 	// the session even when the stream's transport is the caller's (Register).
 	reqs := make(chan *proxypb.IfrtRequest)
+	var recvErr error // why reading stopped; read after reqs is closed
 	go func() {
 		defer close(reqs)
 		for {
 			req, err := s.stream.Recv()
 			if err != nil {
+				recvErr = err
 				return
 			}
 			select {
@@ -109,7 +141,17 @@ func (s *session) run() error {
 		select {
 		case req, ok := <-reqs:
 			if !ok {
-				return nil
+				if errors.Is(recvErr, io.EOF) || s.stream.Context().Err() != nil {
+					return nil
+				}
+				return recvErr // a request that did not decode: INVALID_ARGUMENT
+			}
+			if s.inflight != nil {
+				select {
+				case s.inflight <- struct{}{}:
+				case <-s.ctx.Done():
+					continue
+				}
 			}
 			s.dispatch(req)
 		case <-failed:
@@ -186,6 +228,7 @@ func (s *session) teardown(start time.Time) {
 	s.mu.Unlock()
 	for a := range arrays {
 		a.Delete()
+		s.liveBytes.release(arrayBytes(a))
 	}
 	for e := range exes {
 		e.release()
@@ -238,6 +281,7 @@ func (o *op) awaitOrder(ctx context.Context) error { return waitAll(ctx, o.after
 type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
 
 func (s *session) dispatch(req *proxypb.IfrtRequest) {
+	s.srv.act.add()
 	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: requestKind(req)}
 	if s.failure != nil {
 		s.finish(o, nil, s.failure)
@@ -305,11 +349,23 @@ func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
 		resp = &proxypb.IfrtResponse{}
 	}
 	resp.ResponseMetadata = &proxypb.ResponseMetadata{OpId: o.id, Status: wire.ErrorToStatus(err)}
+	if _, merr := proto.Marshal(resp); merr != nil {
+		// grpc-go ends the whole stream when a message does not marshal (a
+		// string that is not UTF-8, say); this request fails instead.
+		s.log.Warn("ifrt proxy response cannot be encoded", "op_id", o.id, "kind", o.kind, "error", merr)
+		resp = &proxypb.IfrtResponse{ResponseMetadata: &proxypb.ResponseMetadata{OpId: o.id, Status: wire.ErrorToStatus(
+			ifrt.Errorf(ifrt.Internal, "proxyserver: the response to %s request %d cannot be encoded: %v", o.kind, o.id, merr))}}
+	}
 	s.sendMu.Lock()
-	defer s.sendMu.Unlock()
-	if serr := s.stream.Send(resp); serr != nil {
+	serr := s.stream.Send(resp)
+	s.sendMu.Unlock()
+	if serr != nil {
 		s.log.Debug("ifrt proxy response not sent", "op_id", o.id, "error", serr)
 	}
+	if s.inflight != nil {
+		<-s.inflight
+	}
+	s.srv.act.done()
 }
 
 // Handles.
@@ -456,14 +512,23 @@ func (s *session) produced(o *op, arrays []ifrt.Array) error {
 	return nil
 }
 
-// hold counts arrays as held by the session.
+// hold counts arrays as held by the session, and their bytes against its
+// max_session_live_bytes limit (after the fact: they exist already).
 func (s *session) hold(arrays ...ifrt.Array) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.holdLocked(arrays...)
+}
+
+func (s *session) holdLocked(arrays ...ifrt.Array) {
 	for _, a := range arrays {
-		if a != nil {
-			s.live[a]++
+		if a == nil {
+			continue
 		}
+		if s.live[a] == 0 {
+			s.liveBytes.add(arrayBytes(a))
+		}
+		s.live[a]++
 	}
 }
 
@@ -480,7 +545,40 @@ func (s *session) drop(a ifrt.Array) {
 	s.mu.Unlock()
 	if ok {
 		a.Delete()
+		s.liveBytes.release(arrayBytes(a))
 	}
+}
+
+// forget stops holding a, whatever its references (it was deleted).
+func (s *session) forget(a ifrt.Array) {
+	s.mu.Lock()
+	_, ok := s.live[a]
+	delete(s.live, a)
+	s.mu.Unlock()
+	if ok {
+		s.liveBytes.release(arrayBytes(a))
+	}
+}
+
+// checkLive fails with RESOURCE_EXHAUSTED when n more bytes of arrays would pass
+// the session's max_session_live_bytes limit. It reserves nothing: the arrays
+// are counted by hold once they exist.
+func (s *session) checkLive(n int64) error {
+	if err := s.liveBytes.reserve(n); err != nil {
+		return err
+	}
+	s.liveBytes.release(n)
+	return nil
+}
+
+// arrayBytes is the dense size of a (0 for arrays without a size, such as
+// tokens).
+func arrayBytes(a ifrt.Array) int64 {
+	n, err := a.Shape().ByteSize(a.DType())
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // registerFuture registers f under a fresh server handle, or under h if it is

@@ -17,17 +17,15 @@ func CodeFromProto(c proxypb.Code) ifrt.Code {
 	return rpc.CodeFromNumber(uint32(c))
 }
 
-// ErrorToStatus encodes err as a StatusProto: its ifrt code (ifrt.CodeOf) and
-// its message. nil is nil (OK).
+// ErrorToStatus encodes err as a StatusProto: its code and message as
+// rpc.CodeAndMessage gives them (valid UTF-8, whatever the backend said). nil
+// is nil (OK).
 func ErrorToStatus(err error) *proxypb.StatusProto {
 	if err == nil {
 		return nil
 	}
-	code := ifrt.CodeOf(err)
-	if code == ifrt.OK {
-		code = ifrt.Unknown
-	}
-	return &proxypb.StatusProto{Code: CodeToProto(code), Message: err.Error()}
+	code, msg := rpc.CodeAndMessage(err)
+	return &proxypb.StatusProto{Code: CodeToProto(code), Message: msg}
 }
 
 // StatusToError decodes p: nil or OK is nil, anything else an *ifrt.Error with

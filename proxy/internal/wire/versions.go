@@ -49,13 +49,19 @@ const (
 )
 
 // SerDes versions. The IFRT SerDes version travels next to the protocol
-// version. A server cannot know the oldest SerDes version a client can still
-// write programs in, so it echoes the client's maximum (decoders here ignore
-// fields they do not know); a client advertises [SerDesMin, SerDesMax].
+// version. Like the protocol version, a server picks min(client max,
+// SerDesMax) and refuses a client whose range does not reach [SerDesMin,
+// SerDesMax]; a client advertises [SerDesMin, SerDesMax].
 const (
 	SerDesMin = 0
 	SerDesMax = 3
 )
+
+// SessionTokenMetadataKey is the header of an IfrtSession stream in which an
+// OpenPathways server sends the session's token: a secret that OpenPathways'
+// own client then sends with the session's host-buffer calls to prove they are
+// its. jaxlib's client ignores the header.
+const SessionTokenMetadataKey = "openpathways-session-token"
 
 // Handles. Client-generated handles are in [1, ServerHandleMin); handles the
 // server mints (executables, futures, arrays made without client handles,
@@ -63,27 +69,33 @@ const (
 const ServerHandleMin uint64 = 1 << 48
 
 // NegotiateVersion picks the protocol and SerDes versions for a client that
-// advertised [min, max], or returns an InvalidArgument error if the ranges do
-// not overlap. The answer is always inside the client's range.
+// advertised [min, max], or returns an InvalidArgument error if either range
+// does not overlap ours. The answer is always inside both ranges.
 func NegotiateVersion(min, max *proxypb.IfrtProxyVersion) (*proxypb.IfrtProxyVersion, error) {
 	if min == nil || max == nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: GetVersion request lacks min_version or max_version")
 	}
-	lo, hi := min.GetProtocolVersion(), max.GetProtocolVersion()
-	v := int32(ProtocolMax)
-	if hi < v {
-		v = hi
+	v, err := choose("protocol", min.GetProtocolVersion(), max.GetProtocolVersion(), ProtocolMin, ProtocolMax)
+	if err != nil {
+		return nil, err
 	}
-	if lo > hi || v < lo || v < ProtocolMin {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument,
-			"IFRT Proxy client and server failed to agree on the protocol version; client supports [%d, %d], server supports [%d, %d]",
-			lo, hi, ProtocolMin, ProtocolMax)
+	s, err := choose("IFRT SerDes", min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber(), SerDesMin, SerDesMax)
+	if err != nil {
+		return nil, err
 	}
-	slo, shi := min.GetIfrtSerdesVersionNumber(), max.GetIfrtSerdesVersionNumber()
-	if slo > shi || shi < 0 {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "wire: client SerDes version range [%d, %d] is empty", slo, shi)
+	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: s}, nil
+}
+
+// choose picks the newest version in both [lo, hi] (the client's) and
+// [serverMin, serverMax].
+func choose(what string, lo, hi, serverMin, serverMax int32) (int32, error) {
+	v := min(hi, serverMax)
+	if lo > hi || v < lo || v < serverMin {
+		return 0, ifrt.Errorf(ifrt.InvalidArgument,
+			"IFRT Proxy client and server failed to agree on the %s version; client supports [%d, %d], server supports [%d, %d]",
+			what, lo, hi, serverMin, serverMax)
 	}
-	return &proxypb.IfrtProxyVersion{ProtocolVersion: v, IfrtSerdesVersionNumber: shi}, nil
+	return v, nil
 }
 
 // StatusPolledWithCheckFuture reports whether, at protocol version v, the

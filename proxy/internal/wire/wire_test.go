@@ -3,6 +3,7 @@ package wire_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -573,16 +574,22 @@ func TestNegotiateVersion(t *testing.T) {
 	}{
 		{"jaxlib 0.10.2", v(16, 0), v(25, 3), v(25, 3)},
 		{"older client", v(16, 0), v(23, 2), v(23, 2)},
-		{"newer client", v(16, 0), v(wire.ProtocolMax+5, 9), v(wire.ProtocolMax, 9)},
+		{"newer client", v(16, 0), v(wire.ProtocolMax+5, 9), v(wire.ProtocolMax, wire.SerDesMax)},
 		{"exact", v(wire.ProtocolMin, 0), v(wire.ProtocolMin, 0), v(wire.ProtocolMin, 0)},
+		// Issue 11: [INT_MIN, INT_MAX] negotiated SerDes 2147483647.
+		{"widest range", v(math.MinInt32, math.MinInt32), v(math.MaxInt32, math.MaxInt32), v(wire.ProtocolMax, wire.SerDesMax)},
 	}
 	for _, tc := range tests {
 		got, err := wire.NegotiateVersion(tc.min, tc.max)
 		if err != nil || !proto.Equal(got, tc.want) {
 			t.Errorf("%s: NegotiateVersion = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
-		if got.GetProtocolVersion() < tc.min.GetProtocolVersion() || got.GetProtocolVersion() > tc.max.GetProtocolVersion() {
+		if got.GetProtocolVersion() < tc.min.GetProtocolVersion() || got.GetProtocolVersion() > tc.max.GetProtocolVersion() ||
+			got.GetIfrtSerdesVersionNumber() < tc.min.GetIfrtSerdesVersionNumber() || got.GetIfrtSerdesVersionNumber() > tc.max.GetIfrtSerdesVersionNumber() {
 			t.Errorf("%s: answer %v outside the client's range", tc.name, got)
+		}
+		if got.GetIfrtSerdesVersionNumber() > wire.SerDesMax {
+			t.Errorf("%s: SerDes %d is newer than this module's %d", tc.name, got.GetIfrtSerdesVersionNumber(), wire.SerDesMax)
 		}
 	}
 	for _, bad := range [][2]*proxypb.IfrtProxyVersion{
@@ -591,6 +598,7 @@ func TestNegotiateVersion(t *testing.T) {
 		{v(20, 0), v(18, 0)},
 		{nil, v(20, 0)},
 		{v(16, 3), v(20, 1)},
+		{v(16, wire.SerDesMax+1), v(20, wire.SerDesMax+4)},
 	} {
 		if _, err := wire.NegotiateVersion(bad[0], bad[1]); !errors.Is(err, ifrt.ErrInvalidArgument) {
 			t.Errorf("NegotiateVersion(%v, %v) error = %v, want InvalidArgument", bad[0], bad[1], err)

@@ -1,0 +1,104 @@
+package pathways
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/rm"
+)
+
+// checkLiveness asks the worker behind conn for its health every probe
+// interval until stop is closed. A worker that does not answer within the
+// probe timeout (a frozen process, a dead network path) is lost: the link goes
+// down with DATA_LOSS at once, rather than when the RM notices, which it
+// cannot while it is down itself. Any answer, even NOT_SERVING from a
+// draining worker, is a live worker.
+func (l *link) checkLiveness(conn *grpc.ClientConn, gen uint64, stop <-chan struct{}) {
+	probe := l.c.probe.WithDefaults()
+	health := grpc_health_v1.NewHealthClient(conn)
+	tick := time.NewTicker(probe.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), probe.Timeout)
+		_, err := health.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+		cancel()
+		switch status.Code(err) {
+		case codes.DeadlineExceeded, codes.Unavailable:
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			l.lose(gen, ifrt.Errorf(ifrt.DataLoss, "it did not answer a health check within %v: %v", probe.Timeout, err))
+			l.redial()
+			return
+		}
+	}
+}
+
+// redial brings the link back after it went down on its own (its session ended,
+// or the worker did not answer) while the RM may still list the worker: it asks
+// the RM, with backoff, and dials the worker it lists as live for the host,
+// until the link is up again, the RM reports the worker lost (its watch then
+// brings the worker back when it registers again) or the client closes.
+func (l *link) redial() {
+	if !l.redialing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer l.redialing.Store(false)
+		wait := 100 * time.Millisecond
+		for !l.c.closed.Load() {
+			if _, _, _, err := l.session(); err == nil {
+				return // up again (the RM's watch may have brought it back)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			done, err := l.redialOnce(ctx)
+			cancel()
+			if done {
+				return
+			}
+			if err != nil {
+				l.log.Debug("pathways: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
+			}
+			time.Sleep(wait)
+			wait = min(2*wait, 5*time.Second)
+		}
+	}()
+}
+
+// redialOnce makes one attempt; done is true when there is nothing more to do.
+func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
+	view, err := l.c.rm.Cluster(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range view.Workers {
+		if w.Slice != l.key.slice || w.Host != l.key.host {
+			continue
+		}
+		if w.State != rm.StateLive {
+			return true, nil
+		}
+		if err := l.up(ctx, w.Address, l.c.dialOpts); err != nil {
+			return false, err
+		}
+		if l.c.closed.Load() {
+			l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
+		}
+		return true, nil
+	}
+	return true, errors.New("the resource manager does not know the host")
+}
