@@ -1,8 +1,10 @@
 package stablehlo
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -31,12 +33,7 @@ func testBytecodeDir(t *testing.T, dir string, atLeast int) {
 	if len(cases) < atLeast {
 		t.Fatalf("%s has %d programs, want at least %d", dir, len(cases), atLeast)
 	}
-	names := make([]string, 0, len(cases))
-	for n := range cases {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
