@@ -305,7 +305,7 @@ func donatedArguments(exe ifrt.LoadedExecutable, arrays []*array, opts *ifrt.Exe
 
 // retireDonated deletes the arguments whose worker-side arrays the execution
 // consumed. When the worker cannot say which parameters its program donates (a
-// PJRT plugin does not read that out of bytecode), every argument not excluded
+// PJRT backend given a module it cannot read), every argument not excluded
 // may have been, so each is asked.
 func retireDonated(exe ifrt.LoadedExecutable, arrays []*array, localArgs []ifrt.Array, opts *ifrt.ExecuteOptions) {
 	var excluded []int

@@ -5,7 +5,7 @@
 // as plain Go types and interfaces, and imports only the standard library. Backends
 // live in other packages:
 //
-//   - ifrt/gocpu: pure Go, N virtual CPU devices, StableHLO text programs.
+//   - ifrt/gocpu: pure Go, N virtual CPU devices, StableHLO programs (text or bytecode).
 //   - pjrt/pjrtifrt: a PJRT plugin (libtpu, the CUDA plugin, the XLA CPU plugin).
 //   - proxy: a remote IFRT Proxy server, over gRPC.
 //   - the root package pathways: a whole cluster of workers behind a resource manager.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the benchmarks that report ratios measured in one run: the interpreter
-# against plain Go loops, PJRT transfers against memcpy and cgo overhead, the
-# proxy against direct calls, pjrtifrt against raw PJRT, and the cluster's
-# dispatch against one worker.
+# against plain Go loops, StableHLO bytecode reading against the text parser
+# (BenchmarkParseBytecodeVsText), PJRT transfers against memcpy and cgo
+# overhead, the proxy against direct calls, pjrtifrt against raw PJRT, the
+# corpus's compile time on gocpu against the PJRT CPU plugin
+# (BenchmarkCompileCorpus), and the cluster's dispatch against one worker.
 #
 #   scripts/bench.sh            all of them
 #   BENCHTIME=5x scripts/bench.sh

@@ -4,7 +4,9 @@
 Each program is lowered by the pinned JAX (jax.jit(f).lower(*args)) and run on
 JAX's CPU backend. For program NAME it writes
 
-  NAME.mlir  the StableHLO text (pretty form, or generic form when noted)
+  NAME.mlir    the StableHLO text (pretty form, or generic form when noted)
+  NAME.mlirbc  the same program as the StableHLO portable artifact (MLIR
+               bytecode, VHLO) that JAX sends to an IFRT proxy server
   NAME.json  {"name", "inputs": [...], "outputs": [...], "rtol"?, "atol"?}
 
 where every input and output is {"type": "f32", "shape": [2, 3],
@@ -32,6 +34,9 @@ import jax.numpy as jnp  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
+from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
+from jax._src.lib import _jax  # noqa: E402
+from jax._src.lib.mlir.dialects import hlo  # noqa: E402
 from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
 
 MLIR_TYPES = {
@@ -53,6 +58,18 @@ MLIR_TYPES = {
 OUT = None
 COUNT = 0
 
+# The IFRT proxy client serializes a jit's module as a portable artifact for the
+# StableHLO version at least 12 weeks old, keeping Shardy ops and attributes
+# unversioned ("mixed" serialization, IFRT SerDes version 3). With jaxlib 0.10.2
+# these bytes equal the CompileRequest program a proxy server receives.
+PROXY_TARGET = hlo.get_version_from_compatibility_requirement(
+    hlo.StablehloCompatibilityRequirement.WEEK_12)
+
+
+def portable_artifact(lowered):
+    module = jax_mlir.module_to_bytecode(lowered.compiler_ir("stablehlo"))
+    return _jax.mlir.serialize_portable_artifact(module, PROXY_TARGET, True)
+
 
 def encode(x):
     a = np.asarray(x)
@@ -65,7 +82,7 @@ def encode(x):
 
 def emit(name, f, *args, generic=False, debug_info=False, rtol=None, atol=None,
          jit_kwargs=None):
-    """Lowers f at args, runs it, and writes NAME.mlir and NAME.json."""
+    """Lowers f at args, runs it, and writes NAME.mlir, NAME.mlirbc and NAME.json."""
     global COUNT
     jitted = jax.jit(f, **(jit_kwargs or {}))
     lowered = jitted.lower(*args)
@@ -87,6 +104,8 @@ def emit(name, f, *args, generic=False, debug_info=False, rtol=None, atol=None,
         meta["atol"] = atol
     with open(os.path.join(OUT, name + ".mlir"), "w") as fh:
         fh.write(text)
+    with open(os.path.join(OUT, name + ".mlirbc"), "wb") as fh:
+        fh.write(portable_artifact(lowered))
     with open(os.path.join(OUT, name + ".json"), "w") as fh:
         json.dump(meta, fh, indent=1, sort_keys=True)
         fh.write("\n")
@@ -555,7 +574,7 @@ def main():
     OUT = sys.argv[1]
     os.makedirs(OUT, exist_ok=True)
     for old in os.listdir(OUT):
-        if re.search(r"\.(mlir|json)$", old):
+        if re.search(r"\.(mlir|mlirbc|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
                     shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,

@@ -149,7 +149,6 @@ func pluginPath(t *testing.T) string {
 		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
 	}
 	if _, err := os.Stat(path); err != nil {
-		// JAX sends StableHLO bytecode, which only a PJRT plugin compiles.
 		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
 	}
 	return path
@@ -385,8 +384,9 @@ func testElasticCluster(t *testing.T, python, plugin string) {
 }
 
 // TestGoCPUCluster is the part of TestElasticCluster that needs no PJRT plugin:
-// gocpu workers run no JAX programs (JAX sends bytecode), but hold arrays, so
-// devices, transfers, the loss and the return of a worker show.
+// gocpu workers holding arrays, so devices, transfers, the loss and the return
+// of a worker show. (gocpu also runs the programs JAX sends; the proxy's
+// interop tests cover that.)
 func TestGoCPUCluster(t *testing.T) {
 	skipShort(t)
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testGoCPUCluster(t, jax.Python) })

@@ -12,10 +12,11 @@ import (
 	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
-// Compile parses a StableHLO text module and checks that the interpreter can run it.
-// An SPMD module (mhlo.num_partitions > 1) runs as its global program on the
-// assembled inputs; its outputs are split by their result shardings. Bytecode,
-// plugin programs, replicas and collectives are Unimplemented.
+// Compile parses a StableHLO module, MLIR text or bytecode (the portable
+// artifact JAX sends), and checks that the interpreter can run it. An SPMD
+// module (mhlo.num_partitions > 1) runs as its global program on the
+// assembled inputs; its outputs are split by their result shardings. Plugin
+// programs, replicas and collectives are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -25,10 +26,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	p, ok := program.(*ifrt.MLIRProgram)
 	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO text is supported", program)
-	}
-	if p.IsBytecode() {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: MLIR bytecode (a StableHLO portable artifact) is not supported; send StableHLO text or use a PJRT backend")
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
 	}
 	m, err := stablehlo.Parse(p.Module)
 	if err != nil {
@@ -126,6 +124,12 @@ func opSharding(hs *stablehlo.HloSharding) (ifrt.OpSharding, error) {
 	}
 	for _, p := range hs.IotaTransposePerm {
 		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
+	}
+	if len(op.IotaReshapeDims) > 0 && len(op.IotaTransposePerm) == 0 {
+		// "<=[8]" has the identity permutation, which XLA wants spelled out.
+		for i := range op.IotaReshapeDims {
+			op.IotaTransposePerm = append(op.IotaTransposePerm, int32(i))
+		}
 	}
 	switch hs.Type {
 	case stablehlo.ShardingReplicated:

@@ -1,17 +1,29 @@
-// Package stablehlo parses StableHLO programs in MLIR text form and runs
-// them with a reference interpreter written in plain Go.
+// Package stablehlo parses StableHLO programs, in MLIR text form or as
+// portable artifacts (MLIR bytecode), and runs them with a reference
+// interpreter written in plain Go.
 //
-// It exists for the pure-Go CPU backend (ifrt/gocpu): JAX, Go programs and
-// tests hand that backend the text that jax.jit(f).lower(...).as_text()
-// prints, and this package turns it into results. It imports only the
-// standard library.
+// It exists for the pure-Go CPU backend (ifrt/gocpu): stock JAX sends that
+// backend every jit as a portable artifact, Go programs and tests hand it the
+// text that jax.jit(f).lower(...).as_text() prints, and this package turns
+// either into results. It imports only the standard library and
+// internal/mlirbc.
 //
 // # Usage
 //
-//	m, err := stablehlo.Parse(text)               // pretty or generic MLIR form
-//	if err != nil { ... }                          // "line:col: ..." errors
+//	m, err := stablehlo.Parse(src)                // text (pretty or generic) or bytecode
+//	if err != nil { ... }                          // "line:col: ..." or "offset N: ..." errors
 //	if err := m.Unsupported(); err != nil { ... }  // Unimplemented: names the op
 //	outs, err := m.Run(ctx, []*stablehlo.Tensor{x, y})
+//
+// A portable artifact is read by internal/mlirbc and converted into the IR
+// the text parser builds for the same program, as StableHLO's own VHLO
+// deserializer converts it: each vhlo.X_vN op becomes stablehlo.X (an older
+// version reads as the current op), defaults VHLO spells out are dropped,
+// flattened dimension numbers are grouped again, Shardy attributes and ops
+// (sdy.sharding, sdy.mesh, sdy.manual_computation, ...) keep their meaning,
+// and a CHLO op JAX serialized as a composite becomes that op again when the
+// interpreter has it. JAX expands some other CHLO ops into StableHLO before
+// serializing, so those programs run the expansion.
 //
 // Module exposes what a runtime needs before running: Main().Params() and
 // Results() with types, mhlo.sharding strings (Shardy's sdy.sharding
@@ -54,15 +66,17 @@
 // Unimplemented: complex, f8 and sub-byte integer types, dynamic shapes,
 // collectives and shard_map bodies, fft, other custom calls (other
 // LAPACK routines such as eigen- and singular-value decompositions, host
-// callbacks), tuples and tokens, and MLIR bytecode.
+// callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
+// portable artifact (other dialects' encodings).
 //
 // # Errors
 //
 // Every error other than a context error is an *Error whose Code method
-// returns a gRPC code: InvalidArgument for malformed text and for arguments
-// that do not match @main, Unimplemented for valid programs the package
-// cannot run, and Internal for interpreter bugs. Run recovers from panics
-// and reports them as Internal errors.
+// returns a gRPC code: InvalidArgument for malformed text or bytecode and
+// for arguments that do not match @main, Unimplemented for valid programs
+// the package cannot run, and Internal for interpreter bugs. Errors in text
+// start with "line:col: ", in bytecode with "offset N: " (a byte offset).
+// Parse and Run recover from panics and report them as Internal errors.
 //
 // # Concurrency
 //

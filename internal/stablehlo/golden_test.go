@@ -104,6 +104,14 @@ func checkGoldenCase(t *testing.T, dir string, c goldenCase) {
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
+	checkGoldenRun(t, c, m)
+}
+
+// checkGoldenRun runs m on the corpus entry's inputs and compares with its
+// outputs; the programs of goldenUnsupported must fail with Unimplemented
+// and report collectives.
+func checkGoldenRun(t *testing.T, c goldenCase, m *Module) {
+	t.Helper()
 	var args []*Tensor
 	for i, in := range c.Inputs {
 		a, err := in.tensor()

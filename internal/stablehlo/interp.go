@@ -188,7 +188,7 @@ func opError(op *operation, err error) error {
 	if !errors.As(err, &e) || e.wrapped {
 		return err
 	}
-	return &Error{code: e.code, Msg: fmt.Sprintf("%d:%d: %s: %s", op.line, op.col, op.Name, e.Msg), wrapped: true}
+	return &Error{code: e.code, Msg: fmt.Sprintf("%s: %s: %s", op.at(), op.Name, e.Msg), wrapped: true}
 }
 
 // scalarType is the rank-0 type with t's element type.

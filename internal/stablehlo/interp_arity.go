@@ -39,21 +39,21 @@ func checkArity(op *operation) *Error {
 	}
 	n := len(op.operands)
 	if n < a.minIn || (a.maxIn >= 0 && n > a.maxIn) {
-		return invalidf("%d:%d: %s: wrong number of operands (%d)", op.line, op.col, op.Name, n)
+		return invalidf("%s: %s: wrong number of operands (%d)", op.at(), op.Name, n)
 	}
 	if a.results >= 0 && len(op.resultTypes) != a.results {
-		return invalidf("%d:%d: %s: wrong number of results (%d)", op.line, op.col, op.Name, len(op.resultTypes))
+		return invalidf("%s: %s: wrong number of results (%d)", op.at(), op.Name, len(op.resultTypes))
 	}
 	wantRegions := map[string]int{"reduce": 1, "reduce_window": 1, "scatter": 1, "sort": 1, "while": 2, "if": 2,
 		"select_and_scatter": 2, "map": 1}[name]
 	if wantRegions > 0 && len(op.regions) != wantRegions {
-		return invalidf("%d:%d: %s: needs %d regions, has %d", op.line, op.col, op.Name, wantRegions, len(op.regions))
+		return invalidf("%s: %s: needs %d regions, has %d", op.at(), op.Name, wantRegions, len(op.regions))
 	}
 	if name == "case" && len(op.regions) == 0 {
-		return invalidf("%d:%d: %s: needs at least one region", op.line, op.col, op.Name)
+		return invalidf("%s: %s: needs at least one region", op.at(), op.Name)
 	}
 	if name == "while" && len(op.resultTypes) != n {
-		return invalidf("%d:%d: %s: %d operands but %d results", op.line, op.col, op.Name, n, len(op.resultTypes))
+		return invalidf("%s: %s: %d operands but %d results", op.at(), op.Name, n, len(op.resultTypes))
 	}
 	return nil
 }

@@ -322,6 +322,9 @@ func evalPad(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(low) != rank || len(high) != rank || len(interior) != rank || pv.size() != 1 {
 		return nil, invalidf("padding does not match rank %d", rank)
 	}
+	if a.t.Elem != t.Elem || pv.t.Elem != t.Elem {
+		return nil, invalidf("pad of %s with %s to %s changes the element type", a.t, pv.t, t)
+	}
 	for d := 0; d < rank; d++ {
 		n := a.t.Shape[d]
 		want := low[d] + high[d] + n

@@ -1,5 +1,7 @@
 package stablehlo
 
+import "strconv"
+
 // Module is a parsed MLIR module. It is immutable after Parse and safe for
 // concurrent use.
 type Module struct {
@@ -57,11 +59,20 @@ type operation struct {
 	regions     []*region
 	callee      string
 	pos         int // byte offset in the source, for messages
-	line, col   int
+	line, col   int // 1-based position in text; 0, 0 for bytecode
 	eval        evalFunc
 	lastUse     []bool        // per operand: no later op reads it (see markLastUses)
 	fused       *fusedProgram // set on ops made by fuseRegion
 	constant    *array        // small constants, decoded once by Parse (shared)
+}
+
+// at says where op is, for messages: "line:col" in text, "offset N" in
+// bytecode.
+func (op *operation) at() string {
+	if op.line == 0 {
+		return "offset " + strconv.Itoa(op.pos)
+	}
+	return strconv.Itoa(op.line) + ":" + strconv.Itoa(op.col)
 }
 
 // NumPartitions returns mhlo.num_partitions (default 1).

@@ -306,6 +306,9 @@ func (p *parser) parseDenseLits(a *Attr) {
 	}
 }
 
+// maxIntList bounds the lists Ints expands from a splat.
+const maxIntList = 1 << 20
+
 // Ints returns the integers of a list, array<...> or dense attribute.
 func (a *Attr) Ints() ([]int64, bool) {
 	if a == nil {
@@ -322,6 +325,20 @@ func (a *Attr) Ints() ([]int64, bool) {
 		}
 		return out, true
 	case AttrDense:
+		if a.denseHex != nil { // from bytecode
+			if a.Type.NumElements() > maxIntList {
+				return nil, false
+			}
+			arr, err := denseArray(a, a.Type)
+			if err != nil || !a.Type.Elem.isInt() {
+				return nil, false
+			}
+			out := make([]int64, arr.size())
+			for i := range out {
+				out[i] = arr.intAt(i)
+			}
+			return out, true
+		}
 		out := make([]int64, 0, len(a.denseLits))
 		for _, s := range a.denseLits {
 			v, err := parseIntLiteral(s)
@@ -331,6 +348,9 @@ func (a *Attr) Ints() ([]int64, bool) {
 			out = append(out, v)
 		}
 		if n := a.Type.NumElements(); len(out) == 1 && n > 1 {
+			if n > maxIntList {
+				return nil, false
+			}
 			for int64(len(out)) < n {
 				out = append(out, out[0])
 			}

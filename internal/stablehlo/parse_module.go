@@ -1,20 +1,24 @@
 package stablehlo
 
 import (
-	"bytes"
 	"runtime/debug"
 	"strings"
+
+	"github.com/openpathways/pathways/internal/mlirbc"
 )
 
 // Parse parses a module in MLIR text form, pretty-printed or generic, as
-// jax.jit(f).lower(...).as_text() prints it. Syntax errors are
-// InvalidArgument *Errors whose message starts with "line:col: "; valid
-// text the package cannot represent (dynamic shapes, complex constants) is
+// jax.jit(f).lower(...).as_text() prints it, or a StableHLO portable
+// artifact (MLIR bytecode of the VHLO dialect, as JAX sends to an IFRT
+// proxy server and jax.export writes), into the same IR. Syntax errors are
+// InvalidArgument *Errors whose message starts with "line:col: " in text and
+// "mlirbc: offset: " in bytecode; valid input the package cannot represent
+// (dynamic shapes, complex constants, dialects it does not know) is
 // Unimplemented. Ops the interpreter cannot run do not fail Parse; see
 // Module.Unsupported.
 func Parse(src []byte) (m *Module, err error) {
-	if bytes.HasPrefix(src, []byte("ML\xefR")) {
-		return nil, unimplementedf("MLIR bytecode is not supported; pass the text form")
+	if mlirbc.IsBytecode(src) {
+		return parseBytecode(src)
 	}
 	p := &parser{lex: lexer{src: src}, lines: newLineIndex(src), meshes: map[string]string{}}
 	p.mod = &Module{funcs: map[string]*Func{}, numPartitions: 1, numReplicas: 1}
@@ -257,11 +261,11 @@ func (p *parser) resolveRegion(r *region) error {
 		if op.callee != "" && (op.Name == "func.call" || op.Name == "stablehlo.composite") {
 			f := m.funcs[op.callee]
 			if f == nil || f.body == nil {
-				return invalidf("%d:%d: call to unknown function @%s", op.line, op.col, op.callee)
+				return invalidf("%s: call to unknown function @%s", op.at(), op.callee)
 			}
 			if len(f.params) != len(op.operands) || len(f.results) != len(op.results) {
-				return invalidf("%d:%d: call to @%s has %d operands and %d results, function has %d and %d",
-					op.line, op.col, op.callee, len(op.operands), len(op.results), len(f.params), len(f.results))
+				return invalidf("%s: call to @%s has %d operands and %d results, function has %d and %d",
+					op.at(), op.callee, len(op.operands), len(op.results), len(f.params), len(f.results))
 			}
 		}
 		if err := checkArity(op); err != nil {
@@ -270,12 +274,12 @@ func (p *parser) resolveRegion(r *region) error {
 		op.eval = lookupEval(op)
 		cacheConstant(op)
 		if op.eval == nil && m.unsupported == nil {
-			m.unsupported = unimplementedf("%d:%d: op %s is not supported by the interpreter", op.line, op.col, op.Name)
+			m.unsupported = unimplementedf("%s: op %s is not supported by the interpreter", op.at(), op.Name)
 		}
 		if m.unsupported == nil {
 			for _, t := range append(append([]TensorType(nil), op.resultTypes...), op.operandTyps...) {
 				if !t.supported() {
-					m.unsupported = unimplementedf("%d:%d: op %s: type %s is not supported", op.line, op.col, op.Name, t)
+					m.unsupported = unimplementedf("%s: op %s: type %s is not supported", op.at(), op.Name, t)
 					break
 				}
 			}

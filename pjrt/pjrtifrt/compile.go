@@ -74,11 +74,11 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	return e, nil
 }
 
-// compileError gives a failed compilation its code. Plugins report MLIR syntax
-// errors as UNKNOWN; when our own parser also rejects the text as malformed,
-// the error is the caller's: InvalidArgument.
+// compileError gives a failed compilation its code. Plugins report malformed
+// modules as UNKNOWN; when our own parser also rejects the module as
+// malformed, the error is the caller's: InvalidArgument.
 func compileError(p *ifrt.MLIRProgram, err error) error {
-	if pjrt.CodeOf(err) == pjrt.Unknown && !p.IsBytecode() {
+	if pjrt.CodeOf(err) == pjrt.Unknown {
 		var se *stablehlo.Error
 		if _, perr := stablehlo.Parse(p.Module); errors.As(perr, &se) && se.Code() == stablehlo.InvalidArgument {
 			return ifrt.WithCode(ifrt.InvalidArgument, err)
@@ -139,8 +139,9 @@ type executable struct {
 	outputs   []ifrt.ArgumentInfo
 	outShard  []ifrt.Sharding
 	donatable []int
-	// knownParams says params come from the module text (dtypes, shapes,
-	// donation); otherwise params holds only the plugin's shardings, if any.
+	// knownParams says params are known (dtypes, shapes, donation): from the
+	// module, or from the compiled program; otherwise params holds only the
+	// plugin's shardings, if any.
 	knownParams bool
 	fingerprint string
 
@@ -166,14 +167,12 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		e.rowOf = append(e.rowOf, row)
 	}
 
-	// The module text, when the parser reads it, gives global types, shardings
-	// and donation; the plugin's Shardings extension, when present, gives the
-	// shardings the compiler settled on.
+	// The module (text or bytecode), when the parser reads it, gives global
+	// types, shardings and donation; the plugin's Shardings extension, when
+	// present, gives the shardings the compiler settled on.
 	var mod *stablehlo.Module
-	if !p.IsBytecode() {
-		if m, err := stablehlo.Parse(p.Module); err == nil {
-			mod = m
-		}
+	if m, err := stablehlo.Parse(p.Module); err == nil {
+		mod = m
 	}
 	paramShardings, _ := x.ParameterShardings()
 	outShardings, _ := x.OutputShardings()
@@ -261,7 +260,7 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		if len(devices) > 1 && op == nil {
 			if mod == nil && outShardings == nil {
 				return nil, ifrt.Errorf(ifrt.Unimplemented,
-					"pjrtifrt: %s is an SPMD program in bytecode and the plugin has no Shardings extension, so its output shardings are unknown; compile StableHLO text instead or use a newer plugin", e.name)
+					"pjrtifrt: %s is an SPMD program the StableHLO reader cannot read and the plugin has no Shardings extension, so its output shardings are unknown; use a newer plugin", e.name)
 			}
 			rep := ifrt.Replicated()
 			op = &rep
@@ -308,8 +307,8 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 	return e, nil
 }
 
-// describeCompiled describes the parameters of a program pjrtifrt cannot
-// read (bytecode) from what the plugin says of the compiled one: their types
+// describeCompiled describes the parameters of a program internal/stablehlo
+// cannot read from what the plugin says of the compiled one: their types
 // and donation from its optimized program where it gives one, and at least
 // their shardings from the Shardings extension, which jaxlib needs for
 // arguments that carry no sharding of their own.

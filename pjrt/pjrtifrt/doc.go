@@ -37,13 +37,16 @@
 // fields (debug options, XLA flags) are kept. Parameter and output shardings come
 // from the plugin's Shardings extension when it has one (the 0.115 CPU plugin
 // does, xla-cpu-pjrt 0.81 does not), else from the module's mhlo.sharding or
-// sdy.sharding annotations when the module is text; unannotated values of an
-// SPMD program are replicated. Global shapes and donation come from the module
-// text. For bytecode, outputs are described from the plugin (element types,
-// per-device dimensions times the tile counts, so uneven tiling is not
-// supported there) and Parameters is nil; an SPMD bytecode program on a plugin
-// without the Shardings extension fails to compile with Unimplemented, because
-// nothing says how its outputs are split. Likewise an SPMD text program with
+// sdy.sharding annotations; unannotated values of an SPMD program are
+// replicated. Global shapes and donation come from the module, which
+// internal/stablehlo reads in text and in bytecode (portable artifacts) alike.
+// A module that reader cannot read is described from the plugin alone: its
+// parameters from the compiled program where the plugin gives one (else only
+// their shardings, or nothing), its outputs from their element types and
+// per-device dimensions times the tile counts (so uneven tiling is not
+// supported there); such an SPMD program on a plugin without the Shardings
+// extension fails to compile with Unimplemented, because nothing says how its
+// outputs are split. An SPMD program with
 // collectives or manual parts (shard_map) and an unannotated parameter fails on
 // such a plugin: the partitioner picks that parameter's sharding, and sending it
 // other shards makes some partitions fail while the rest wait in a collective.

@@ -244,9 +244,7 @@ func float(d ifrt.DType, b []byte) float64 {
 
 // TestJAXPrograms compiles and runs the programs of testdata/gen_programs.py,
 // as StableHLO text and as jax.export bytecode, on each CPU plugin, and compares
-// with JAX's results. An SPMD bytecode program needs the plugin's Shardings
-// extension (xla-cpu-pjrt 0.81 lacks it): there it must fail with
-// Unimplemented.
+// with JAX's results.
 func TestJAXPrograms(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	if err != nil || len(files) == 0 {
@@ -263,18 +261,9 @@ func TestJAXPrograms(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						err = run(t, c, module, g)
-						if err == nil {
-							return
+						if err := run(t, c, module, g); err != nil {
+							t.Fatalf("Compile: %v", err)
 						}
-						if form == "mlirbc" && g.Devices > 1 && errors.Is(err, ifrt.ErrUnimplemented) {
-							t.Logf("plugin without the Shardings extension: %v", err)
-							if p == lammpsPlugin {
-								t.Errorf("the 0.115 plugin has the Shardings extension; Compile: %v", err)
-							}
-							return
-						}
-						t.Fatalf("Compile: %v", err)
 					})
 				}
 			}

@@ -165,7 +165,7 @@ func TestCompileAndExecute(t *testing.T) {
 	// Compile errors.
 	bad := s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
 		Program: &proxypb.Serialized{TypeName: "xla::ifrt::XlaProgram", Data: []byte("ML\xefR bytecode")}, CompileOptions: compileOpts(t, 0)}}})
-	wantErr(t, "bytecode on gocpu", bad, ifrt.ErrUnimplemented, "bytecode")
+	wantErr(t, "bytecode of a newer format version", bad, ifrt.ErrUnimplemented, "newer")
 	bad = s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
 		Program: &proxypb.Serialized{TypeName: "xla::ifrt::CustomCallProgram"}}}})
 	wantErr(t, "an unknown program type", bad, ifrt.ErrUnimplemented, "CustomCallProgram")

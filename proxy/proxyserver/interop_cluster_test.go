@@ -26,7 +26,9 @@ import (
 func init() {
 	interopBackends = append(interopBackends,
 		interopBackend{
-			name: "cluster_gocpu",
+			name:             "cluster_gocpu",
+			compilesBytecode: true,
+			workerDevices:    4,
 			newClient: func(t *testing.T) ifrt.Client {
 				return startCluster(t, 2, func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: 4}) })
 			},
@@ -35,6 +37,7 @@ func init() {
 		interopBackend{
 			name:             "cluster_pjrt_cpu",
 			compilesBytecode: true,
+			compiledHLO:      true,
 			newClient: func(t *testing.T) ifrt.Client {
 				path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
 				if path == "" {

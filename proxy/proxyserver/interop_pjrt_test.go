@@ -22,6 +22,7 @@ func init() {
 	interopBackends = append(interopBackends, interopBackend{
 		name:             "pjrt_cpu",
 		compilesBytecode: true,
+		compiledHLO:      true,
 		newClient: func(t *testing.T) ifrt.Client {
 			path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
 			if path == "" {

@@ -1,6 +1,6 @@
 """Real JAX against a cluster of gocpu workers (no PJRT plugin): devices,
 transfers per slice and across slices, a worker killed and restarted. No jit:
-gocpu does not compile the bytecode JAX sends."""
+the proxy's interop tests run JAX programs on gocpu."""
 
 import json
 import sys

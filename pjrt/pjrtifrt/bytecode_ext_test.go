@@ -1,0 +1,53 @@
+package pjrtifrt_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// TestBytecodeSignature compiles each testdata program as text and as the
+// jax.export portable artifact: the bytecode executable must describe the same
+// parameters (types, shardings), outputs and donations, which it reads from
+// the module as it does from text.
+func TestBytecodeSignature(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no programs in testdata: %v", err)
+	}
+	for _, p := range cpuPlugins {
+		t.Run(p.name, func(t *testing.T) {
+			c := p.client(t, 8)
+			for _, f := range files {
+				g := loadCase(t, f)
+				t.Run(g.Name, func(t *testing.T) {
+					opts := &ifrt.CompileOptions{Devices: c.AddressableDevices()[:g.Devices]}
+					var got []any
+					for _, form := range []string{".mlir", ".mlirbc"} {
+						module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + form)
+						if err != nil {
+							t.Fatal(err)
+						}
+						exe, err := c.Compile(testContext(t), &ifrt.MLIRProgram{Module: module}, opts)
+						if err != nil {
+							t.Fatalf("Compile(%s): %v", form, err)
+						}
+						if exe.Parameters() == nil {
+							t.Errorf("%s: Parameters() is nil", form)
+						}
+						got = append(got, []any{exe.Parameters(), exe.Outputs(), exe.DonatableParameters()})
+						exe.Delete()
+					}
+					if diff := cmp.Diff(got[0], got[1]); diff != "" {
+						t.Errorf("bytecode executable differs from text (-text +bytecode):\n%s", diff)
+					}
+				})
+			}
+		})
+	}
+}
