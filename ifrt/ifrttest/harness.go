@@ -60,6 +60,7 @@ func RunConformance(t *testing.T, h Harness) {
 	}{
 		{"Devices", testDevices},
 		{"RoundTripAllDTypes", testRoundTripAllDTypes},
+		{"TypedSlices", testTypedSlices},
 		{"StridedCopies", testStridedCopies},
 		{"AssembleDisassemble", testAssembleDisassemble},
 		{"CopyAcrossDevices", testCopyAcrossDevices},
