@@ -13,7 +13,6 @@ package main
 import (
 	"context"
 	_ "embed"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -79,7 +78,7 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 	}
 	defer exe.Delete()
 
-	replicated, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	replicated, err := ifrt.NewReplicatedSharding(devs)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +87,6 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0))
-	put := func(values []float32, shape ifrt.Shape, s ifrt.Sharding) (ifrt.Array, error) {
-		return client.MakeArrayFromHostBuffer(ctx, f32Bytes(values), ifrt.ArraySpec{DType: ifrt.F32, Shape: shape, Sharding: s}, nil)
-	}
 
 	// Parameters: w1, b1, w2, b2, scaled for tanh.
 	var params []ifrt.Array
@@ -98,7 +94,7 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 		shape ifrt.Shape
 		scale float64
 	}{{ifrt.Shape{in, hidden}, 1 / math.Sqrt(in)}, {ifrt.Shape{hidden}, 0}, {ifrt.Shape{hidden, out}, 1 / math.Sqrt(hidden)}, {ifrt.Shape{out}, 0}} {
-		a, err := put(normal(r, int(p.shape.NumElements()), p.scale), p.shape, replicated)
+		a, err := ifrt.MakeArrayFromSlice(ctx, client, normal(r, int(p.shape.NumElements()), p.scale), p.shape, replicated)
 		if err != nil {
 			return nil, err
 		}
@@ -108,11 +104,11 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 	losses := make([]float32, 0, steps)
 	for step := range steps {
 		xs, ys := batchOf(r)
-		x, err := put(xs, ifrt.Shape{batch, in}, rows)
+		x, err := ifrt.MakeArrayFromSlice(ctx, client, xs, ifrt.Shape{batch, in}, rows)
 		if err != nil {
 			return nil, err
 		}
-		y, err := put(ys, ifrt.Shape{batch, out}, rows)
+		y, err := ifrt.MakeArrayFromSlice(ctx, client, ys, ifrt.Shape{batch, out}, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -124,13 +120,13 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 			a.Delete()
 		}
 		params = res.Outputs[:4]
-		loss, err := scalar(ctx, res.Outputs[4])
+		loss, err := ifrt.ArrayToSlice[float32](ctx, res.Outputs[4])
 		if err != nil {
 			return nil, err
 		}
 		res.Outputs[4].Delete()
-		losses = append(losses, loss)
-		fmt.Fprintf(w, "step %4d/%d %s loss %.5f\n", step+1, steps, bar(step+1, steps), loss)
+		losses = append(losses, loss[0])
+		fmt.Fprintf(w, "step %4d/%d %s loss %.5f\n", step+1, steps, bar(step+1, steps), loss[0])
 	}
 	for _, a := range params {
 		a.Delete()
@@ -155,22 +151,6 @@ func normal(r *rand.Rand, n int, scale float64) []float32 {
 		out[i] = float32(r.NormFloat64() * scale)
 	}
 	return out
-}
-
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func scalar(ctx context.Context, a ifrt.Array) (float32, error) {
-	b := make([]byte, 4)
-	if err := a.CopyToHostBuffer(ctx, b, nil); err != nil {
-		return 0, err
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b)), nil
 }
 
 func bar(done, total int) string {
