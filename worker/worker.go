@@ -200,7 +200,9 @@ func (s *Server) Serve(lis net.Listener) error {
 	if s.cfg.ResourceManager != "" {
 		if err := s.register(addr); err != nil {
 			gs.Stop()
-			<-errc
+			if serr := <-errc; serr != nil {
+				s.log.Debug("worker: serving stopped after a failed registration", "err", serr)
+			}
 			return err
 		}
 	}

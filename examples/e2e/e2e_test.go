@@ -253,7 +253,9 @@ func (c *procCluster) runJAX(python, script string, onStep func(step string)) (m
 		var step string
 		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
 			onStep(step)
-			io.WriteString(stdin, step+"\n")
+			if _, err := io.WriteString(stdin, step+"\n"); err != nil {
+				t.Fatalf("%s: answer step %q: %v", script, step, err)
+			}
 		}
 	}
 	if err := cmd.Wait(); err != nil {
@@ -284,7 +286,9 @@ func checkDevices(t *testing.T, out map[string]json.RawMessage) {
 		ID         int `json:"id"`
 		SliceIndex int `json:"slice_index"`
 	}
-	json.Unmarshal(out["devices"], &devs)
+	if err := json.Unmarshal(out["devices"], &devs); err != nil {
+		t.Fatalf("devices %s: %v", out["devices"], err)
+	}
 	perSlice := map[int]int{}
 	for _, d := range devs {
 		perSlice[d.SliceIndex]++

@@ -874,6 +874,7 @@ func helpFlags(out string) map[string]bool {
 }
 
 func goCommand() string {
+	//lint:ignore SA1019 the go command of the toolchain that built this test is the one to build the images' binaries with
 	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
 		return p
 	}

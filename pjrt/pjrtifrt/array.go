@@ -30,9 +30,6 @@ func (d *devBuf) release() {
 	}
 }
 
-// shared reports whether another array holds the buffer too.
-func (d *devBuf) shared() bool { return d.refs.Load() > 1 }
-
 // array is an ifrt.Array: one PJRT buffer per device of its sharding, in the
 // sharding's device order.
 type array struct {

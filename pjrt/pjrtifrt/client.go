@@ -315,15 +315,3 @@ func (c *Client) checkSharding(s ifrt.Sharding) error {
 	}
 	return nil
 }
-
-// kindOf normalizes a memory kind: the default memory's kind becomes "".
-func (c *Client) kindOf(d *ifrt.Device, m *pjrt.Memory) ifrt.MemoryKind {
-	if m == nil {
-		return ""
-	}
-	own := c.byID[d.ID]
-	if own != nil && own.DefaultMemory != nil && own.DefaultMemory.ID == ifrt.MemoryID(m.ID()) {
-		return ""
-	}
-	return ifrt.MemoryKind(m.Kind())
-}

@@ -69,7 +69,7 @@ func (s *session) plan(o *op, req *proxypb.IfrtRequest) (*proxypb.IfrtResponse, 
 		return s.defaultLayout(r.GetDefaultLayoutRequest)
 	case *proxypb.IfrtRequest_BitcastArraysRequest:
 		err := ifrt.Errorf(ifrt.Unimplemented, "BitcastArrays is not supported by this server")
-		s.reserveArrays(o, r.BitcastArraysRequest.GetResultHandles(), -1)
+		_, _ = s.reserveArrays(o, r.BitcastArraysRequest.GetResultHandles(), -1) // the results fail with err; a bad handle is not a second error
 		return nil, nil, err
 	case nil:
 		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "Got unimplemented request type: the request carries no known kind")
@@ -668,7 +668,7 @@ func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxyp
 func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
 	plan, err := wire.RemapPlanFromProto(r.GetPlan(), s.lookup)
 	if err != nil {
-		s.reserveArrays(o, r.GetResultHandles(), -1)
+		_, _ = s.reserveArrays(o, r.GetResultHandles(), -1) // the results fail with err; a bad handle is not a second error
 		return nil, nil, err
 	}
 	hs, err := s.reserveArrays(o, r.GetResultHandles(), len(plan.OutputSpecs))

@@ -177,7 +177,9 @@ func (s *interopServer) runSteps(t *testing.T, script string, onStep func(step s
 		var step string
 		if raw, ok := obj["waiting"]; ok && onStep != nil && json.Unmarshal(raw, &step) == nil {
 			onStep(step)
-			io.WriteString(stdin, step+"\n")
+			if _, err := io.WriteString(stdin, step+"\n"); err != nil {
+				return out, fmt.Errorf("%s: answer step %q: %w", script, step, err)
+			}
 		}
 	}
 	if err := cmd.Wait(); err != nil {
