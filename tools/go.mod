@@ -1,5 +1,6 @@
 // Pins the code generators that scripts/genproto.sh runs (protoc-gen-go,
-// protoc-gen-go-grpc). A separate module keeps them out of the library's go.mod.
+// protoc-gen-go-grpc) and the linters that scripts/lint.sh runs (staticcheck,
+// errcheck). A separate module keeps them out of the library's go.mod.
 module github.com/openpathways/pathways/tools
 
 go 1.26.0
