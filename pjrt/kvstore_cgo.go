@@ -11,18 +11,39 @@ import "C"
 
 import (
 	"fmt"
-	"runtime/cgo"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
 
 // The Go side of shim.c's key-value callbacks. They run on plugin threads,
-// during PJRT_Client_Create and afterwards; the handle they get is the
-// client's kvBridge, deleted only after PJRT_Client_Destroy returns.
+// during PJRT_Client_Create and afterwards. The handle they get names the
+// client's kvBridge in bridges, from which it is removed only after
+// PJRT_Client_Destroy returns; a plugin that calls back later still (one that
+// kept the store alive elsewhere) gets CANCELLED, not a crash. For the same
+// reason the 8 bytes of C memory holding the handle are never freed.
+var (
+	bridges    sync.Map // uintptr -> *kvBridge
+	lastBridge atomic.Uintptr
+)
+
+func bridgeOf(handle C.uintptr_t) (*kvBridge, bool) {
+	b, ok := bridges.Load(uintptr(handle))
+	if !ok {
+		return nil, false
+	}
+	return b.(*kvBridge), true
+}
+
+var errClientClosed = &Error{Code: Canceled, Msg: "key-value store called after its client was closed"}
 
 //export pjrtGoKVGet
 func pjrtGoKVGet(handle C.uintptr_t, key *C.char, keySize C.size_t, timeoutMS C.int, tryOnly C.int) (r C.pjrt_kv_result) {
-	b := cgo.Handle(handle).Value().(*kvBridge)
+	b, ok := bridgeOf(handle)
+	if !ok {
+		return kvFailure(Canceled, errClientClosed)
+	}
 	defer recoverKV(&r)
 	k := C.GoStringN(key, C.int(keySize))
 	timeout := time.Duration(timeoutMS) * time.Millisecond
@@ -42,7 +63,10 @@ func pjrtGoKVGet(handle C.uintptr_t, key *C.char, keySize C.size_t, timeoutMS C.
 
 //export pjrtGoKVPut
 func pjrtGoKVPut(handle C.uintptr_t, key *C.char, keySize C.size_t, value *C.char, valueSize C.size_t) (r C.pjrt_kv_result) {
-	b := cgo.Handle(handle).Value().(*kvBridge)
+	b, ok := bridgeOf(handle)
+	if !ok {
+		return kvFailure(Canceled, errClientClosed)
+	}
 	defer recoverKV(&r)
 	var v []byte
 	if valueSize > 0 {
@@ -72,14 +96,11 @@ func kvFailure(code Code, err error) C.pjrt_kv_result {
 }
 
 // kvCreateArgs sets the key-value callbacks of args for b, through a handle
-// that b.release deletes (after the client is destroyed, or when creation
+// that b.release removes (after the client is destroyed, or when creation
 // fails).
 func kvCreateArgs(args *C.PJRT_Client_Create_Args, b *kvBridge) {
-	h := cgo.NewHandle(b)
+	h := lastBridge.Add(1)
+	bridges.Store(h, b)
 	*args = C.pjrt_kv_create_args(*args, C.uintptr_t(h))
-	userArg := args.kv_get_user_arg
-	b.release = func() {
-		C.free(userArg)
-		h.Delete()
-	}
+	b.release = func() { bridges.Delete(h) }
 }

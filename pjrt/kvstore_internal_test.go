@@ -87,4 +87,17 @@ func TestKeyValueCallbacks(t *testing.T) {
 	if c.KeyValueCalls()["put"] != 3 {
 		t.Errorf("KeyValueCalls after Close = %v", c.KeyValueCalls())
 	}
+
+	// A plugin that calls the closed client's callbacks gets CANCELLED.
+	c2, err := p.NewClient(ctx, nil, WithKeyValueStore(store))
+	if err != nil {
+		t.Fatalf("second NewClient: %v", err)
+	}
+	defer c2.Close()
+	if stale := strings.Split(c2.PlatformVersion(), ";")[0]; stale != "stale_put=1:pjrt: CANCELLED: key-value store called after its client was closed" {
+		t.Errorf("the closed client's put: %q", stale)
+	}
+	if _, err := store.TryGet(ctx, "fake/stale"); err == nil {
+		t.Error("the closed client's put reached the store")
+	}
 }

@@ -47,8 +47,8 @@ PJRT_Event_OnReady_Args pjrt_on_ready_args(PJRT_Event_OnReady_Args args,
 
 // Returns args with the three key-value store callbacks of PJRT_Client_Create
 // set; each passes handle to the Go functions pjrtGoKVGet and pjrtGoKVPut.
-// Their user_arg (args.kv_get_user_arg) is malloc'ed; the caller frees it
-// once the client is destroyed.
+// Their user_arg (args.kv_get_user_arg) is malloc'ed and never freed: a
+// plugin may call back after its client is gone, and then gets CANCELLED.
 // The callbacks read only the fields their argument structs have had since
 // they were introduced, never struct_size (XLA's callers leave it unset), and
 // report errors through the plugin's callback_error.

@@ -8,7 +8,8 @@
 // them as XLA's CApiKeyValueStore does (argument structs whose struct_size
 // and extension_start are left as garbage, errors made through
 // callback_error) and returns a client without devices whose platform version
-// is the report of what it saw; Client_Destroy calls them once more.
+// is the report of what it saw; Client_Destroy calls them once more, and the
+// next Client_Create calls the closed client's.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,10 @@ static PJRT_Error* client_create(PJRT_Client_Create_Args* args) {
       args->kv_put_callback == NULL) {
     return make_error(PJRT_Error_Code_INVALID_ARGUMENT, "fake plugin: no key-value store");
   }
+  // The callbacks of the client before this one, now closed, must fail
+  // cleanly.
+  static int clients;
+  if (clients++ > 0) note("stale_put", fake_put("fake/stale", "x"), NULL, 0);
   saved = *args;
   note("put", fake_put("fake/mine", "from the plugin"), NULL, 0);
   fake_try_get("try_get", "fake/mine");
