@@ -150,33 +150,37 @@ static PJRT_Error* kv_error(PJRT_CallbackError* callback_error,
   return err;
 }
 
-// The user_arg of the callbacks: C memory holding the Go handle (a handle is
-// an integer, which Go must never see in a pointer-typed field).
+// The user_arg of the callbacks: C memory holding the id of the client's Go
+// bridge (an integer, which Go must never see in a pointer-typed field).
 static uintptr_t kv_handle(void* user_arg) { return *(uintptr_t*)user_arg; }
+
+// kv_value fills a get's out fields from r (the deleter always, so a plugin
+// that calls it on an empty value is safe).
+static PJRT_Error* kv_value(pjrt_kv_result r, PJRT_CallbackError* callback_error,
+                           char** value, size_t* value_size,
+                           void (**deleter)(char*)) {
+  *value = NULL;
+  *value_size = 0;
+  *deleter = kv_free_value;
+  if (r.code != 0) return kv_error(callback_error, r);
+  *value = r.value;
+  *value_size = r.value_size;
+  return NULL;
+}
 
 static PJRT_Error* kv_get(PJRT_KeyValueGetCallback_Args* args) {
   pjrt_kv_result r =
       pjrtGoKVGet(kv_handle(args->user_arg), (char*)args->key, args->key_size,
                   args->timeout_in_ms, 0);
-  args->value = NULL;
-  args->value_size = 0;
-  args->value_deleter_callback = kv_free_value;
-  if (r.code != 0) return kv_error(args->callback_error, r);
-  args->value = r.value;
-  args->value_size = r.value_size;
-  return NULL;
+  return kv_value(r, args->callback_error, &args->value, &args->value_size,
+                  &args->value_deleter_callback);
 }
 
 static PJRT_Error* kv_try_get(PJRT_KeyValueTryGetCallback_Args* args) {
   pjrt_kv_result r = pjrtGoKVGet(kv_handle(args->user_arg), (char*)args->key,
                                  args->key_size, 0, 1);
-  args->value = NULL;
-  args->value_size = 0;
-  args->value_deleter_callback = kv_free_value;
-  if (r.code != 0) return kv_error(args->callback_error, r);
-  args->value = r.value;
-  args->value_size = r.value_size;
-  return NULL;
+  return kv_value(r, args->callback_error, &args->value, &args->value_size,
+                  &args->value_deleter_callback);
 }
 
 static PJRT_Error* kv_put(PJRT_KeyValuePutCallback_Args* args) {
