@@ -46,7 +46,7 @@ func WithKeyValueStore(kv KeyValueStore) ClientOption {
 	return func(o *clientOptions) { o.kv = kv }
 }
 
-// kvBridge is what the C callbacks reach through a cgo.Handle: the store, and
+// kvBridge is what the C callbacks reach through its id (kvstore_cgo.go): the store, and
 // a context that ends when the client closes, so a Get blocked in a plugin
 // thread returns before PJRT_Client_Destroy runs. calls counts callbacks for
 // tests.
@@ -54,7 +54,7 @@ type kvBridge struct {
 	store  KeyValueStore
 	ctx    context.Context
 	cancel context.CancelFunc
-	// release deletes the callbacks' handle; set by the C layer.
+	// release retires the callbacks' id; set by the C layer.
 	release func()
 
 	mu    sync.Mutex
@@ -67,7 +67,7 @@ func newKVBridge(store KeyValueStore) *kvBridge {
 }
 
 // close ends the store's calls in flight and, once the plugin is done with
-// the callbacks (the client is destroyed), frees their handle.
+// the callbacks (the client is destroyed), retires their id.
 func (b *kvBridge) close() {
 	b.cancel()
 	if b.release != nil {

@@ -214,7 +214,7 @@ func (s *clientState) close() error {
 	err := s.api.destroyClient(s.ptr)
 	s.ptr = nil
 	if s.kv != nil {
-		s.kv.close() // the plugin no longer calls back: free the handle
+		s.kv.close() // the plugin no longer calls back: retire the callbacks' id
 	}
 	live.clients.Add(-1)
 	if first == nil {

@@ -1,10 +1,12 @@
 package pjrtifrt
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,6 +191,8 @@ func (c *Client) joinProcesses(ctx context.Context, p Process, kind pluginKind) 
 			c.byID[id] = d
 		}
 	}
+	// Every process lists the devices in one order: by global id.
+	slices.SortFunc(c.devices, func(a, b *ifrt.Device) int { return cmp.Compare(a.ID, b.ID) })
 	return nil
 }
 
