@@ -127,6 +127,26 @@ func TestProcessWaitsForPeers(t *testing.T) {
 	waitLive(t, pjrt.LiveObjects{})
 }
 
+// ifrtStore answers every Get with an ifrt-coded error, as a store built on
+// ifrt errors (the resource manager's) would.
+type ifrtStore struct{ pjrt.MemoryKeyValueStore }
+
+func (s *ifrtStore) Get(ctx context.Context, key string, timeout time.Duration) ([]byte, error) {
+	return nil, ifrt.Errorf(ifrt.Unavailable, "coordination service unreachable")
+}
+
+func TestProcessStoreErrorKeepsItsCode(t *testing.T) {
+	path := lammpsPlugin.path(t)
+	_, err := pjrtifrt.New(testContext(t), pjrtifrt.Config{PluginPath: path, Devices: 1,
+		Process: pjrtifrt.Process{Index: 0, Count: 2, KeyValueStore: &ifrtStore{}}})
+	if errors.Is(err, pjrt.ErrCgoUnavailable) {
+		t.Skip("built without cgo")
+	}
+	if ifrt.CodeOf(err) != ifrt.Unavailable {
+		t.Fatalf("New with an unreachable store = %v, want Unavailable", err)
+	}
+}
+
 func TestProcessConfigErrors(t *testing.T) {
 	kv := &pjrt.MemoryKeyValueStore{}
 	pjrtifrt.RegisterKeyValueStore("config-errors", kv)
