@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The CUDA PJRT plugin as a multi-process client, on a machine with one NVIDIA
-# GPU: internal/cmd/gpumultiprocess (see its doc comment) creates two pjrtifrt
-# clients as processes 0 and 1 of one client (node_id/num_nodes, the plugin's
-# topology exchange through our key-value callbacks), runs a program on each,
-# then a mock-NCCL client (enable_mock_nccl) that launches a two-partition
-# all-reduce spanning two nodes on the one GPU. It prints what it measured.
-# Under 5 minutes (the check itself has a 4-minute limit).
+# GPU: internal/cmd/gpumultiprocess (see its doc comment) runs two worker
+# processes as processes 0 and 1 of one pjrtifrt client (node_id/num_nodes, the
+# plugin's topology exchange through our key-value callbacks, here over a
+# directory), runs a program on each, does the same with two clients in one
+# process, then makes a mock-NCCL client (enable_mock_nccl) that launches a
+# two-partition all-reduce spanning two nodes on the one GPU. It prints what
+# it measured. Under 5 minutes (the check itself has a 4-minute limit).
 #
 #   scripts/gpu_multiprocess.sh --build   # here (Go installed): builds .gpubin/gpumultiprocess
 #   scripts/gpu_multiprocess.sh           # there: runs it (builds first if Go is there)

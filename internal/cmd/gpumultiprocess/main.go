@@ -1,19 +1,25 @@
 // Command gpumultiprocess checks the CUDA PJRT plugin as a multi-process
 // client on a machine with one NVIDIA GPU; scripts/gpu_multiprocess.sh builds
 // and runs it. It prints what it measured, one "name: value" line each, and
-// exits non-zero if either part below failed.
+// exits non-zero if any part below failed.
 //
-//  1. Two pjrtifrt clients in this process are processes 0 and 1 of one client
-//     (node_id/num_nodes 2, both on GPU 0), sharing a pjrt.MemoryKeyValueStore:
-//     the plugin exchanges its topology through the key-value callbacks during
-//     creation, and each client then lists both processes' devices. A
-//     one-device program runs on each. Real NCCL cannot put two ranks of one
-//     program on one GPU, so no spanning program runs here.
-//  2. Mock NCCL: one client with enable_mock_nccl and num_nodes 2 is node 0 of
+//  1. Two worker processes (this program started twice) are processes 0 and 1
+//     of one pjrtifrt client (node_id/num_nodes 2, both on GPU 0), sharing a
+//     key-value store in a directory: the plugin exchanges its topology
+//     through the key-value callbacks during creation, and each process then
+//     lists both processes' devices. A one-device program runs on each. Real
+//     NCCL cannot put two ranks of one program on one GPU, so no spanning
+//     program runs here.
+//  2. The same with two clients in this process sharing a
+//     pjrt.MemoryKeyValueStore.
+//  3. Mock NCCL: one client with enable_mock_nccl and num_nodes 2 is node 0 of
 //     a two-node topology that XLA mocks (its collectives do nothing, its
 //     key-value store is XLA's own): a two-partition program with an
 //     all-reduce over the devices of both nodes compiles and launches on the
 //     one real device.
+//
+// With a CPU plugin (the 0.115 XLA CPU plugin takes "process_id") parts 1
+// and 2 run as well, which checks the program itself without a GPU.
 //
 // Usage: gpumultiprocess <xla_cuda_plugin.so>
 package main
@@ -24,8 +30,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +62,9 @@ const allReduceProgram = `module @allreduce attributes {mhlo.num_partitions = 2 
   }
 }`
 
+// childEnv marks a worker process started by part 1: "<index> <kv dir>".
+const childEnv = "GPUMULTIPROCESS_CHILD"
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: gpumultiprocess <xla_cuda_plugin.so>")
@@ -61,6 +72,13 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	if child := os.Getenv(childEnv); child != "" {
+		if err := runChild(ctx, os.Args[1], child); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, os.Args[1]); err != nil {
 		fmt.Println("FAILED:", err)
 		os.Exit(1)
@@ -81,30 +99,89 @@ func run(ctx context.Context, path string) error {
 	attrs := p.Attributes()
 	report("cuda_version", attrs["cuda_version"])
 	report("xla_version", attrs["xla_version"])
-	// Each part runs whatever the other did.
-	err1 := twoProcesses(ctx, p)
-	if err1 != nil {
-		report("two_processes.error", err1)
+	// Each part runs whatever the others did.
+	failed := 0
+	for _, part := range []struct {
+		name string
+		run  func(context.Context, *pjrt.Plugin) error
+	}{{"two_worker_processes", twoWorkerProcesses}, {"two_clients", twoClients}, {"mock_nccl", mockNCCL}} {
+		if err := part.run(ctx, p); err != nil {
+			report(part.name+".error", err)
+			failed++
+		}
 	}
-	err2 := mockNCCL(ctx, p)
-	if err2 != nil {
-		report("mock_nccl.error", err2)
-	}
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("%d of 2 parts failed", btoi(err1 != nil)+btoi(err2 != nil))
+	if failed > 0 {
+		return fmt.Errorf("%d of 3 parts failed", failed)
 	}
 	return nil
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// twoWorkerProcesses starts this program twice as processes 0 and 1 and
+// prints what each reported.
+func twoWorkerProcesses(ctx context.Context, p *pjrt.Plugin) error {
+	dir, err := os.MkdirTemp("", "gpumultiprocess-kv-")
+	if err != nil {
+		return err
 	}
-	return 0
+	defer os.RemoveAll(dir)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	outs := make([][]byte, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			cmd := exec.CommandContext(ctx, self, p.Path())
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d %s", childEnv, i, dir))
+			outs[i], errs[i] = cmd.Output()
+		})
+	}
+	wg.Wait()
+	report("two_worker_processes.seconds", fmt.Sprintf("%.2f", time.Since(start).Seconds()))
+	for i, out := range outs {
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fmt.Printf("two_worker_processes.process%d.%s\n", i, line)
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("process %d: %w", i, err)
+		}
+	}
+	return nil
 }
 
-// memoryOptions let several clients share the one GPU.
-func memoryOptions() map[string]any {
+// runChild is one worker process of part 1.
+func runChild(ctx context.Context, path, spec string) error {
+	idx, dir, ok := strings.Cut(spec, " ")
+	i, err := strconv.Atoi(idx)
+	if !ok || err != nil {
+		return fmt.Errorf("%s=%q: want \"<index> <dir>\"", childEnv, spec)
+	}
+	p, err := pjrt.Load(path)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	c, err := pjrtifrt.New(ctx, pjrtifrt.Config{Plugin: p, CreateOptions: createOptions(p),
+		Process: pjrtifrt.Process{Index: i, Count: 2, KeyValueStore: dirStore{dir}}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	report("create_seconds", fmt.Sprintf("%.2f", time.Since(start).Seconds()))
+	return checkProcess(ctx, c, i, "")
+}
+
+// createOptions let several clients share the one GPU (the CPU plugins get
+// two devices).
+func createOptions(p *pjrt.Plugin) map[string]any {
+	if _, cuda := p.Attributes()["cuda_version"]; !cuda {
+		return map[string]any{"cpu_device_count": int64(2)}
+	}
 	return map[string]any{"platform_name": "cuda", "preallocate": false, "memory_fraction": float32(0.2)}
 }
 
@@ -142,7 +219,7 @@ func (s *countingStore) Put(ctx context.Context, key string, value []byte) error
 	return s.MemoryKeyValueStore.Put(ctx, key, value)
 }
 
-func twoProcesses(ctx context.Context, p *pjrt.Plugin) error {
+func twoClients(ctx context.Context, p *pjrt.Plugin) error {
 	kv := &countingStore{}
 	clients := make([]*pjrtifrt.Client, 2)
 	errs := make([]error, 2)
@@ -150,7 +227,7 @@ func twoProcesses(ctx context.Context, p *pjrt.Plugin) error {
 	var wg sync.WaitGroup
 	for i := range clients {
 		wg.Go(func() {
-			clients[i], errs[i] = pjrtifrt.New(ctx, pjrtifrt.Config{Plugin: p, CreateOptions: memoryOptions(),
+			clients[i], errs[i] = pjrtifrt.New(ctx, pjrtifrt.Config{Plugin: p, CreateOptions: createOptions(p),
 				Process: pjrtifrt.Process{Index: i, Count: 2, KeyValueStore: kv}})
 		})
 	}
@@ -161,7 +238,7 @@ func twoProcesses(ctx context.Context, p *pjrt.Plugin) error {
 		}
 		defer clients[i].Close()
 	}
-	report("two_processes.create_seconds", fmt.Sprintf("%.2f", time.Since(start).Seconds()))
+	report("two_clients.create_seconds", fmt.Sprintf("%.2f", time.Since(start).Seconds()))
 	kv.mu.Lock()
 	var calls []string
 	for k, n := range kv.keys {
@@ -169,33 +246,44 @@ func twoProcesses(ctx context.Context, p *pjrt.Plugin) error {
 	}
 	kv.mu.Unlock()
 	sort.Strings(calls)
-	report("two_processes.kv_calls", strings.Join(calls, "; "))
+	report("two_clients.kv_calls", strings.Join(calls, "; "))
 	for i, c := range clients {
-		var devs []string
-		for _, d := range c.Devices() {
-			devs = append(devs, fmt.Sprintf("id=%d process=%d addressable=%v kind=%q", d.ID, d.ProcessIndex, d.Addressable, d.Kind))
-		}
-		report(fmt.Sprintf("two_processes.process%d.devices", i), strings.Join(devs, ", "))
-		report(fmt.Sprintf("two_processes.process%d.kv_callbacks", i), c.PJRT().KeyValueCalls())
-		if len(c.Devices()) != 2 || len(c.AddressableDevices()) != 1 || c.Platform().ProcessIndex != i {
-			return fmt.Errorf("process %d: %d devices, %d addressable, process index %d; want 2, 1, %d",
-				i, len(c.Devices()), len(c.AddressableDevices()), c.Platform().ProcessIndex, i)
-		}
-		got, secs, err := runAdd(ctx, c)
-		if err != nil {
+		if err := checkProcess(ctx, c, i, fmt.Sprintf("two_clients.process%d.", i)); err != nil {
 			return fmt.Errorf("process %d: %w", i, err)
 		}
-		report(fmt.Sprintf("two_processes.process%d.add", i), fmt.Sprintf("%v in %.1f µs (median of 20)", got, secs*1e6))
 	}
+	return nil
+}
+
+// checkProcess reports the devices and key-value calls of process i's
+// client, runs a program on its device, and tries one over both processes'.
+func checkProcess(ctx context.Context, c *pjrtifrt.Client, i int, prefix string) error {
+	var devs []string
+	for _, d := range c.Devices() {
+		devs = append(devs, fmt.Sprintf("id=%d process=%d addressable=%v kind=%q", d.ID, d.ProcessIndex, d.Addressable, d.Kind))
+	}
+	report(prefix+"devices", strings.Join(devs, ", "))
+	report(prefix+"kv_callbacks", c.PJRT().KeyValueCalls())
+	local := len(c.AddressableDevices())
+	if len(c.Devices()) != 2*local || local == 0 || c.Platform().ProcessIndex != i {
+		return fmt.Errorf("%d devices, %d addressable, process index %d; want twice as many devices as addressable ones, process %d",
+			len(c.Devices()), local, c.Platform().ProcessIndex, i)
+	}
+	got, secs, err := runAdd(ctx, c)
+	if err != nil {
+		return err
+	}
+	report(prefix+"add", fmt.Sprintf("%v in %.1f µs (median of 20)", got, secs*1e6))
 	// The spanning compile is refused with a clear code, not a crash.
-	devs := ifrt.DeviceList{clients[0].AddressableDevices()[0]}
-	for _, d := range clients[0].Devices() {
+	devices := ifrt.DeviceList{c.AddressableDevices()[0]}
+	for _, d := range c.Devices() {
 		if !d.Addressable {
-			devs = append(devs, d)
+			devices = append(devices, d)
+			break
 		}
 	}
-	_, err := clients[0].Compile(ctx, &ifrt.MLIRProgram{Module: []byte(allReduceProgram)}, &ifrt.CompileOptions{Devices: devs})
-	report("two_processes.spanning_compile", fmt.Sprintf("%v: %v", ifrt.CodeOf(err), err))
+	_, err = c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(allReduceProgram)}, &ifrt.CompileOptions{Devices: devices})
+	report(prefix+"spanning_compile", fmt.Sprintf("%v: %v", ifrt.CodeOf(err), err))
 	return nil
 }
 
@@ -233,7 +321,7 @@ func runAdd(ctx context.Context, c *pjrtifrt.Client) ([]float32, float64, error)
 }
 
 func mockNCCL(ctx context.Context, p *pjrt.Plugin) error {
-	opts := memoryOptions()
+	opts := createOptions(p)
 	opts["enable_mock_nccl"] = true
 	opts["num_nodes"] = int64(2)
 	opts["node_id"] = int64(0)
