@@ -28,6 +28,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -86,7 +87,10 @@ func main() {
 	fmt.Println("result: ok")
 }
 
-func report(name string, v any) { fmt.Printf("%s: %v\n", name, v) }
+// out receives the report (tests capture it).
+var out io.Writer = os.Stdout
+
+func report(name string, v any) { fmt.Fprintf(out, "%s: %v\n", name, v) }
 
 func run(ctx context.Context, path string) error {
 	p, err := pjrt.Load(path)
@@ -141,9 +145,9 @@ func twoWorkerProcesses(ctx context.Context, p *pjrt.Plugin) error {
 	}
 	wg.Wait()
 	report("two_worker_processes.seconds", fmt.Sprintf("%.2f", time.Since(start).Seconds()))
-	for i, out := range outs {
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			fmt.Printf("two_worker_processes.process%d.%s\n", i, line)
+	for i, o := range outs {
+		for _, line := range strings.Split(strings.TrimSpace(string(o)), "\n") {
+			fmt.Fprintf(out, "two_worker_processes.process%d.%s\n", i, line)
 		}
 	}
 	for i, err := range errs {
