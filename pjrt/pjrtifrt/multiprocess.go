@@ -45,8 +45,11 @@ import (
 // and fails with FailedPrecondition otherwise (for libtpu: the environment
 // describes another process).
 //
-// The CPU plugins cannot run a program over devices of several processes:
-// Compile returns Unimplemented for one, naming the plugin.
+// Compile returns Unimplemented, naming the plugin, for a program over
+// devices of other processes: the XLA CPU plugins cannot run one, and
+// pjrtifrt does not yet compile one for the CUDA and TPU plugins, which can.
+// Programs over this process's devices compile and run as in a single
+// process.
 type Process struct {
 	// Index is this process, in [0, Count).
 	Index int
