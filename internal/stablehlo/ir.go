@@ -13,6 +13,8 @@ type Module struct {
 	collectives   bool
 	numPartitions int
 	numReplicas   int
+	paramPlacing  []string // see ProcessShardings
+	resultPlacing []string
 }
 
 // Func is one func.func.

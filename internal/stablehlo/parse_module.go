@@ -250,6 +250,7 @@ func (p *parser) finish() error {
 			markLastUses(f.body)
 		}
 	}
+	m.inferProcessShardings()
 	return nil
 }
 

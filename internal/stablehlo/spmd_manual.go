@@ -25,9 +25,10 @@ import (
 // manualInfo is what Parse resolves for an op that enters or leaves a
 // manual region.
 type manualInfo struct {
-	in, out  []*HloSharding // sdy.manual_computation, over its manual axes
-	sharding *HloSharding   // FullToShard: its operand's; ShardToFull: its result's
-	err      error
+	in, out         []*HloSharding // sdy.manual_computation, over its manual axes
+	inText, outText []string       // the same as HLO sharding strings
+	sharding        *HloSharding   // FullToShard: its operand's; ShardToFull: its result's
+	err             error
 }
 
 func isFullToShard(op *operation) bool {
@@ -44,7 +45,9 @@ func (p *parser) resolveManual(op *operation, defs map[int]*operation) {
 	var info manualInfo
 	switch {
 	case op.Name == "sdy.manual_computation":
-		info.in, info.out, info.err = p.manualComputationShardings(op)
+		info.inText, info.outText, info.err = p.manualComputationShardings(op)
+		info.in, info.err = parseShardings(info.inText, info.err)
+		info.out, info.err = parseShardings(info.outText, info.err)
 	case isFullToShard(op):
 		if len(op.operands) != 1 {
 			info.err = invalidf("SPMDFullToShardShape takes one operand")
@@ -80,27 +83,25 @@ func isFullyManual(op *operation) bool {
 }
 
 // manualComputationShardings converts in_shardings and out_shardings to HLO
-// shardings over the manual axes.
-func (p *parser) manualComputationShardings(op *operation) (in, out []*HloSharding, err error) {
+// sharding strings over the manual axes.
+func (p *parser) manualComputationShardings(op *operation) (in, out []string, err error) {
 	axes, err := readManualAxes(op.attrs["manual_axes"])
 	if err != nil {
 		return nil, nil, err
 	}
 	keep := func(a string) bool { return axes[a] }
-	convert := func(name string, want int) ([]*HloSharding, error) {
+	convert := func(name string, want int) ([]string, error) {
 		texts, ok := shardingTexts(op.attrs[name])
 		if !ok || len(texts) != want {
 			return nil, invalidf("%s must list %d shardings", name, want)
 		}
-		out := make([]*HloSharding, len(texts))
+		out := make([]string, len(texts))
 		for i, t := range texts {
 			s, err := sdyToHloSharding("#sdy.sharding"+t, p.meshes, keep)
 			if err != nil {
 				return nil, unimplementedf("%s[%d] %s: %v", name, i, t, err)
 			}
-			if out[i], err = ParseHloSharding(s); err != nil {
-				return nil, err
-			}
+			out[i] = s
 		}
 		return out, nil
 	}
@@ -111,6 +112,20 @@ func (p *parser) manualComputationShardings(op *operation) (in, out []*HloShardi
 		return nil, nil, err
 	}
 	return in, out, nil
+}
+
+// parseShardings parses HLO sharding strings, unless err is already set.
+func parseShardings(texts []string, err error) ([]*HloSharding, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*HloSharding, len(texts))
+	for i, t := range texts {
+		if out[i], err = ParseHloSharding(t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // shardingTexts returns the "<@mesh, [...]>" items of a list of Shardy

@@ -64,9 +64,10 @@ func (m *Module) RunProcess(ctx context.Context, p Process, args []*Tensor) (out
 		return nil, invalidf("process (%d, %d) of %d needs a Communicator", p.Replica, p.Partition, n)
 	}
 	f := m.main
+	paramShardings, resultShardings := m.ProcessShardings()
 	pls := make([]*placement, len(f.params))
 	for i, v := range f.params {
-		if pls[i], err = placementFor(v.Sharding, v.Type, m.numPartitions); err != nil {
+		if pls[i], err = placementFor(paramShardings[i], v.Type, m.numPartitions); err != nil {
 			return nil, err
 		}
 	}
@@ -88,7 +89,7 @@ func (m *Module) RunProcess(ctx context.Context, p Process, args []*Tensor) (out
 	}
 	blocks := make([]*array, len(res))
 	for k, v := range res {
-		want, err := placementFor(f.results[k].Sharding, f.results[k].Type, m.numPartitions)
+		want, err := placementFor(resultShardings[k], f.results[k].Type, m.numPartitions)
 		if err != nil {
 			return nil, err
 		}
@@ -342,12 +343,13 @@ func (m *Module) runPartitioned(ctx context.Context, in []*array) ([]*Tensor, er
 		return nil, unimplementedf("a program of %d partitions is not supported", P)
 	}
 	f := m.main
+	paramShardings, resultShardings := m.ProcessShardings()
 	args := make([][]*Tensor, P)
 	for p := range args {
 		args[p] = make([]*Tensor, len(in))
 	}
 	for i, a := range in {
-		pl, err := placementFor(f.params[i].Sharding, f.params[i].Type, P)
+		pl, err := placementFor(paramShardings[i], f.params[i].Type, P)
 		if err != nil {
 			return nil, err
 		}
@@ -367,7 +369,7 @@ func (m *Module) runPartitioned(ctx context.Context, in []*array) ([]*Tensor, er
 	}
 	res := make([]*array, len(f.results))
 	for k, v := range f.results {
-		pl, err := placementFor(v.Sharding, v.Type, P)
+		pl, err := placementFor(resultShardings[k], v.Type, P)
 		if err != nil {
 			return nil, err
 		}

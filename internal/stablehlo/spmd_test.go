@@ -124,10 +124,10 @@ func (c countingComm) Send(ctx context.Context, to int, tag Tag, data []byte) er
 // A shard_map whose arguments and results are placed as the program's are
 // exchanges nothing beyond its collectives: each process keeps its blocks.
 func TestManualRegionsKeepBlocksLocal(t *testing.T) {
-	program := func(paramSharding, prologue string) string {
+	program := func(paramAttrs, prologue string) string {
 		return `module attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["x"=4]>
-  func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [` + paramSharding + `]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) {
+  func.func public @main(%arg0: tensor<8xf32>` + paramAttrs + `) -> tensor<8xf32> {
     ` + prologue + `
     %0 = sdy.manual_computation(%v) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
       %1 = stablehlo.add %arg1, %arg1 : tensor<2xf32>
@@ -137,15 +137,19 @@ func TestManualRegionsKeepBlocksLocal(t *testing.T) {
   }
 }`
 	}
+	const sharded = ` {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}`
 	x := literal(t, "tensor<8xf32>", "[1, 2, 3, 4, 5, 6, 7, 8]")
 	want := literal(t, "tensor<8xf32>", "[2, 4, 6, 8, 10, 12, 14, 16]")
 	for _, c := range []struct {
 		name, sharding, prologue string
 		sends                    bool
 	}{
-		{"global_op_between", `{"x"}`, `%v = stablehlo.optimization_barrier %arg0 : tensor<8xf32>`, true},
-		{"direct", `{"x"}`, `%v = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[4]<=[4]}"} : (tensor<8xf32>) -> tensor<8xf32>`, false},
-		{"replicated_argument", `{}`, `%v = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{replicated}"} : (tensor<8xf32>) -> tensor<8xf32>`, false},
+		{"global_op_between", sharded, `%v = stablehlo.optimization_barrier %arg0 : tensor<8xf32>`, true},
+		{"direct", sharded, `%v = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[4]<=[4]}"} : (tensor<8xf32>) -> tensor<8xf32>`, false},
+		{"replicated_argument", ` {mhlo.sharding = "{replicated}"}`, `%v = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{replicated}"} : (tensor<8xf32>) -> tensor<8xf32>`, false},
+		// No declared shardings: the region's in- and out-shardings place
+		// the parameter and the result.
+		{"inferred", "", `%v = stablehlo.custom_call @Sharding(%arg0) {mhlo.sharding = "{devices=[4]<=[4]}"} : (tensor<8xf32>) -> tensor<8xf32>`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, program(c.sharding, c.prologue))
@@ -153,7 +157,11 @@ func TestManualRegionsKeepBlocksLocal(t *testing.T) {
 			var messages, sent atomic.Int64
 			comms := make([]Communicator, 4)
 			args := make([][]*Tensor, 4)
-			pl, err := placementFor(m.Main().Params()[0].Sharding, x.Type, 4)
+			params, results := m.ProcessShardings()
+			if c.name == "inferred" && (params[0] != "{devices=[4]<=[4]}" || results[0] != "{devices=[4]<=[4]}") {
+				t.Errorf("ProcessShardings() = %q, %q, want the region's {devices=[4]<=[4]}", params, results)
+			}
+			pl, err := placementFor(params[0], x.Type, 4)
 			if err != nil {
 				t.Fatal(err)
 			}
