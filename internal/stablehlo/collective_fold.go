@@ -26,18 +26,17 @@ func newFolder(ev *evaluator, body *region, e ElemType) (*folder, error) {
 	return &folder{kind: kind, simple: simple, red: red}, nil
 }
 
-// reduceFrom receives from every other member of group its piece matching
-// own (same type and position) and returns the reduction of all pieces, in
-// group order.
-func (f *folder) reduceFrom(x *exchange, group []int, me int, own *array) (*array, error) {
-	acc := newArray(own.t)
+// reduceInto receives from every other member of group its piece matching
+// own (same type and position) and stores the reduction of all pieces, in
+// group order, in acc (of own's size).
+func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) error {
 	size := own.size() * own.t.Elem.ByteSize()
 	for j, peer := range group {
 		if j == me {
 			if j == 0 {
 				copyRange(acc, 0, own)
 			} else if err := f.fold(acc, 0, own); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
@@ -46,10 +45,10 @@ func (f *folder) reduceFrom(x *exchange, group []int, me int, own *array) (*arra
 			w = &elementWriter{elem: acc.t.Elem, limit: acc.size(), put: func(at int, run *array) error { return f.fold(acc, at, run) }}
 		}
 		if err := x.recv(peer, size, w); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return acc, nil
+	return nil
 }
 
 // fold sets acc[at+k] = computation(acc[at+k], run[k]) for every k.

@@ -188,7 +188,7 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 		return opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
 	}
 	for _, o := range out {
-		if o != nil && (len(op.regions) > 0 || op.callee != "" || containsArray(in, o)) {
+		if o != nil && ((len(op.regions) > 0 && !op.freshResults()) || op.callee != "" || containsArray(in, o)) {
 			o.markShared() // may also live in another slot or frame
 		}
 	}
@@ -201,6 +201,16 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 		ev.frame[s] = out[i]
 	}
 	return nil
+}
+
+// freshResults reports ops with regions whose results never are values of
+// their regions: the regions are reduction computations applied per element.
+func (op *operation) freshResults() bool {
+	switch op.Name {
+	case "stablehlo.all_reduce", "stablehlo.reduce_scatter":
+		return true
+	}
+	return false
 }
 
 func containsArray(list []*array, a *array) bool {

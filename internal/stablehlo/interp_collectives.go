@@ -107,23 +107,21 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 			}
 		}
 	}
-	chunks := make([]*array, len(in))
+	// Each process reduces its chunk straight into its result, and sends
+	// it from there.
+	out := make([]*array, len(in))
 	for i, a := range in {
 		lo, hi := bounds[i][me], bounds[i][me+1]
-		if chunks[i], err = folds[i].reduceFrom(x, group, me, flat(a, lo, hi)); err != nil {
+		out[i] = newArray(a.t)
+		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
 			x.finish()
 			return nil, err
 		}
-	}
-	out := make([]*array, len(in))
-	for i, a := range in {
 		for j, peer := range group {
 			if j != me {
-				x.send(peer, rangeBytes(chunks[i], 0, chunks[i].size()))
+				x.send(peer, rangeBytes(out[i], lo, hi))
 			}
 		}
-		out[i] = newArray(a.t)
-		copyRange(out[i], bounds[i][me], chunks[i])
 	}
 	for i, a := range in {
 		size := a.t.Elem.ByteSize()
@@ -179,16 +177,14 @@ func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, err
 			x.send(peer, rangeBytes(parts[j], 0, parts[j].size()))
 		}
 	}
-	acc, err := fold.reduceFrom(x, group, me, parts[me])
-	if err == nil {
-		err = x.finish()
-	} else {
-		x.finish()
+	acc := newArray(op.resultTypes[0])
+	err = fold.reduceInto(x, group, me, parts[me], acc)
+	if ferr := x.finish(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return nil, err
 	}
-	acc.t = op.resultTypes[0]
 	return []*array{acc}, nil
 }
 
