@@ -120,18 +120,23 @@ const addI64 = `({
       stablehlo.return %s : tensor<i64>
     })`
 
-// The examples of the StableHLO specification, and the group strategies
-// its "Collective ops" section defines.
-func TestCollectiveSemantics(t *testing.T) {
-	i64x4 := "tensor<4xi64>"
-	rows := func(vals ...string) [][]string {
-		out := make([][]string, len(vals))
-		for i, v := range vals {
-			out[i] = strings.Split(v, ";")
-		}
-		return out
+// TestCollectiveSemantics runs collectiveCases: the examples of the
+// StableHLO specification, and the group strategies its "Collective ops"
+// section defines.
+func TestCollectiveSemantics(t *testing.T) { runGridCases(t, collectiveCases()) }
+
+// rows splits each process's literals, separated by ";".
+func rows(vals ...string) [][]string {
+	out := make([][]string, len(vals))
+	for i, v := range vals {
+		out[i] = strings.Split(v, ";")
 	}
-	runGridCases(t, []gridCase{{
+	return out
+}
+
+func collectiveCases() []gridCase {
+	i64x4 := "tensor<4xi64>"
+	return []gridCase{{
 		name: "all_reduce_cross_replica_variadic", replicas: 2, partitions: 1,
 		params: []string{i64x4, i64x4}, results: []string{i64x4, i64x4},
 		body: `    %r:2 = "stablehlo.all_reduce"(%a0, %a1) ` + addI64 + ` {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>} : (tensor<4xi64>, tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>)`,
@@ -256,5 +261,5 @@ func TestCollectiveSemantics(t *testing.T) {
 		body: `    %r = "stablehlo.all_gather"(%a0) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "a">, #stablehlo.axis_ref<name = "b">]>, use_global_device_ids}> : (tensor<1xi64>) -> tensor<4xi64>`,
 		in:   rows("[10]", "[11]", "[12]", "[13]"),
 		want: rows("[13, 11, 12, 10]", "[13, 11, 12, 10]", "[13, 11, 12, 10]", "[13, 11, 12, 10]"),
-	}})
+	}}
 }

@@ -48,7 +48,7 @@ func (m *Module) inferProcessShardings() {
 		global[s] = true
 	}
 	for i, s := range r.args {
-		if m.paramPlacing[i] != "" || global[s] {
+		if i >= len(f.params) || m.paramPlacing[i] != "" || global[s] {
 			continue
 		}
 		agreed := ""
@@ -70,7 +70,7 @@ func (m *Module) inferProcessShardings() {
 	}
 	for k, s := range r.rets {
 		op := defs[s]
-		if m.resultPlacing[k] != "" || op == nil || op.manual == nil || op.manual.err != nil {
+		if k >= len(f.results) || m.resultPlacing[k] != "" || op == nil || op.manual == nil || op.manual.err != nil {
 			continue
 		}
 		switch {

@@ -42,6 +42,15 @@ func placementOf(s *HloSharding, shape []int64, partitions int) (*placement, err
 	if data != len(shape) {
 		return nil, invalidf("sharding has %d data dimensions for a value of rank %d", max(data, 0), len(shape))
 	}
+	total := int64(1)
+	for _, d := range dims {
+		if total *= d; d <= 0 || total > int64(partitions) {
+			break
+		}
+	}
+	if total != int64(partitions) {
+		return nil, invalidf("sharding %v does not place the %d partitions of the program", dims, partitions)
+	}
 	devs := s.Devices()
 	if len(devs) != partitions {
 		return nil, invalidf("sharding places %d devices in a program of %d partitions", len(devs), partitions)

@@ -203,13 +203,22 @@ func (ev *evaluator) runMain(args []*shardedValue) ([]*shardedValue, error) {
 			return nil, err
 		}
 	}
+	if len(r.rets) != len(f.results) {
+		return nil, invalidf("@main returns %d values, declares %d", len(r.rets), len(f.results))
+	}
 	out := make([]*shardedValue, len(r.rets))
 	for k, s := range r.rets {
+		t := f.results[k].Type
 		if v := lazy[s]; v != nil {
+			if !v.t.Equal(t) {
+				return nil, invalidf("@main result %d does not have the declared type %s", k, t)
+			}
 			out[k] = v
 			continue
 		}
-		t := f.results[k].Type
+		if v := ev.frame[s]; v == nil || !v.t.Equal(t) {
+			return nil, invalidf("@main result %d does not have the declared type %s", k, t)
+		}
 		out[k] = &shardedValue{local: ev.frame[s], pl: replicatedPlacement(t.Shape, ev.mod.numPartitions), t: t}
 	}
 	return out, nil
