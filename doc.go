@@ -1,47 +1,41 @@
-// Package pathways is an open, embeddable Go implementation of the Pathways
-// single-controller runtime: one client program — a stock JAX process or a Go
-// program — sees every accelerator of a cluster as one machine.
-//
-// The pieces, each usable on its own:
+// Package pathways is the front page of OpenPathways, an open, embeddable Go
+// implementation of the Pathways single-controller runtime: one client
+// program — a stock JAX process or a Go program — sees every accelerator of a
+// cluster as one machine. This package holds no code; the pieces below are
+// each usable on their own.
 //
 //   - ifrt: the API every piece speaks (Client, Device, Array, Sharding,
 //     LoadedExecutable), with only the standard library behind it.
-//   - ifrt/gocpu: a pure-Go CPU backend with N virtual devices, for tests, examples
-//     and machines with no plugin installed.
-//   - pjrt and pjrt/pjrtifrt: PJRT plugins (libtpu, the CUDA plugin, the XLA CPU
-//     plugin) loaded with cgo, as an ifrt backend.
+//   - ifrt/gocpu: a pure-Go CPU backend with N virtual devices, for tests,
+//     examples and machines with no plugin installed.
+//   - pjrt and pjrt/pjrtifrt: PJRT plugins (libtpu, the CUDA plugin, the XLA
+//     CPU plugin) loaded with cgo, as an ifrt backend.
+//   - rm and worker: the resource manager, which knows the slices, the workers
+//     and the global device ids, and the workers, which serve one host's
+//     devices over an ifrt backend.
+//   - cluster: the Pathways client, Connect(ctx, rmAddress), one ifrt.Client
+//     over every device of every worker (also ifrt.Open(ctx,
+//     "pathways:rm=host:port")). It links no server and no backend.
+//   - cluster/local: the whole cluster in process, the embedded default of the
+//     examples and tests; cluster/local/localtest adds fault injection.
 //   - proxy/proxyserver and proxy: the IFRT Proxy protocol that jaxlib speaks
-//     (JAX_PLATFORMS=proxy), as a server over any ifrt backend and as a client.
-//   - rm and worker: the resource manager and the workers of a cluster.
+//     (JAX_PLATFORMS=proxy), as a server over any ifrt backend (a cluster
+//     client per JAX session, in a deployment) and as a client.
 //
-// This package joins them: Connect returns one ifrt.Client over every device of a
-// cluster that a resource manager manages, and StartLocal starts such a cluster in
-// process (the embedded default of examples and tests).
+// # How the pieces fit
 //
-// # Usage
+// A deployment runs one resource manager, one worker per host and one proxy
+// server (examples/server and examples/proxy_server are the binaries):
 //
-//	cluster, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4})
-//	defer cluster.Close()
-//	client := cluster.Client // or pathways.Connect(ctx, "rm-host:29001")
-//	// JAX: JAX_PLATFORMS=proxy JAX_BACKEND_TARGET=grpc://<cluster.ProxyAddress>
+//	JAX ──IFRT Proxy──▶ proxy server ──cluster.Client──▶ workers ──▶ backend
+//	                         │                              │
+//	                         └──────── resource manager ◀───┘ (register, heartbeat)
 //
-// Arrays of the cluster client live as one single-device array per shard on the
-// worker that owns the shard's device. Copies and reshards between workers are done
-// by the workers (the destination gathers from the sources); the client only says
-// what goes where. A program runs on the worker that owns its devices; programs
-// whose devices span workers are Unimplemented for now.
+// A Go program takes the proxy server's place: it calls cluster.Connect and
+// drives the ifrt API itself. Data moves between workers directly; the client
+// only says what goes where.
 //
-// # Errors
-//
-// When a worker is lost (its process dies, the RM misses its heartbeats), every
-// operation on data it held fails with DATA_LOSS (errors.Is(err, ifrt.ErrDataLoss)),
-// while the rest of the cluster keeps working. When a worker registers for the host
-// again, its devices work again under the same ids, without reconnecting.
-//
-// # Concurrency and lifetimes
-//
-// A Client is safe for concurrent use. Close ends its sessions with the workers,
-// which free everything they held for it.
-//
-// See README.md for the two commands that matter, and docs/ for design notes.
+// See README.md for the commands, docs/cluster.md for the design of the
+// cluster, docs/deploy.md for deployments and docs/security.md for
+// credentials.
 package pathways

@@ -8,7 +8,7 @@
 //   - ifrt/gocpu: pure Go, N virtual CPU devices, StableHLO programs (text or bytecode).
 //   - pjrt/pjrtifrt: a PJRT plugin (libtpu, the CUDA plugin, the XLA CPU plugin).
 //   - proxy: a remote IFRT Proxy server, over gRPC.
-//   - the root package pathways: a whole cluster of workers behind a resource manager.
+//   - cluster: a whole cluster of workers behind a resource manager.
 //
 // # Usage
 //

@@ -3,7 +3,7 @@ package rm
 import "github.com/openpathways/pathways/internal/rpc"
 
 // Security is how the members of a cluster — the resource manager, the workers
-// and the cluster clients (package pathways, the proxy server over a cluster) —
+// and the cluster clients (package cluster, the proxy server over a cluster) —
 // authenticate each other. Give every member the same one:
 //
 //   - Token: a shared secret sent with every call and required on every call

@@ -14,4 +14,4 @@ benchtime=${BENCHTIME:-1s}
 for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
-go test -run '^$' -bench BenchmarkDispatch -benchtime 100x .
+go test -run '^$' -bench BenchmarkDispatch -benchtime 100x ./cluster

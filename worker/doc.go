@@ -3,7 +3,7 @@
 //
 // A worker serves three things on one gRPC port: the IFRT Proxy protocol over its
 // backend (a PJRT plugin through pjrt/pjrtifrt, or gocpu), through which the
-// Pathways client (package pathways) puts arrays on its devices and runs programs;
+// Pathways client (package cluster) puts arrays on its devices and runs programs;
 // the peer protocol (workerpb), through which other workers read its arrays and it
 // gathers pieces of theirs, so that copies between workers never pass through the
 // client; and, with Config.ResourceManager set, a registration with the resource

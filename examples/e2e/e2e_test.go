@@ -154,8 +154,8 @@ func pluginPath(t *testing.T) string {
 	return path
 }
 
-// cluster is an RM, its workers and a proxy server, each a process.
-type cluster struct {
+// procCluster is an RM, its workers and a proxy server, each a process.
+type procCluster struct {
 	t         *testing.T
 	ctx       context.Context
 	server    string // the server binary
@@ -173,10 +173,10 @@ func portOf(addr string) string {
 
 // startCluster builds the binaries and starts an RM with two cpu:4 slices, a
 // worker for each on backend, and a proxy server with proxyArgs.
-func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs ...string) *cluster {
+func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs ...string) *procCluster {
 	t.Helper()
 	dir := t.TempDir()
-	c := &cluster{t: t, ctx: ctx, backend: backend, workers: map[int]*proc{}}
+	c := &procCluster{t: t, ctx: ctx, backend: backend, workers: map[int]*proc{}}
 	c.server = build(t, dir, "./examples/server")
 	proxyServer := build(t, dir, "./examples/proxy_server")
 
@@ -192,7 +192,7 @@ func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs .
 }
 
 // startWorker starts the worker of a slice, as its JobSet pod would be.
-func (c *cluster) startWorker(slice int) {
+func (c *procCluster) startWorker(slice int) {
 	c.t.Helper()
 	w := start(c.t, fmt.Sprintf("worker%d", slice), c.server,
 		[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
@@ -202,7 +202,7 @@ func (c *cluster) startWorker(slice int) {
 }
 
 // kill9 kills the worker of a slice with SIGKILL.
-func (c *cluster) kill9(slice int) {
+func (c *procCluster) kill9(slice int) {
 	c.t.Helper()
 	c.workers[slice].kill9(c.t)
 	delete(c.workers, slice)
@@ -212,7 +212,7 @@ func (c *cluster) kill9(slice int) {
 // server. The script prints JSON objects, one a line; {"waiting": step} makes
 // the test call onStep(step) and then answer step on the script's stdin. It
 // returns every printed field, and the script's stderr.
-func (c *cluster) runJAX(python, script string, onStep func(step string)) (map[string]json.RawMessage, string) {
+func (c *procCluster) runJAX(python, script string, onStep func(step string)) (map[string]json.RawMessage, string) {
 	t := c.t
 	t.Helper()
 	path, _ := filepath.Abs(filepath.Join("testdata", script))

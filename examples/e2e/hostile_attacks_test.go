@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/faultnet"
 	"github.com/openpathways/pathways/internal/xlapb"
@@ -532,8 +532,8 @@ func attackRM(t *testing.T, h *hostileCluster) {
 // 6. With the RM down, a frozen (SIGSTOPped) worker blocked its clients for
 // good. The cluster client's own check loses it within seconds.
 func frozenWorker(t *testing.T, h *hostileCluster) {
-	c, err := pathways.Connect(h.ctx, h.rmAddr, pathways.WithSecurity(rm.Security{Token: h.token}),
-		pathways.WithKeepalive(200*time.Millisecond, time.Second), pathways.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	c, err := cluster.Connect(h.ctx, h.rmAddr, cluster.WithSecurity(rm.Security{Token: h.token}),
+		cluster.WithKeepalive(200*time.Millisecond, time.Second), cluster.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -227,7 +227,7 @@ func TestHostileClients(t *testing.T) {
 func runJAXAfter(t *testing.T, h *hostileCluster) {
 	python := testenv.Python(t)
 	_, port, _ := strings.Cut(h.proxyAddr, ":")
-	c := &cluster{t: t, ctx: h.ctx, proxyPort: port}
+	c := &procCluster{t: t, ctx: h.ctx, proxyPort: port}
 	if h.jit {
 		t.Setenv("HOSTILE_JIT", "1")
 	}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/envconfig"
 	"github.com/openpathways/pathways/internal/serverflags"
@@ -141,8 +141,8 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	defer lis.Close()
 	log.Info("waiting for every slice of the cluster", "resource_manager", c.rmAddress)
 	interval, timeout := c.common.Keepalive()
-	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log),
-		pathways.WithSecurity(c.security), pathways.WithKeepalive(interval, timeout))
+	client, err := cluster.Connect(ctx, c.rmAddress, cluster.WithLogger(log),
+		cluster.WithSecurity(c.security), cluster.WithKeepalive(interval, timeout))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting
@@ -205,7 +205,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 }
 
 // checkVirtualSlices checks that the cluster can give the slices asked for.
-func checkVirtualSlices(want []rm.InstanceType, c *pathways.Client) error {
+func checkVirtualSlices(want []rm.InstanceType, c *cluster.Client) error {
 	if len(want) == 0 {
 		return nil
 	}
@@ -222,7 +222,7 @@ func checkVirtualSlices(want []rm.InstanceType, c *pathways.Client) error {
 }
 
 // sliceIndices lists the cluster's slices in order.
-func sliceIndices(c *pathways.Client) []int64 {
+func sliceIndices(c *cluster.Client) []int64 {
 	seen := map[int64]bool{}
 	for _, d := range c.Devices() {
 		if s, ok := d.Attributes.Int64(ifrt.AttrSliceIndex); ok {
@@ -236,8 +236,8 @@ func sliceIndices(c *pathways.Client) []int64 {
 // until every slice is up, with the session's elastic policy and --xla_* flags.
 func connectSession(ctx context.Context, c config, log *slog.Logger) (ifrt.Client, error) {
 	interval, timeout := c.common.Keepalive()
-	client, err := pathways.Connect(ctx, c.rmAddress, pathways.WithLogger(log), pathways.WithElasticSlices(c.elastic),
-		pathways.WithSecurity(c.security), pathways.WithKeepalive(interval, timeout))
+	client, err := cluster.Connect(ctx, c.rmAddress, cluster.WithLogger(log), cluster.WithElasticSlices(c.elastic),
+		cluster.WithSecurity(c.security), cluster.WithKeepalive(interval, timeout))
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +248,7 @@ func connectSession(ctx context.Context, c config, log *slog.Logger) (ifrt.Clien
 // tells the proxy server when the session has failed.
 type sessionBackend struct {
 	ifrt.Client
-	cluster *pathways.Client
+	cluster *cluster.Client
 }
 
 func (b sessionBackend) Failed() <-chan struct{} { return b.cluster.Failed() }

@@ -15,7 +15,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 )
 
 func TestParse(t *testing.T) {
@@ -73,7 +74,7 @@ func (w *lineWaiter) Write(p []byte) (int, error) {
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
+	l, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestHelp(t *testing.T) {
 func TestHealthAfterTheElasticLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
+	l, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}

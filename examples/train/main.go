@@ -24,7 +24,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 )
 
@@ -52,7 +52,7 @@ func main() {
 	}
 
 	ctx := context.Background()
-	cluster, err := pathways.StartLocal(ctx, pathways.LocalConfig{Slices: 1, DevicesPerSlice: devices, NoProxy: true, Logger: logger})
+	cluster, err := local.Start(ctx, local.Config{Slices: 1, DevicesPerSlice: devices, NoProxy: true, Logger: logger})
 	if err != nil {
 		log.Fatalf("train: start the local cluster: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 )
@@ -21,7 +21,7 @@ func TestTrainingLossFalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster, err := pathways.StartLocal(context.Background(), pathways.LocalConfig{
+	cluster, err := local.Start(context.Background(), local.Config{
 		NoProxy:    true,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		NewBackend: func(int) (ifrt.Client, error) { return backend, nil },

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/testenv"
@@ -19,7 +20,7 @@ import (
 )
 
 // The same scripts against a whole in-process cluster (resource manager and
-// workers, package pathways) as the proxy server's backend, as in a Pathways
+// workers, package cluster/local) as the proxy server's backend, as in a Pathways
 // deployment: "cluster_gocpu" spreads the 8 devices over two workers, so device_put
 // and device_get cross workers; "cluster_pjrt_cpu" is one worker of 8 devices on
 // the PJRT CPU plugin, so jit programs (which run within one worker) compile.
@@ -62,14 +63,14 @@ func init() {
 
 // clusterBackends remembers each cluster client's worker backends, so that live
 // can count what the workers hold.
-var clusterBackends = map[*pathways.Client][]ifrt.Client{}
+var clusterBackends = map[*cluster.Client][]ifrt.Client{}
 
 func startCluster(t *testing.T, slices int, newBackend func(int) (ifrt.Client, error)) ifrt.Client {
 	var backends []ifrt.Client
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	devices := 8 / slices
-	l, err := pathways.StartLocal(ctx, pathways.LocalConfig{
+	l, err := local.Start(ctx, local.Config{
 		Slices: slices, DevicesPerSlice: devices, NoProxy: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		NewBackend: func(i int) (ifrt.Client, error) {
@@ -81,7 +82,7 @@ func startCluster(t *testing.T, slices int, newBackend func(int) (ifrt.Client, e
 		},
 	})
 	if err != nil {
-		t.Fatalf("StartLocal: %v", err)
+		t.Fatalf("local.Start: %v", err)
 	}
 	t.Cleanup(func() { l.Close() })
 	clusterBackends[l.Client] = backends
@@ -91,7 +92,7 @@ func startCluster(t *testing.T, slices int, newBackend func(int) (ifrt.Client, e
 // clusterLive counts what the workers hold, waiting for deletes that are still on
 // their way to the workers.
 func clusterLive(c ifrt.Client) (int, int, bool) {
-	var pc *pathways.Client
+	var pc *cluster.Client
 	if !c.As(&pc) {
 		return 0, 0, false
 	}

@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"

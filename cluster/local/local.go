@@ -1,4 +1,4 @@
-package pathways
+package local
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net"
 	"sync"
 
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local/internal/faults"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -15,8 +17,8 @@ import (
 	"github.com/openpathways/pathways/worker"
 )
 
-// LocalConfig configures StartLocal. The zero value is one slice of 8 gocpu devices.
-type LocalConfig struct {
+// Config configures Start. The zero value is one slice of 8 gocpu devices.
+type Config struct {
 	// Slices is the number of slices, each one worker (one host). Default 1.
 	Slices int
 	// DevicesPerSlice is the number of devices of each worker. Default 8.
@@ -30,19 +32,19 @@ type LocalConfig struct {
 	NoProxy bool
 }
 
-// Local is an in-process cluster: a resource manager, one worker per slice and an
-// IFRT Proxy server over the whole cluster, each serving gRPC on a loopback port,
-// and a Client connected to it. Close stops everything.
-type Local struct {
+// Cluster is an in-process cluster: a resource manager, one worker per slice
+// and an IFRT Proxy server over the whole cluster, each serving gRPC on a
+// loopback port, and a Client connected to it. Close stops everything.
+type Cluster struct {
 	// Client is the cluster, as a Go ifrt.Client.
-	Client *Client
+	Client *cluster.Client
 	// RMAddress is the resource manager's address (host:port).
 	RMAddress string
 	// ProxyAddress is where JAX connects (JAX_BACKEND_TARGET=grpc://ProxyAddress);
-	// empty with LocalConfig.NoProxy.
+	// empty with Config.NoProxy.
 	ProxyAddress string
 
-	cfg     LocalConfig
+	cfg     Config
 	rm      *rm.Server
 	proxy   *proxyserver.Server
 	mu      sync.Mutex
@@ -52,12 +54,19 @@ type Local struct {
 type localWorker struct {
 	server  *worker.Server
 	backend ifrt.Client
-	addr    string
 }
 
-// StartLocal starts an in-process cluster and connects a Client to it, waiting
+// Package localtest reaches the fault injection through here.
+func init() {
+	faults.Of = func(c any) faults.Injector {
+		l := c.(*Cluster)
+		return faults.Injector{StopWorker: l.stopWorker, StartWorker: l.startWorker, RestartRM: l.restartRM, Worker: l.worker}
+	}
+}
+
+// Start starts an in-process cluster and connects a Client to it, waiting
 // until every slice is up.
-func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Slices == 0 {
 		cfg.Slices = 1
 	}
@@ -71,7 +80,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		n := cfg.DevicesPerSlice
 		cfg.NewBackend = func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: n}) }
 	}
-	l := &Local{cfg: cfg, workers: make([]*localWorker, cfg.Slices)}
+	l := &Cluster{cfg: cfg, workers: make([]*localWorker, cfg.Slices)}
 	rms, err := rm.New(l.rmConfig())
 	if err != nil {
 		return nil, err
@@ -85,12 +94,12 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	go l.serve("resource manager", func() error { return rms.Serve(lis) })
 
 	for i := range cfg.Slices {
-		if err := l.StartWorker(ctx, i); err != nil {
+		if err := l.startWorker(ctx, i); err != nil {
 			l.Close()
 			return nil, err
 		}
 	}
-	l.Client, err = Connect(ctx, l.RMAddress, WithLogger(cfg.Logger))
+	l.Client, err = cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(cfg.Logger))
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -101,7 +110,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		ps, err := proxyserver.New(proxyserver.Config{
 			Logger: cfg.Logger,
 			SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
-				return Connect(ctx, l.RMAddress, WithLogger(log))
+				return cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(log))
 			},
 		})
 		if err != nil {
@@ -120,15 +129,15 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 }
 
 // serve runs a server's Serve and logs how it ended, unless it was stopped.
-func (l *Local) serve(name string, serve func() error) {
+func (l *Cluster) serve(name string, serve func() error) {
 	if err := serve(); err != nil && !errors.Is(err, rm.ErrServerClosed) && !errors.Is(err, proxyserver.ErrServerClosed) {
-		l.cfg.Logger.Warn("pathways: local "+name+" stopped", "error", err)
+		l.cfg.Logger.Warn("local: "+name+" stopped", "error", err)
 	}
 }
 
-// RestartRM stops the resource manager and starts a new one, with no memory of the
-// cluster, on the same address: the workers register again by themselves.
-func (l *Local) RestartRM() error {
+// restartRM stops the resource manager and starts a new one, with no memory of
+// the cluster, on the same address: the workers register again by themselves.
+func (l *Cluster) restartRM() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.rm.Close()
@@ -138,14 +147,14 @@ func (l *Local) RestartRM() error {
 	}
 	lis, err := net.Listen("tcp", l.RMAddress)
 	if err != nil {
-		return fmt.Errorf("pathways: listen again on %s: %w", l.RMAddress, err)
+		return fmt.Errorf("local: listen again on %s: %w", l.RMAddress, err)
 	}
 	l.rm = rms
 	go l.serve("resource manager", func() error { return rms.Serve(lis) })
 	return nil
 }
 
-func (l *Local) rmConfig() rm.Config {
+func (l *Cluster) rmConfig() rm.Config {
 	return rm.Config{
 		InstanceType:  fmt.Sprintf("cpu:%d", l.cfg.DevicesPerSlice),
 		InstanceCount: l.cfg.Slices,
@@ -153,16 +162,16 @@ func (l *Local) rmConfig() rm.Config {
 	}
 }
 
-// StartWorker starts the worker of a slice (again, after StopWorker): a fresh
+// startWorker starts the worker of a slice (again, after stopWorker): a fresh
 // backend on a new port. Its devices keep their ids.
-func (l *Local) StartWorker(ctx context.Context, slice int) error {
+func (l *Cluster) startWorker(ctx context.Context, slice int) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if slice < 0 || slice >= len(l.workers) {
-		return fmt.Errorf("pathways: no slice %d", slice)
+		return fmt.Errorf("local: no slice %d", slice)
 	}
 	if l.workers[slice] != nil {
-		return fmt.Errorf("pathways: the worker of slice %d is running", slice)
+		return fmt.Errorf("local: the worker of slice %d is running", slice)
 	}
 	backend, err := l.cfg.NewBackend(slice)
 	if err != nil {
@@ -180,7 +189,7 @@ func (l *Local) StartWorker(ctx context.Context, slice int) error {
 	}
 	go func() {
 		if err := ws.Serve(lis); err != nil && !errors.Is(err, worker.ErrServerClosed) {
-			l.cfg.Logger.Warn("pathways: local worker stopped", "slice", slice, "error", err)
+			l.cfg.Logger.Warn("local: worker stopped", "slice", slice, "error", err)
 		}
 	}()
 	select {
@@ -190,28 +199,35 @@ func (l *Local) StartWorker(ctx context.Context, slice int) error {
 		backend.Close()
 		return ctx.Err()
 	}
-	l.workers[slice] = &localWorker{server: ws, backend: backend, addr: lis.Addr().String()}
+	l.workers[slice] = &localWorker{server: ws, backend: backend}
 	return nil
 }
 
-// StopWorker kills the worker of a slice at once, as a crash would: its arrays are
-// gone and the RM reports it lost.
-func (l *Local) StopWorker(slice int) error {
+// stopWorker kills the worker of a slice at once, as a crash would: its arrays
+// are gone and the RM reports it lost.
+func (l *Cluster) stopWorker(slice int) error {
 	l.mu.Lock()
+	if slice < 0 || slice >= len(l.workers) {
+		l.mu.Unlock()
+		return fmt.Errorf("local: no slice %d", slice)
+	}
 	w := l.workers[slice]
 	l.workers[slice] = nil
 	l.mu.Unlock()
 	if w == nil {
-		return fmt.Errorf("pathways: the worker of slice %d is not running", slice)
+		return fmt.Errorf("local: the worker of slice %d is not running", slice)
 	}
 	w.server.Close()
 	return w.backend.Close()
 }
 
-// Worker returns the worker server of a slice (nil while stopped).
-func (l *Local) Worker(slice int) *worker.Server {
+// worker returns the worker server of a slice (nil while stopped).
+func (l *Cluster) worker(slice int) *worker.Server {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if slice < 0 || slice >= len(l.workers) {
+		return nil
+	}
 	if w := l.workers[slice]; w != nil {
 		return w.server
 	}
@@ -219,7 +235,7 @@ func (l *Local) Worker(slice int) *worker.Server {
 }
 
 // Close stops the client, the proxy server, the workers and the RM.
-func (l *Local) Close() error {
+func (l *Cluster) Close() error {
 	var errs []error
 	if l.proxy != nil {
 		errs = append(errs, l.proxy.Close())
@@ -228,8 +244,8 @@ func (l *Local) Close() error {
 		errs = append(errs, l.Client.Close())
 	}
 	for i := range l.workers {
-		if l.Worker(i) != nil {
-			errs = append(errs, l.StopWorker(i))
+		if l.worker(i) != nil {
+			errs = append(errs, l.stopWorker(i))
 		}
 	}
 	l.mu.Lock()

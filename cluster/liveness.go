@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func (l *link) redial() {
 				return
 			}
 			if err != nil {
-				l.log.Debug("pathways: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
+				l.log.Debug("cluster: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
 			}
 			select {
 			case <-time.After(wait):

@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -184,7 +184,7 @@ func (c *Client) take(xs []ifrt.Array) ([]*array, error) {
 	for i, x := range xs {
 		a, ok := x.(*array)
 		if !ok || a.c != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: argument %d is not an array of this client", i)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d is not an array of this client", i)
 		}
 		out[i] = a
 	}

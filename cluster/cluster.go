@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func (l *link) downError() error {
 	if reason == nil {
 		reason = fmt.Errorf("no worker has registered")
 	}
-	return ifrt.Errorf(ifrt.DataLoss, "pathways: worker of slice %d host %d is unavailable: %v", l.key.slice, l.key.host, reason)
+	return ifrt.Errorf(ifrt.DataLoss, "cluster: worker of slice %d host %d is unavailable: %v", l.key.slice, l.key.host, reason)
 }
 
 // down reports whether the link has no worker session.
@@ -115,7 +115,7 @@ func (l *link) current(gen uint64) error {
 		return l.downError()
 	}
 	if l.gen != gen {
-		return ifrt.Errorf(ifrt.DataLoss, "pathways: worker of slice %d host %d was lost; the data it held is gone", l.key.slice, l.key.host)
+		return ifrt.Errorf(ifrt.DataLoss, "cluster: worker of slice %d host %d was lost; the data it held is gone", l.key.slice, l.key.host)
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func (l *link) lose(gen uint64, reason error) {
 		conn.Close()
 		return
 	}
-	l.log.Warn("pathways: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	l.log.Warn("cluster: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
 	go func() {
 		select {
 		case <-client.Done():
@@ -177,7 +177,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	gen := l.gen
 	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
 	l.mu.Unlock()
-	l.log.Info("pathways: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
+	l.log.Info("cluster: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
 	stop := make(chan struct{})
 	go l.checkLiveness(conn, gen, stop)
 	go func() {
@@ -195,7 +195,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 func (l *link) localDevice(client *proxy.Client, i int) (*ifrt.Device, error) {
 	devs := client.AddressableDevices()
 	if i < 0 || i >= len(devs) {
-		return nil, ifrt.Errorf(ifrt.Internal, "pathways: worker of slice %d host %d has %d devices, not %d", l.key.slice, l.key.host, len(devs), i+1)
+		return nil, ifrt.Errorf(ifrt.Internal, "cluster: worker of slice %d host %d has %d devices, not %d", l.key.slice, l.key.host, len(devs), i+1)
 	}
 	return devs[i], nil
 }

@@ -1,4 +1,4 @@
-package pathways_test
+package cluster_test
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/ifrttest"
 )
@@ -19,16 +21,16 @@ const defaultTestTimeout = 60 * time.Second
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func startLocal(t *testing.T, cfg pathways.LocalConfig) *pathways.Local {
+func startLocal(t *testing.T, cfg local.Config) *localtest.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger()
 	}
-	l, err := pathways.StartLocal(ctx, cfg)
+	l, err := localtest.Start(ctx, cfg)
 	if err != nil {
-		t.Fatalf("StartLocal: %v", err)
+		t.Fatalf("localtest.Start: %v", err)
 	}
 	t.Cleanup(func() { l.Close() })
 	return l
@@ -37,12 +39,12 @@ func startLocal(t *testing.T, cfg pathways.LocalConfig) *pathways.Local {
 // TestConformance runs the ifrt suite over a cluster of two workers with four
 // devices each, so that copies and reshards cross workers.
 func TestConformance(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ifrttest.RunConformance(t, ifrttest.Harness{
 		NewClient: func(t *testing.T) ifrt.Client {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 			defer cancel()
-			c, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()))
+			c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
@@ -84,7 +86,7 @@ const double = `module @double attributes {mhlo.num_partitions = 4 : i32, mhlo.n
 // TestProgramsRunOnTheirWorker compiles a program for the devices of one slice and
 // runs it there; a program spanning slices is refused clearly.
 func TestProgramsRunOnTheirWorker(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -120,7 +122,7 @@ func TestProgramsRunOnTheirWorker(t *testing.T) {
 // slice keeps working, and once the worker is back its devices work again with
 // the same ids and no reconnection by the client.
 func TestLostWorker(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -181,7 +183,7 @@ func TestLostWorker(t *testing.T) {
 // TestRMRestart restarts the resource manager: the workers register again by
 // themselves and the arrays they hold survive.
 func TestRMRestart(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -195,7 +197,7 @@ func TestRMRestart(t *testing.T) {
 	}
 	// Once both workers are back in the new RM's view, a fresh client sees a
 	// ready cluster.
-	again, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()))
+	again, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatalf("Connect after the RM restarted: %v", err)
 	}
@@ -215,7 +217,7 @@ func TestRMRestart(t *testing.T) {
 // TestCopiesMoveWorkerToWorker checks that a reshard from one slice to another
 // moves the bytes between the workers: the destination worker fetched them.
 func TestCopiesMoveWorkerToWorker(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -245,7 +247,7 @@ func TestCopiesMoveWorkerToWorker(t *testing.T) {
 }
 
 func TestOpenByName(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 1, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 1, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c, err := ifrt.Open(ctx, "pathways:rm="+l.RMAddress)

@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -19,19 +19,19 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 		return nil, err
 	}
 	if len(arrays) != len(places) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: %d arrays to assemble over %d devices", len(arrays), len(places))
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays to assemble over %d devices", len(arrays), len(places))
 	}
 	src := make([]*shard, len(arrays))
 	for i, a := range arrays {
 		shards, err := a.live()
 		if err != nil {
-			return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: array %d: %w", i, err)
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: array %d: %w", i, err)
 		}
 		switch {
 		case len(shards) != 1 || shards[0].place != places[i]:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: array %d is on %v, want device %d alone", i, a.spec.Sharding.Devices(), places[i].device.ID)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is on %v, want device %d alone", i, a.spec.Sharding.Devices(), places[i].device.ID)
 		case a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: array %d is %v%v, the shard is %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is %v%v, the shard is %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
 		}
 		s := *shards[0]
 		s.domain = domains[i]
@@ -130,7 +130,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		return nil, err
 	}
 	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: %d arrays and %d specs", len(xs), len(specs))
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays and %d specs", len(xs), len(specs))
 	}
 	arrays, err := c.take(xs)
 	if err != nil {
@@ -140,7 +140,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	for i, a := range arrays {
 		spec := specs[i]
 		if spec.DType != a.spec.DType || !spec.Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: cannot reshard %v%v into %v%v", a.spec.DType, a.spec.Shape, spec.DType, spec.Shape)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: cannot reshard %v%v into %v%v", a.spec.DType, a.spec.Shape, spec.DType, spec.Shape)
 		}
 		places, domains, err := c.checkSpec(spec)
 		if err != nil {
@@ -230,7 +230,7 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	}
 	a := arrays[0]
 	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pathways: %v is not fully replicated", a.spec.Sharding)
+		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "cluster: %v is not fully replicated", a.spec.Sharding)
 	}
 	shards, err := a.live()
 	if err != nil {

@@ -1,4 +1,4 @@
-package pathways_test
+package cluster_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 )
 
@@ -22,7 +22,7 @@ func TestConnectErrorSaysWhere(t *testing.T) {
 	refuse := grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
 		return nil, errors.New("refused by the test")
 	})
-	_, err := pathways.Connect(ctx, "passthrough:///rm-that-is-down", pathways.WithDialOptions(refuse), pathways.WithLogger(quietLogger()))
+	_, err := cluster.Connect(ctx, "passthrough:///rm-that-is-down", cluster.WithDialOptions(refuse), cluster.WithLogger(quietLogger()))
 	if err == nil {
 		t.Fatal("Connect to a resource manager that is down succeeded")
 	}

@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) ([]*placement, []ifrt.IndexDomai
 	for i, d := range spec.Sharding.Devices() {
 		p, ok := c.byID[d.ID]
 		if !ok {
-			return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: device %d is not in the cluster", d.ID)
+			return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
 		}
 		if _, err := p.device.Memory(spec.Sharding.MemoryKind()); err != nil {
 			return nil, nil, err
@@ -231,7 +231,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		}
 		var h proxy.ArrayHandle
 		if !s.array.As(&h) {
-			return nil, ifrt.Errorf(ifrt.Internal, "pathways: a shard on slice %d host %d has no proxy handle", s.place.link.key.slice, s.place.link.key.host)
+			return nil, ifrt.Errorf(ifrt.Internal, "cluster: a shard on slice %d host %d has no proxy handle", s.place.link.key.slice, s.place.link.key.host)
 		}
 		piece := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: srcClient.SessionID(), SessionToken: srcClient.SessionToken(), Handle: uint64(h)}, Domain: wireDomain(s.domain)}
 		if s.place.link != dst.link {

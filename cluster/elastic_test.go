@@ -1,4 +1,4 @@
-package pathways_test
+package cluster_test
 
 import (
 	"context"
@@ -7,18 +7,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 )
 
 // elasticClient connects a client with WithElasticSlices(k) to a local cluster
 // of three slices of two devices.
-func elasticClient(t *testing.T, k int) (*pathways.Local, *pathways.Client) {
+func elasticClient(t *testing.T, k int) (*localtest.Cluster, *cluster.Client) {
 	t.Helper()
-	l := startLocal(t, pathways.LocalConfig{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
-	c, err := pathways.Connect(ctx, l.RMAddress, pathways.WithLogger(quietLogger()), pathways.WithElasticSlices(k))
+	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithElasticSlices(k))
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
@@ -27,7 +29,7 @@ func elasticClient(t *testing.T, k int) (*pathways.Local, *pathways.Client) {
 }
 
 // putOn puts a small array on the first device of a slice.
-func putOn(ctx context.Context, c *pathways.Client, slice int) (ifrt.Array, error) {
+func putOn(ctx context.Context, c *cluster.Client, slice int) (ifrt.Array, error) {
 	d := c.Devices()[2*slice]
 	return c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(d, "")}, nil)
 }
@@ -150,7 +152,7 @@ func TestElasticSlicesOverLimit(t *testing.T) {
 // TestElasticSlicesDefault: without the option, losing every slice but one
 // leaves the session working.
 func TestElasticSlicesDefault(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	for _, s := range []int{1, 2} {
@@ -175,7 +177,7 @@ func TestElasticSlicesDefault(t *testing.T) {
 // is lost compiles (elsewhere), fails with DATA_LOSS when run, and runs once the
 // worker returns — what pathwaysutils' slice health check needs.
 func TestProgramsOutliveTheirWorker(t *testing.T) {
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client

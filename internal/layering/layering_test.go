@@ -1,4 +1,4 @@
-package pathways_test
+package layering_test
 
 import (
 	"os/exec"
@@ -15,7 +15,8 @@ func TestDeps(t *testing.T) {
 		module + "/pjrt":   "the cgo PJRT loader: servers take their backend as an ifrt.Client",
 		"cloud.google.com": "the GCS SDK belongs to one leaf package only",
 	}
-	for _, pkg := range []string{"./proxy", "./proxy/proxyserver", "./rm", "./worker", "./ifrt/gocpu", "./internal/stablehlo"} {
+	for _, pkg := range []string{"proxy", "proxy/proxyserver", "rm", "worker", "ifrt/gocpu", "internal/stablehlo", "cluster", "cluster/local"} {
+		pkg = module + "/" + pkg
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)
@@ -28,7 +29,7 @@ func TestDeps(t *testing.T) {
 			}
 		}
 	}
-	out, err := exec.Command("go", "list", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", "./...").Output()
+	out, err := exec.Command("go", "list", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	view, err := waitForCluster(ctx, rmc, o)
 	if err != nil {
 		rmc.Close()
-		return nil, fmt.Errorf("pathways: connecting to the resource manager at %s: %w", rmAddress, err)
+		return nil, fmt.Errorf("cluster: connecting to the resource manager at %s: %w", rmAddress, err)
 	}
 	devs, byID, links, platform := buildDevices(view)
 	c := &Client{
@@ -136,7 +136,7 @@ func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster
 		if view.Ready() {
 			return view, nil
 		}
-		o.logger.Info("pathways: waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
+		o.logger.Info("cluster: waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
 	}
 	if last != nil {
 		return nil, last // permanent
@@ -195,11 +195,11 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
-			c.log.Warn("pathways: reconnecting to a worker", "error", err)
+			c.log.Warn("cluster: reconnecting to a worker", "error", err)
 		}
 	}
 	if ctx.Err() == nil && last != nil {
-		c.log.Error("pathways: stopped watching the resource manager; membership changes will not be seen", "error", last)
+		c.log.Error("cluster: stopped watching the resource manager; membership changes will not be seen", "error", last)
 	}
 }
 
@@ -212,7 +212,7 @@ func (c *Client) LookupDevice(id ifrt.DeviceID) (*ifrt.Device, error) {
 	if p, ok := c.byID[id]; ok {
 		return p.device, nil
 	}
-	return nil, ifrt.Errorf(ifrt.NotFound, "pathways: no device %d in the cluster", id)
+	return nil, ifrt.Errorf(ifrt.NotFound, "cluster: no device %d in the cluster", id)
 }
 
 // As sets *target to c when target is a **Client.

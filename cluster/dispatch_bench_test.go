@@ -1,4 +1,4 @@
-package pathways_test
+package cluster_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 )
@@ -48,7 +48,7 @@ func BenchmarkDispatch(b *testing.B) {
 	for _, w := range []int{1, 4, 16, 64} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			ctx := context.Background()
-			l, err := pathways.StartLocal(ctx, pathways.LocalConfig{
+			l, err := local.Start(ctx, local.Config{
 				Slices: w, DevicesPerSlice: 1, NoProxy: true, Logger: quietLogger(),
 				NewBackend: func(int) (ifrt.Client, error) {
 					c, err := gocpu.New(gocpu.Config{Devices: 1})

@@ -1,4 +1,4 @@
-package pathways_test
+package cluster_test
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/openpathways/pathways"
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/faultnet"
@@ -32,10 +33,10 @@ import (
 type pathCluster struct {
 	rm     *rm.Server
 	paths  []*faultnet.Proxy
-	client *pathways.Client
+	client *cluster.Client
 }
 
-func startPathCluster(t *testing.T, slices int, opts ...pathways.Option) *pathCluster {
+func startPathCluster(t *testing.T, slices int, opts ...cluster.Option) *pathCluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
@@ -77,7 +78,7 @@ func startPathCluster(t *testing.T, slices int, opts ...pathways.Option) *pathCl
 		}
 		pc.paths = append(pc.paths, path)
 	}
-	pc.client, err = pathways.Connect(ctx, rmLis.Addr().String(), append([]pathways.Option{pathways.WithLogger(quietLogger())}, opts...)...)
+	pc.client, err = cluster.Connect(ctx, rmLis.Addr().String(), append([]cluster.Option{cluster.WithLogger(quietLogger())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func startPathCluster(t *testing.T, slices int, opts ...pathways.Option) *pathCl
 // when the RM, which would have noticed, was down. The client's own liveness
 // check takes the worker's link down with DATA_LOSS.
 func TestFrozenWorkerWithTheRMDown(t *testing.T) {
-	pc := startPathCluster(t, 2, pathways.WithKeepalive(100*time.Millisecond, 300*time.Millisecond))
+	pc := startPathCluster(t, 2, cluster.WithKeepalive(100*time.Millisecond, 300*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	if _, err := putOn(ctx, pc.client, 0); err != nil {
@@ -149,7 +150,7 @@ func TestFailedCompileIsNotRetriedElsewhere(t *testing.T) {
 		ifrt.Errorf(ifrt.DataLoss, "the plugin says DATA_LOSS about the program"),
 	} {
 		var counts [2]atomic.Int32
-		l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true,
+		l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true,
 			NewBackend: func(slice int) (ifrt.Client, error) {
 				b, err := gocpu.New(gocpu.Config{Devices: 2})
 				return failingCompiles{b, progErr, &counts[slice]}, err
@@ -237,7 +238,7 @@ func stillLive(ctx context.Context, rmAddr string, slice int) error {
 // is in progress, then leaves.
 func TestWorkerShutdownFinishesTheStepInFlight(t *testing.T) {
 	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	l := startLocal(t, pathways.LocalConfig{Slices: 2, DevicesPerSlice: 2, NoProxy: true,
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true,
 		NewBackend: func(slice int) (ifrt.Client, error) {
 			b, err := gocpu.New(gocpu.Config{Devices: 2})
 			if slice == 0 {

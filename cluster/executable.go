@@ -1,4 +1,4 @@
-package pathways
+package cluster
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		return nil, err
 	}
 	if opts == nil || len(opts.Devices) == 0 {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: compile needs CompileOptions.Devices: the cluster has no default device")
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: compile needs CompileOptions.Devices: the cluster has no default device")
 	}
 	if err := opts.Devices.Validate(); err != nil {
 		return nil, err
@@ -39,10 +39,10 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	for i, d := range opts.Devices {
 		p, ok := c.byID[d.ID]
 		if !ok {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: device %d is not in the cluster", d.ID)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
 		}
 		if i > 0 && p.link != places[0].link {
-			return nil, ifrt.Errorf(ifrt.Unimplemented, "pathways: the program's devices %v span several workers; running one program across workers is not supported by these backends yet", opts.Devices)
+			return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the program's devices %v span several workers; running one program across workers is not supported by these backends yet", opts.Devices)
 		}
 		places[i] = p
 	}
@@ -215,7 +215,7 @@ func (e *executable) loaded(ctx context.Context) (*load, error) {
 	}
 	e.cur = ld
 	e.mu.Unlock()
-	e.c.log.Info("pathways: program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
+	e.c.log.Info("cluster: program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
 	return ld, nil
 }
 
@@ -235,7 +235,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	// Arguments on a lost worker fail as DATA_LOSS before the program loads.
 	for i, a := range arrays {
 		if _, err := a.live(); err != nil {
-			return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: argument %d: %w", i, err)
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: argument %d: %w", i, err)
 		}
 	}
 	ld, err := e.loaded(ctx)
@@ -254,7 +254,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			a.Delete()
 		}
 	}()
-	if err := ifrt.CheckArguments("pathways", e, args); err != nil {
+	if err := ifrt.CheckArguments("cluster", e, args); err != nil {
 		return nil, err
 	}
 	donated := donatedArguments(ld.exe, arrays, opts)
@@ -331,14 +331,14 @@ func (e *executable) localArray(ctx context.Context, client interface {
 }, ld *load, i int, a *array, donate bool) (ifrt.Array, error) {
 	shards, err := a.live()
 	if err != nil {
-		return nil, ifrt.Errorf(ifrt.CodeOf(err), "pathways: argument %d: %w", i, err)
+		return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: argument %d: %w", i, err)
 	}
 	devs := make(ifrt.DeviceList, len(shards))
 	parts := make([]ifrt.Array, len(shards))
 	for k, s := range shards {
 		pos := e.devices.Index(s.place.device.ID)
 		if pos < 0 {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: argument %d has a shard on device %d, which %s does not run on", i, s.place.device.ID, e.Name())
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d has a shard on device %d, which %s does not run on", i, s.place.device.ID, e.Name())
 		}
 		devs[k], parts[k] = ld.local[pos], s.array
 	}
@@ -369,7 +369,7 @@ func (e *executable) globalArray(ctx context.Context, client interface {
 	for k, d := range localDevs {
 		pos := ld.local.Index(d.ID)
 		if pos < 0 {
-			return nil, ifrt.Errorf(ifrt.Internal, "pathways: an output is on worker device %d, outside the program's devices", d.ID)
+			return nil, ifrt.Errorf(ifrt.Internal, "cluster: an output is on worker device %d, outside the program's devices", d.ID)
 		}
 		global[k], places[k] = e.devices[pos], e.places[pos]
 	}
@@ -405,7 +405,7 @@ func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, e
 	}
 	var co xlapb.CompileOptionsProto
 	if err := proto.Unmarshal(xla, &co); err != nil {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: CompileOptions.XLA is not an xla.CompileOptionsProto: %v", err)
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: CompileOptions.XLA is not an xla.CompileOptionsProto: %v", err)
 	}
 	da := co.GetExecutableBuildOptions().GetDeviceAssignment()
 	if da == nil {
@@ -419,14 +419,14 @@ func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, e
 		for r, id := range cd.GetReplicaDeviceIds() {
 			l, ok := toLocal[id]
 			if !ok {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pathways: the compile options assign device %d, which is not among the program's devices %v", id, global)
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: the compile options assign device %d, which is not among the program's devices %v", id, global)
 			}
 			cd.ReplicaDeviceIds[r] = l
 		}
 	}
 	out, err := proto.Marshal(&co)
 	if err != nil {
-		return nil, ifrt.Errorf(ifrt.Internal, "pathways: encoding compile options: %v", err)
+		return nil, ifrt.Errorf(ifrt.Internal, "cluster: encoding compile options: %v", err)
 	}
 	return out, nil
 }
@@ -435,7 +435,7 @@ func localDeviceAssignment(xla []byte, global, local ifrt.DeviceList) ([]byte, e
 func (e *executable) ProgramText() (string, error) {
 	pt, ok := e.meta.(ifrt.ProgramTexter)
 	if !ok {
-		return "", ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no program text")
+		return "", ifrt.Errorf(ifrt.Unimplemented, "cluster: the worker's executable has no program text")
 	}
 	return pt.ProgramText()
 }
@@ -444,7 +444,7 @@ func (e *executable) ProgramText() (string, error) {
 func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
 	ca, ok := e.meta.(ifrt.CostAnalyzer)
 	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "pathways: the worker's executable has no cost analysis")
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the worker's executable has no cost analysis")
 	}
 	return ca.CostAnalysis()
 }

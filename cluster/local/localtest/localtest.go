@@ -1,0 +1,53 @@
+// Package localtest starts in-process clusters, as package local does, whose
+// parts a test can break: kill a worker as a crash would, start it again,
+// restart the resource manager with no memory of the cluster. It is for tests
+// and examples of fault handling; programs use package local.
+//
+//	c, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2})
+//	if err != nil { ... }
+//	defer c.Close()
+//	c.StopWorker(1)         // slice 1's arrays are DATA_LOSS
+//	c.StartWorker(ctx, 1)   // its devices work again, under the same ids
+//
+// A Cluster's methods are safe for concurrent use.
+package localtest
+
+import (
+	"context"
+
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/internal/faults"
+	"github.com/openpathways/pathways/worker"
+)
+
+// Cluster is a local.Cluster with its fault injection.
+type Cluster struct {
+	*local.Cluster
+	faults faults.Injector
+}
+
+// Start starts a local cluster as local.Start does.
+func Start(ctx context.Context, cfg local.Config) (*Cluster, error) {
+	c, err := local.Start(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Cluster: c, faults: faults.Of(c)}, nil
+}
+
+// StopWorker kills the worker of a slice at once, as a crash would: its arrays
+// are gone and the resource manager reports it lost.
+func (c *Cluster) StopWorker(slice int) error { return c.faults.StopWorker(slice) }
+
+// StartWorker starts the worker of a slice again after StopWorker: a fresh
+// backend on a new port. Its devices keep their ids.
+func (c *Cluster) StartWorker(ctx context.Context, slice int) error {
+	return c.faults.StartWorker(ctx, slice)
+}
+
+// RestartRM stops the resource manager and starts a new one, with no memory of
+// the cluster, on the same address: the workers register again by themselves.
+func (c *Cluster) RestartRM() error { return c.faults.RestartRM() }
+
+// Worker returns the worker server of a slice, nil while it is stopped.
+func (c *Cluster) Worker(slice int) *worker.Server { return c.faults.Worker(slice) }
