@@ -128,7 +128,6 @@ func runGrid(ctx context.Context, m *Module, comms []Communicator, args [][]*Ten
 	return outs, FirstFailure(errs)
 }
 
-
 // countingComm counts what a process sends.
 type countingComm struct {
 	Communicator
