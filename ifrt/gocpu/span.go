@@ -30,7 +30,7 @@ type Tag = stablehlo.Tag
 // no manual regions) run the simple, correct way until a partitioner
 // exists: every partition gathers the global value of each sharded
 // argument from the partitions holding its blocks, runs the global program
-// and keeps its own block of each output, so each client receives the
+// and keeps its own block of each output, so each partition receives the
 // whole of every sharded argument and computes every output in full.
 //
 // A SpanExecutable is safe for concurrent use; its executions are
