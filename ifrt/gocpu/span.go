@@ -172,8 +172,10 @@ func (e *SpanExecutable) BlockShape(i int, output bool, p int) ifrt.Shape {
 //
 // remote(p) is local partition p's Communicator to the partitions of other
 // clients (participants are numbered by partition); the client connects its
-// own partitions in process and joins the two with stablehlo.Route. remote
-// may be nil when every partition is local. The other clients must run the
+// own partitions in process and joins the two with stablehlo.Route.
+// Execute calls remote once for each local partition and ends each
+// Communicator it gets with Done, also when it refuses its arguments.
+// remote may be nil when every partition is local. The other clients must run the
 // same execution with Communicators connected to these; when any partition
 // fails, every one fails (see Communicator), and the error is the one the
 // failing partition hit when it failed here, else an Aborted one.
