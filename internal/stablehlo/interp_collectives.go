@@ -114,7 +114,7 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		lo, hi := bounds[i][me], bounds[i][me+1]
 		out[i] = newArray(a.t)
 		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 		for j, peer := range group {
@@ -131,7 +131,7 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 			}
 			lo, hi := bounds[i][j], bounds[i][j+1]
 			if err := x.recv(peer, (hi-lo)*size, copyInto(out[i], lo)); err != nil {
-				x.finish()
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
 				return nil, err
 			}
 		}
@@ -222,7 +222,7 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 			}
 			gathered[i][j] = newArray(a.t)
 			if err := x.recv(peer, a.size()*a.t.Elem.ByteSize(), copyInto(gathered[i][j], 0)); err != nil {
-				x.finish()
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
 				return nil, err
 			}
 		}
@@ -267,7 +267,7 @@ func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	parts := make([][]*array, len(in))
 	for i, a := range in {
 		if parts[i], err = splitParts(a, splitDim, len(group)); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 		for j, peer := range group {
@@ -286,12 +286,12 @@ func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			}
 			got[j] = newArray(parts[i][j].t)
 			if err := x.recv(peer, got[j].size()*got[j].t.Elem.ByteSize(), copyInto(got[j], 0)); err != nil {
-				x.finish()
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
 				return nil, err
 			}
 		}
 		if out[i], err = concatArrays(got, concatDim, op.resultTypes[i]); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 	}
@@ -329,7 +329,7 @@ func evalCollectivePermute(ev *evaluator, op *operation, in []*array) ([]*array,
 	out := newArray(a.t) // zeros when no process sends here
 	if source >= 0 {
 		if err := x.recv(source, a.size()*a.t.Elem.ByteSize(), copyInto(out, 0)); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 	}
@@ -379,7 +379,7 @@ func evalCollectiveBroadcast(ev *evaluator, op *operation, in []*array) ([]*arra
 	for i, a := range in {
 		out[i] = newArray(a.t)
 		if err := x.recv(group[0], a.size()*a.t.Elem.ByteSize(), copyInto(out[i], 0)); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 	}

@@ -118,17 +118,6 @@ func (pl *placement) localType(t TensorType, p int) TensorType {
 	return out
 }
 
-// owner reports whether p is the lowest partition holding its tile, the one
-// that sends the tile when a value is assembled.
-func (pl *placement) owner(p int) bool {
-	for q := 0; q < p; q++ {
-		if pl.tileOf[q] == pl.tileOf[p] {
-			return false
-		}
-	}
-	return true
-}
-
 // same reports whether two placements put the same blocks on the same
 // partitions.
 func (pl *placement) same(o *placement) bool {

@@ -278,7 +278,7 @@ func (ev *evaluator) assemble(v *shardedValue) (*array, error) {
 		}
 		b := newArray(pl.localType(v.t, q))
 		if err := x.recv(base+q, b.size()*b.t.Elem.ByteSize(), copyInto(b, 0)); err != nil {
-			x.finish()
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
 			return nil, err
 		}
 		start, _ := pl.block(q)
