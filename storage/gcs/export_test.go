@@ -1,0 +1,4 @@
+package gcs
+
+// ObjectError is objectError, for tests.
+var ObjectError = objectError
