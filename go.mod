@@ -6,6 +6,7 @@ require (
 	cloud.google.com/go/storage v1.71.0
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.20.4
 	google.golang.org/api v0.312.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12

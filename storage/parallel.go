@@ -17,7 +17,7 @@ type Object struct {
 // PutAll writes the objects, DefaultParallelism at a time, and returns the
 // first error (the others are abandoned when one fails).
 func (l *Location) PutAll(ctx context.Context, objs []Object) error {
-	return parallel(ctx, len(objs), func(ctx context.Context, i int) error {
+	return Parallel(ctx, len(objs), func(ctx context.Context, i int) error {
 		return l.Put(ctx, objs[i].Name, objs[i].Data)
 	})
 }
@@ -25,7 +25,7 @@ func (l *Location) PutAll(ctx context.Context, objs []Object) error {
 // GetAll reads the named objects, DefaultParallelism at a time.
 func (l *Location) GetAll(ctx context.Context, names []string) ([][]byte, error) {
 	out := make([][]byte, len(names))
-	err := parallel(ctx, len(names), func(ctx context.Context, i int) (err error) {
+	err := Parallel(ctx, len(names), func(ctx context.Context, i int) (err error) {
 		out[i], err = l.Get(ctx, names[i])
 		return err
 	})
@@ -35,9 +35,9 @@ func (l *Location) GetAll(ctx context.Context, names []string) ([][]byte, error)
 	return out, nil
 }
 
-// parallel runs do(0..n-1), DefaultParallelism at a time; the first error
+// Parallel runs do(0..n-1), DefaultParallelism at a time; the first error
 // cancels the rest and is returned.
-func parallel(ctx context.Context, n int, do func(context.Context, int) error) error {
+func Parallel(ctx context.Context, n int, do func(context.Context, int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
