@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -98,6 +99,7 @@ type Server struct {
 	log   *slog.Logger
 	proxy *proxyserver.Server
 	peer  *peer
+	store *shardStore
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -130,14 +132,16 @@ func New(cfg Config) (*Server, error) {
 	if limits.MaxSessionLiveBytes == 0 && cfg.Backend.Platform().Name == "cpu" {
 		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
 	}
+	store := newShardStore()
 	ps, err := proxyserver.New(proxyserver.Config{
 		Backend: cfg.Backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		PluginPrograms:    map[string]proxyserver.PluginHandler{shardio.Key: store.handler},
 		KeepaliveInterval: cfg.KeepaliveInterval, KeepaliveTimeout: cfg.KeepaliveTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
 	return s, nil
 }
@@ -307,6 +311,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			}
 		}
 		s.peer.close()
+		s.store.close()
 	})
 	return err
 }
@@ -326,6 +331,7 @@ func (s *Server) Close() error {
 			gs.Stop()
 		}
 		s.peer.close()
+		s.store.close()
 	})
 	return nil
 }
