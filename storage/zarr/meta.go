@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -117,13 +118,18 @@ func WriteMetadata(ctx context.Context, loc *storage.Location, name string, a Ar
 		z.Compressor = &compressor{ID: "zstd", Level: 1}
 	}
 	if z.Shape == nil {
-		z.Shape, z.Chunks = []int64{}, []int64{}
+		z.Shape = []int64{}
 	}
-	data, err := json.Marshal(z)
-	if err != nil {
+	if z.Chunks == nil {
+		z.Chunks = []int64{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "<f4", as TensorStore writes it
+	if err := enc.Encode(z); err != nil {
 		return ifrt.Errorf(ifrt.Internal, "zarr: %v", err)
 	}
-	return loc.Put(ctx, name+"/"+MetadataName, data)
+	return loc.Put(ctx, name+"/"+MetadataName, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // ReadMetadata reads name/.zarray; what this package cannot read (another
