@@ -67,6 +67,13 @@ type Config struct {
 	DialOptions []grpc.DialOption
 	// ServerOptions are added to the grpc.Server that Serve creates.
 	ServerOptions []grpc.ServerOption
+	// ScratchLocation is the cluster's scratch storage (--gcs_scratch_location):
+	// "gs://bucket/prefix" (with package storage/gcs linked), "file:///dir" or a
+	// directory. The worker keeps its compilation cache there, under
+	// CompileCacheDir, shared by every worker and across restarts, when the
+	// backend can serialize executables (ifrt.ExecutableSerializer). Empty: no
+	// cache.
+	ScratchLocation string
 }
 
 // DefaultMaxGatherBytes bounds one Gather result when Config.MaxGatherBytes is
@@ -100,6 +107,7 @@ type Server struct {
 	proxy *proxyserver.Server
 	peer  *peer
 	store *shardStore
+	cache *compileCache // nil without a scratch location
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -133,15 +141,19 @@ func New(cfg Config) (*Server, error) {
 		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
 	}
 	store := newShardStore()
+	backend, cache, err := withCompileCache(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := proxyserver.New(proxyserver.Config{
-		Backend: cfg.Backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		Backend: backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
 		PluginPrograms:    map[string]proxyserver.PluginHandler{shardio.Key: store.handler},
 		KeepaliveInterval: cfg.KeepaliveInterval, KeepaliveTimeout: cfg.KeepaliveTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
 	return s, nil
 }
@@ -312,6 +324,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.peer.close()
 		s.store.close()
+		if s.cache != nil {
+			s.cache.loc.Close()
+		}
 	})
 	return err
 }
@@ -332,6 +347,9 @@ func (s *Server) Close() error {
 		}
 		s.peer.close()
 		s.store.close()
+		if s.cache != nil {
+			s.cache.loc.Close()
+		}
 	})
 	return nil
 }

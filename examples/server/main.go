@@ -21,8 +21,9 @@
 //	                            backend opens; by default the worker asks the RM
 //	--instance_count            RM: the number of slices (default 1)
 //	--resource_manager_address  worker: the RM's host:port (required)
-//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
-//	                            logged; nothing is stored there yet (suspend/resume is not implemented)
+//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: workers keep the
+//	                            shared compilation cache in compilation_cache/ there (PJRT
+//	                            backends); suspend/resume is not implemented
 //	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
 //	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
 //	                            also works); default gocpu

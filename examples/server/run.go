@@ -19,6 +19,7 @@ import (
 	"github.com/openpathways/pathways/internal/serverflags"
 	_ "github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
 	"github.com/openpathways/pathways/rm"
+	_ "github.com/openpathways/pathways/storage/gcs" // serves gs:// scratch locations
 	"github.com/openpathways/pathways/worker"
 )
 
@@ -70,7 +71,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&c.instanceType, "instance_type", "", "shape of every slice, <kind>:<topology>, e.g. tpuv5e:4x4 or cpu:4 (required for the resource manager)")
 	fs.IntVar(&c.instanceCount, "instance_count", 1, "resource manager: number of slices")
 	fs.StringVar(&c.rmAddress, "resource_manager_address", "", "worker: the resource manager's host:port (required)")
-	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory (validated; nothing is stored yet)")
+	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory; workers keep the shared compilation cache there (compilation_cache/)")
 	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, "accepted for compatibility; no object lifecycle rule is created")
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
 	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
@@ -315,6 +316,7 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: c.host,
 		Address: addr, Logger: log, Security: c.security, Limits: c.limits.Proxy(),
 		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
+		ScratchLocation: c.scratch.String(),
 	})
 	if err != nil {
 		lis.Close()
