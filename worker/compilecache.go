@@ -57,7 +57,7 @@ func (c *compileCache) key(program *ifrt.MLIRProgram, opts *ifrt.CompileOptions)
 	field(program.Module)
 	var devs ifrt.DeviceList
 	if opts != nil {
-		field(opts.XLA)
+		field(canonicalOptions(opts.XLA))
 		devs = opts.Devices
 	}
 	for _, d := range devs {
