@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -50,8 +51,13 @@ func WriteRegion(ctx context.Context, loc *storage.Location, name string, a Arra
 	elem := int64(a.DType.HostByteSize())
 	enc, _ := codecs()
 	for idx := range boxIndices(first, last) {
-		chunk := make([]byte, a.chunkBytes())
-		copyBox(chunk, originOf(chunkFull(a, idx)), a.Chunks, data, region, chunkDomain(a, idx), elem)
+		var chunk []byte
+		if full := chunkFull(a, idx); slices.EqualFunc(full, region, func(x, y ifrt.Range) bool { return x == y }) {
+			chunk = data // the region is this one whole chunk: no copy
+		} else {
+			chunk = make([]byte, a.chunkBytes())
+			copyBox(chunk, originOf(full), a.Chunks, data, region, chunkDomain(a, idx), elem)
+		}
 		if a.Compressed {
 			chunk = enc.EncodeAll(chunk, nil)
 		}
