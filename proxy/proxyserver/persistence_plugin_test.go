@@ -12,8 +12,8 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/xlapb"
-	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/proxy/proxypb"
+	"github.com/openpathways/pathways/proxy/proxyserver"
 )
 
 // recordingPersister is gocpu with ifrt.Persister: it records what it is asked
