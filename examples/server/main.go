@@ -24,7 +24,8 @@
 //	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: workers keep the
 //	                            shared compilation cache in compilation_cache/ there (PJRT
 //	                            backends); suspend/resume is not implemented
-//	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
+//	--enable_gcs_olm            RM: a lifecycle rule on the gs:// scratch bucket deletes
+//	                            compilation cache entries after 30 days
 //	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
 //	                            also works); default gocpu
 //
