@@ -18,11 +18,27 @@ import (
 // one open storage per bucket (a Cloud Storage client is costly to make) until
 // the worker closes.
 type shardStore struct {
+	maxShardBytes int64 // bounds one shard's host copy (Config.MaxGatherBytes)
+
 	mu      sync.Mutex
 	buckets map[string]*storage.Location // by scheme://host
 }
 
-func newShardStore() *shardStore { return &shardStore{buckets: map[string]*storage.Location{}} }
+func newShardStore(maxShardBytes int64) *shardStore {
+	return &shardStore{maxShardBytes: maxShardBytes, buckets: map[string]*storage.Location{}}
+}
+
+// shardBytes is the size of a shard's host copy, refused past the limit.
+func (st *shardStore) shardBytes(dt ifrt.DType, domain ifrt.IndexDomain) (int64, error) {
+	n, err := domain.Shape().ByteSize(dt)
+	if err != nil {
+		return 0, err
+	}
+	if n > st.maxShardBytes {
+		return 0, ifrt.Errorf(ifrt.ResourceExhausted, "%s: a shard of %d bytes; this worker stores at most %d at once", shardio.Key, n, st.maxShardBytes)
+	}
+	return n, nil
+}
 
 func (st *shardStore) close() {
 	st.mu.Lock()
@@ -110,7 +126,7 @@ func (st *shardStore) handler(ctx context.Context, backend ifrt.Client, body jso
 				if a := args[i]; a.DType() != j.arr.DType || !a.Shape().Equal(domain.Shape()) {
 					return ifrt.Errorf(ifrt.InvalidArgument, "%s: shard %d of %s is %v%v, want %v%v", shardio.Key, i, j.name, a.DType(), a.Shape(), j.arr.DType, domain.Shape())
 				}
-				n, err := domain.Shape().ByteSize(j.arr.DType)
+				n, err := st.shardBytes(j.arr.DType, domain)
 				if err != nil {
 					return err
 				}
@@ -150,7 +166,7 @@ func (st *shardStore) handler(ctx context.Context, backend ifrt.Client, body jso
 		err = storage.Parallel(ctx, len(jobs), func(ctx context.Context, i int) error {
 			j := jobs[i]
 			domain := j.shard.IndexDomain()
-			n, err := domain.Shape().ByteSize(j.arr.DType)
+			n, err := st.shardBytes(j.arr.DType, domain)
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,8 @@ type Config struct {
 	// MaxRecvMsgSize bounds the messages the worker receives. Default
 	// proxyserver.DefaultMaxRecvMsgSize.
 	MaxRecvMsgSize int
-	// MaxGatherBytes bounds the array one Gather makes. Default
+	// MaxGatherBytes bounds the array one Gather makes, and one shard the
+	// worker stores or loads for a checkpoint. Default
 	// DefaultMaxGatherBytes.
 	MaxGatherBytes int64
 	// KeepaliveInterval and KeepaliveTimeout are how often the worker pings its
@@ -140,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	if limits.MaxSessionLiveBytes == 0 && cfg.Backend.Platform().Name == "cpu" {
 		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
 	}
-	store := newShardStore()
+	store := newShardStore(cfg.MaxGatherBytes)
 	backend, cache, err := withCompileCache(cfg, log)
 	if err != nil {
 		return nil, err
