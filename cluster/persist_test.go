@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
@@ -102,5 +103,37 @@ func TestPersist(t *testing.T) {
 				t.Errorf("reading a missing array: %v; want NOT_FOUND", err)
 			}
 		})
+	}
+}
+
+// TestPersistLostWorker: storing an array one of whose workers is lost fails
+// with DATA_LOSS, as every use of its data does.
+func TestPersistLostWorker(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sharding, _ := ifrt.NewTiledSharding(c.Devices(), 4)
+	a, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 16), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: sharding}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	location := "file://" + t.TempDir()
+	for {
+		err = c.WriteArrays(ctx, location, []string{"a"}, []ifrt.Array{a})
+		if err != nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the client has not noticed yet
+	}
+	if !errors.Is(err, ifrt.ErrDataLoss) {
+		t.Fatalf("storing an array of a lost worker: %v; want DATA_LOSS", err)
 	}
 }
