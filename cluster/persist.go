@@ -31,6 +31,9 @@ func (c *Client) WriteArrays(ctx context.Context, location string, names []strin
 	if len(names) != len(arrays) {
 		return ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d names for %d arrays", len(names), len(arrays))
 	}
+	if err := uniqueNames(names); err != nil {
+		return err
+	}
 	as, err := c.take(arrays)
 	if err != nil {
 		return err
@@ -100,6 +103,9 @@ func (c *Client) ReadArrays(ctx context.Context, location string, names []string
 	}
 	if len(names) != len(specs) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d names for %d specs", len(names), len(specs))
+	}
+	if err := uniqueNames(names); err != nil {
+		return nil, err
 	}
 	byLink := map[*link]*workerIO{}
 	var order []*workerIO
@@ -254,4 +260,16 @@ func (w *workerIO) run(ctx context.Context) ([]ifrt.Array, error) {
 		}
 	}
 	return res.Outputs, nil
+}
+
+// uniqueNames refuses a request that names one stored array twice.
+func uniqueNames(names []string) error {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if seen[n] {
+			return ifrt.Errorf(ifrt.InvalidArgument, "cluster: the array %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	return nil
 }

@@ -55,6 +55,9 @@ func TestPersist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := c.WriteArrays(ctx, "file://"+t.TempDir(), []string{"x", "x"}, []ifrt.Array{w, b}); !errors.Is(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("storing two arrays under one name: %v; want INVALID_ARGUMENT", err)
+	}
 	for _, location := range []string{"file://" + t.TempDir() + "/ckpt/100", "gs://ckpt-bucket/runs/a/100"} {
 		t.Run(location[:2], func(t *testing.T) {
 			if err := c.WriteArrays(ctx, location, []string{"params.w", "b"}, []ifrt.Array{w, b}); err != nil {
