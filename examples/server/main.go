@@ -26,8 +26,11 @@
 //	                            backends); suspend/resume is not implemented
 //	--enable_gcs_olm            RM: a lifecycle rule on the gs:// scratch bucket deletes
 //	                            compilation cache entries after 30 days
-//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
-//	                            also works); default gocpu
+//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so>; default gocpu.
+//	                            pjrt:plugin=<.so>,devices=N,process=<i>/<n>,kv=<store> passes pjrtifrt's
+//	                            options through: process and kv make the worker process i of a
+//	                            multi-process PJRT client (kv names a store the program registered
+//	                            with pjrtifrt.RegisterKeyValueStore)
 //
 // OpenPathways' own flags (see docs/security.md):
 //

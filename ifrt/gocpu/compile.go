@@ -14,9 +14,11 @@ import (
 
 // Compile parses a StableHLO module, MLIR text or bytecode (the portable
 // artifact JAX sends), and checks that the interpreter can run it. An SPMD
-// module (mhlo.num_partitions > 1) runs as its global program on the
-// assembled inputs; its outputs are split by their result shardings. Plugin
-// programs, replicas and collectives are Unimplemented.
+// module (mhlo.num_partitions > 1) without collectives runs as its global
+// program on the assembled inputs, its outputs split by their result
+// shardings; one with collectives or manual partitioning (shard_map) runs
+// as one process per device (see runPartitioned). Plugin programs and
+// replicas are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	if err := c.checkOpen(); err != nil {
 		return nil, err
@@ -35,9 +37,6 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if err := m.Unsupported(); err != nil {
 		return nil, fromStablehlo(err)
 	}
-	if m.UsesCollectives() {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: programs with collectives or manual partitioning cannot run on gocpu")
-	}
 	if m.NumReplicas() != 1 {
 		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
 	}
@@ -51,11 +50,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if len(devices) != m.NumPartitions() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
 	}
-	params, err := argumentInfos(m.Main().Params())
+	paramShardings, outputShardings := m.ProcessShardings()
+	params, err := argumentInfos(m.Main().Params(), paramShardings)
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := argumentInfos(m.Main().Results())
+	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,9 @@ var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
 	stablehlo.F64: ifrt.F64,
 }
 
-func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
+// argumentInfos describes values placed by shardings (HLO sharding strings,
+// "" for none).
+func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.ArgumentInfo, error) {
 	out := make([]ifrt.ArgumentInfo, len(values))
 	for i, v := range values {
 		d, ok := elemDTypes[v.Type.Elem]
@@ -100,8 +102,8 @@ func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: element type of %v is not supported", v.Type)
 		}
 		out[i] = ifrt.ArgumentInfo{DType: d, Shape: ifrt.Shape(slices.Clone(v.Type.Shape))}
-		if v.Sharding != "" {
-			hs, err := stablehlo.ParseHloSharding(v.Sharding)
+		if shardings[i] != "" {
+			hs, err := stablehlo.ParseHloSharding(shardings[i])
 			if err != nil {
 				return nil, fromStablehlo(err)
 			}
@@ -210,13 +212,39 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err := ifrt.CheckArguments("gocpu", e, args); err != nil {
 		return nil, err
 	}
-	inputs := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
 		for _, d := range a.spec.Sharding.Devices() {
 			if e.devices.Index(d.ID) < 0 {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())
 			}
 		}
+	}
+	var outs []ifrt.Array
+	if e.module.UsesCollectives() {
+		outs, err = e.runPartitioned(ctx, arrays)
+	} else {
+		outs, err = e.runGlobal(ctx, arrays)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range e.donatable {
+		if !slices.Contains(opts.NonDonatableInputs, i) {
+			arrays[i].Delete()
+		}
+	}
+	res := &ifrt.ExecuteResult{Outputs: outs}
+	if opts.FillStatus {
+		res.Status = ifrt.ReadyFuture(nil)
+	}
+	return res, nil
+}
+
+// runGlobal runs the program once on the assembled arguments and splits its
+// results by their shardings.
+func (e *executable) runGlobal(ctx context.Context, arrays []*array) ([]ifrt.Array, error) {
+	inputs := make([]*stablehlo.Tensor, len(arrays))
+	for i, a := range arrays {
 		full, err := a.dense()
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
@@ -240,14 +268,5 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		outs[i] = e.client.newArray(spec, shards)
 	}
-	for _, i := range e.donatable {
-		if !slices.Contains(opts.NonDonatableInputs, i) {
-			arrays[i].Delete()
-		}
-	}
-	res := &ifrt.ExecuteResult{Outputs: outs}
-	if opts.FillStatus {
-		res.Status = ifrt.ReadyFuture(nil)
-	}
-	return res, nil
+	return outs, nil
 }
