@@ -25,7 +25,9 @@
 // Arrays live as one single-device array per shard on the worker that owns the
 // shard's device. Copies and reshards between workers are done by the workers
 // (the destination gathers from the sources); the client only says what goes
-// where. A program runs on the worker that owns its devices; programs whose
+// where. Likewise WriteArrays and ReadArrays (ifrt.Persister: Orbax checkpoints)
+// have each worker write or read its own shards in storage. A program runs on
+// the worker that owns its devices; programs whose
 // devices span workers are Unimplemented for now.
 //
 // This package links the client side alone: the resource manager's client and

@@ -10,6 +10,12 @@
 // manager (package rm) kept alive by a heartbeat stream and renewed if the RM
 // restarts.
 //
+// The worker also stores and loads its own shards of Orbax checkpoints when the
+// cluster client asks it to (the internal shardio plugin program), straight to
+// and from storage (package storage; gs:// when storage/gcs is linked), and,
+// with Config.ScratchLocation, keeps a compilation cache shared by every worker
+// there (CompileCacheStats counts its hits). See docs/storage.md.
+//
 // # Usage
 //
 //	backend, _ := gocpu.New(gocpu.Config{Devices: 4})

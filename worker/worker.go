@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -51,7 +52,8 @@ type Config struct {
 	// MaxRecvMsgSize bounds the messages the worker receives. Default
 	// proxyserver.DefaultMaxRecvMsgSize.
 	MaxRecvMsgSize int
-	// MaxGatherBytes bounds the array one Gather makes. Default
+	// MaxGatherBytes bounds the array one Gather makes, and one shard the
+	// worker stores or loads for a checkpoint. Default
 	// DefaultMaxGatherBytes.
 	MaxGatherBytes int64
 	// KeepaliveInterval and KeepaliveTimeout are how often the worker pings its
@@ -66,6 +68,13 @@ type Config struct {
 	DialOptions []grpc.DialOption
 	// ServerOptions are added to the grpc.Server that Serve creates.
 	ServerOptions []grpc.ServerOption
+	// ScratchLocation is the cluster's scratch storage (--gcs_scratch_location):
+	// "gs://bucket/prefix" (with package storage/gcs linked), "file:///dir" or a
+	// directory. The worker keeps its compilation cache there, under
+	// CompileCacheDir, shared by every worker and across restarts, when the
+	// backend can serialize executables (ifrt.ExecutableSerializer). Empty: no
+	// cache.
+	ScratchLocation string
 }
 
 // DefaultMaxGatherBytes bounds one Gather result when Config.MaxGatherBytes is
@@ -98,6 +107,8 @@ type Server struct {
 	log   *slog.Logger
 	proxy *proxyserver.Server
 	peer  *peer
+	store *shardStore
+	cache *compileCache // nil without a scratch location
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -130,14 +141,20 @@ func New(cfg Config) (*Server, error) {
 	if limits.MaxSessionLiveBytes == 0 && cfg.Backend.Platform().Name == "cpu" {
 		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
 	}
+	store := newShardStore(cfg.MaxGatherBytes)
+	backend, cache, err := withCompileCache(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := proxyserver.New(proxyserver.Config{
-		Backend: cfg.Backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		Backend: backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		PluginPrograms:    map[string]proxyserver.PluginHandler{shardio.Key: store.handler},
 		KeepaliveInterval: cfg.KeepaliveInterval, KeepaliveTimeout: cfg.KeepaliveTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
 	return s, nil
 }
@@ -309,6 +326,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			}
 		}
 		s.peer.close()
+		s.store.close()
+		if s.cache != nil {
+			s.cache.loc.Close()
+		}
 	})
 	return err
 }
@@ -328,6 +349,10 @@ func (s *Server) Close() error {
 			gs.Stop()
 		}
 		s.peer.close()
+		s.store.close()
+		if s.cache != nil {
+			s.cache.loc.Close()
+		}
 	})
 	return nil
 }

@@ -30,6 +30,9 @@ type Config struct {
 	Logger *slog.Logger
 	// NoProxy leaves out the IFRT Proxy server over the cluster.
 	NoProxy bool
+	// ScratchLocation is the workers' scratch storage (worker.Config), where
+	// they keep their shared compilation cache. Default none.
+	ScratchLocation string
 }
 
 // Cluster is an in-process cluster: a resource manager, one worker per slice
@@ -177,7 +180,8 @@ func (l *Cluster) startWorker(ctx context.Context, slice int) error {
 	if err != nil {
 		return err
 	}
-	ws, err := worker.New(worker.Config{Backend: backend, ResourceManager: l.RMAddress, Slice: slice, Logger: l.cfg.Logger})
+	ws, err := worker.New(worker.Config{Backend: backend, ResourceManager: l.RMAddress, Slice: slice, Logger: l.cfg.Logger,
+		ScratchLocation: l.cfg.ScratchLocation})
 	if err != nil {
 		backend.Close()
 		return err

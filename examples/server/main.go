@@ -21,9 +21,11 @@
 //	                            backend opens; by default the worker asks the RM
 //	--instance_count            RM: the number of slices (default 1)
 //	--resource_manager_address  worker: the RM's host:port (required)
-//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
-//	                            logged; nothing is stored there yet (suspend/resume is not implemented)
-//	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
+//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: workers keep the
+//	                            shared compilation cache in compilation_cache/ there (PJRT
+//	                            backends); suspend/resume is not implemented
+//	--enable_gcs_olm            RM: a lifecycle rule on the gs:// scratch bucket deletes
+//	                            compilation cache entries after 30 days
 //	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so>; default gocpu.
 //	                            pjrt:plugin=<.so>,devices=N,process=<i>/<n>,kv=<store> passes pjrtifrt's
 //	                            options through: process and kv make the worker process i of a

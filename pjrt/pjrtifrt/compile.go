@@ -64,6 +64,11 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
+	return c.track(e)
+}
+
+// track counts a new executable live until it is deleted or the client closes.
+func (c *Client) track(e *executable) (ifrt.LoadedExecutable, error) {
 	c.mu.Lock()
 	closed := c.closed.Load()
 	if !closed {
