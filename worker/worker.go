@@ -98,6 +98,7 @@ type Server struct {
 	log   *slog.Logger
 	proxy *proxyserver.Server
 	peer  *peer
+	gang  *gang
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -139,6 +140,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
+	s.gang = newGang(s)
 	return s, nil
 }
 
@@ -159,12 +161,13 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append(opts, s.cfg.ServerOptions...)
 }
 
-// Register mounts the IFRT Proxy service, the peer service and the health
-// service on r.
+// Register mounts the IFRT Proxy service, the peer and gang services and the
+// health service on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	s.proxy.Register(r)
 	s.proxy.RegisterHealth(r)
 	workerpb.RegisterPeerServer(r, s.peer)
+	workerpb.RegisterGangServer(r, s.gang)
 }
 
 // Ready is closed once the worker serves and, with an RM, has registered.
