@@ -141,8 +141,14 @@ type localRun struct {
 	err       error
 }
 
-func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (*workerpb.LaunchResponse, error) {
+func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *workerpb.LaunchResponse, err error) {
 	sid, token := req.GetSessionId(), req.GetSessionToken()
+	waited := false
+	defer func() {
+		if !waited {
+			g.order.release(req.GetSequencerIncarnation(), req.GetSequence())
+		}
+	}()
 	prog, err := g.program(sid, req.GetProgramId())
 	if err != nil {
 		return nil, err
@@ -178,6 +184,7 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (*worker
 	if err := g.order.wait(ctx, req.GetSequencerIncarnation(), req.GetSequence()); err != nil {
 		return nil, err
 	}
+	waited = true
 	l := g.launches.join(req.GetLaunchId())
 	defer g.launches.leave(l)
 	l.start(g.w, req.GetPartitionWorkers(), local)

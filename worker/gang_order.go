@@ -10,7 +10,9 @@ import (
 // gapTimeout is how long a launch waits for launches with lower sequence
 // numbers that have not arrived (their client may have died after taking
 // its numbers) before it starts anyway.
-const gapTimeout = 10 * time.Second
+// Our workers run launches concurrently, so a launch that starts out of
+// order costs no deadlock, only the order: the wait is short.
+const gapTimeout = 2 * time.Second
 
 // sequencer starts this worker's gang launches in the order of their
 // sequence numbers, which the resource manager hands out per worker (see
@@ -42,10 +44,7 @@ func (s *sequencer) wait(ctx context.Context, incarnation string, seq uint64) er
 	defer timer.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if incarnation != s.incarnation {
-		s.incarnation, s.next, s.started = incarnation, 1, map[uint64]bool{}
-		s.advance()
-	}
+	s.syncLocked(incarnation)
 	for seq > s.next {
 		moved := s.moved
 		s.mu.Unlock()
@@ -68,16 +67,43 @@ func (s *sequencer) wait(ctx context.Context, incarnation string, seq uint64) er
 			return nil // a new run of the sequencer: no order to keep with it
 		}
 	}
-	if seq == s.next {
+	s.markLocked(seq)
+	return nil
+}
+
+// release gives up launch seq's turn without waiting (the launch failed
+// before it could start), so that later ones need not wait for it.
+func (s *sequencer) release(incarnation string, seq uint64) {
+	if seq == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncLocked(incarnation)
+	s.markLocked(seq)
+}
+
+// syncLocked starts counting again for a new run of the sequencer.
+func (s *sequencer) syncLocked(incarnation string) {
+	if incarnation != s.incarnation {
+		s.incarnation, s.next, s.started = incarnation, 1, map[uint64]bool{}
+		s.advance()
+	}
+}
+
+func (s *sequencer) markLocked(seq uint64) {
+	switch {
+	case seq == s.next:
 		s.next++
 		for s.started[s.next] {
 			delete(s.started, s.next)
 			s.next++
 		}
 		s.advance()
+	case seq > s.next:
+		s.started[seq] = true
 	}
 	// Below next: a number skipped after a gap, which keeps no order.
-	return nil
 }
 
 func (s *sequencer) advance() {

@@ -1,0 +1,157 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// psumProgram is JAX's shard_map(lambda x: psum(2 * x, "x")) over 4 devices
+// of an 8-vector: the result is [24, 32] for the input 0..7.
+const psumProgram = "../internal/stablehlo/testdata/golden/shard_map_psum_shardy.mlir"
+
+// runPsum runs the psum program compiled for devices once and checks its
+// result.
+func runPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) error {
+	p := exe.Parameters()[0]
+	s, err := ifrt.NewHloSharding(exe.Devices(), "", *p.OpSharding)
+	if err != nil {
+		return err
+	}
+	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	if err != nil {
+		return err
+	}
+	defer x.Delete()
+	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		return err
+	}
+	defer res.Outputs[0].Delete()
+	got := make([]byte, 8)
+	if err := res.Outputs[0].CopyToHostBuffer(ctx, got, nil); err != nil {
+		return err
+	}
+	if string(got) != string(f32Bytes(24, 32)) {
+		return errors.New("psum gave a wrong result")
+	}
+	return nil
+}
+
+// A participant killed during a loop of spanning launches fails the launch
+// with DATA_LOSS (no hang); the other slice's own programs go on; once the
+// worker is back, spanning launches work again on the same client.
+func TestGangLostParticipant(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
+		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+		if err != nil {
+			t.Fatalf("Compile on %v: %v", devs, err)
+		}
+		t.Cleanup(func() { exe.Delete() })
+		return exe
+	}
+	spanning := compile(ifrt.DeviceList{all[0], all[2], all[4], all[6]})
+	slice0 := compile(all[:4])
+
+	ran := make(chan int, 100)
+	failed := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			if err := runPsum(ctx, l.Client, spanning); err != nil {
+				failed <- err
+				return
+			}
+			ran <- i
+		}
+	}()
+	for range 3 {
+		select {
+		case <-ran:
+		case err := <-failed:
+			t.Fatalf("a spanning launch failed before any fault: %v", err)
+		}
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-failed:
+		if !errors.Is(err, ifrt.ErrDataLoss) {
+			t.Fatalf("the launch after the participant was killed: %v, want DATA_LOSS", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("spanning launches hang after a participant was killed")
+	}
+	if err := runPsum(ctx, l.Client, slice0); err != nil {
+		t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
+	}
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		err := runPsum(ctx, l.Client, spanning)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ifrt.ErrDataLoss) {
+			t.Fatalf("a spanning launch while the worker returns: %v, want success or DATA_LOSS", err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("spanning launches did not work again after the worker came back: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Two clients (two JAX sessions) launching spanning programs over the same
+// workers at once all finish: launches start in one order on every worker.
+func TestGangConcurrentClients(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	errc := make(chan error, 2)
+	for range 2 {
+		c := connect(t, l.RMAddress)
+		all := c.Devices()
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range 20 {
+				if err := runPsum(ctx, c, exe); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func connect(t *testing.T, rmAddress string) *cluster.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := cluster.Connect(ctx, rmAddress, cluster.WithLogger(quietLogger()))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
