@@ -83,8 +83,10 @@ func (x *exchange) recv(from int, size int, w io.Writer) error {
 	tag := Tag{Collective: x.seq, Message: x.recvd[from]}
 	x.recvd[from]++
 	if err := x.comm.Recv(x.ctx, from, tag, size, w); err != nil {
+		// A failed Send cancels x.ctx: report that failure, not the
+		// cancellation it caused.
 		x.fail(err)
-		return err
+		return x.failed()
 	}
 	return nil
 }

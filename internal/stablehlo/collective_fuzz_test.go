@@ -2,19 +2,29 @@ package stablehlo
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
 
-// FuzzCollectives mutates programs with collectives and manual regions: odd
+// FuzzCollectives mutates programs with collectives and manual regions (the
+// shard_map programs of the golden corpus, text and bytecode): odd
 // replica groups, channels, dimensions, shardings and grids must fail
 // cleanly (never a panic, an Internal error or a hang) in Run and when every
 // process runs on its own (RunProcesses, zero arguments).
 func FuzzCollectives(f *testing.F) {
-	for _, c := range collectiveCases() {
-		f.Add([]byte(c.module()))
+	seeds, err := filepath.Glob("testdata/golden/shard_map_*.mlir*")
+	if err != nil || len(seeds) == 0 {
+		f.Fatalf("no shard_map programs in testdata/golden: %v", err)
 	}
-	f.Add([]byte(psum2))
+	for _, name := range seeds {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		fuzzParseAndRun(t, src)
 		m, err := Parse(src)

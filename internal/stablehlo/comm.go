@@ -46,9 +46,10 @@ import (
 // Failure. Done ends the participant's part: RunProcess calls it exactly
 // once, with nil after a successful run or the error it failed with. After
 // Done(err) with err != nil, every other participant's pending and later
-// Send and Recv calls must fail (the in-process group returns an Aborted
-// *Error naming the failed participant), so that a failure anywhere reaches
-// every participant and none waits for a peer that will never send. A Recv
+// Send and Recv calls must fail with an Aborted *Error
+// (NewError(Aborted, ...)) naming the failed participant, so that a failure
+// anywhere reaches every participant, none waits for a peer that will never
+// send, and FirstFailure can tell the cause from its echoes. A Recv
 // from (or Send to) a participant that ended with Done(nil) before sending
 // (or receiving) the message fails the same way. A network implementation
 // must also treat a lost or silent peer as failed (heartbeats or a
@@ -56,6 +57,13 @@ import (
 //
 // Deadlines. Send and Recv return ctx.Err() when ctx ends first; the
 // runtime bounds a whole execution with the context it gives RunProcess.
+//
+// Implementations. LocalGroup connects the participants of one process
+// (the devices of one worker); Route joins it with a network
+// implementation that reaches the devices of other workers, and
+// Module.RunLocal runs one worker's processes that way.
+// communicatortest.Run checks an implementation against this contract and
+// communicatortest.Pipes is a reference one over byte streams.
 //
 // A Communicator serves one execution; its methods are called from one
 // goroutine at a time per peer (Send may run concurrently with Recv and with

@@ -300,16 +300,68 @@ func (m *Module) RunProcesses(ctx context.Context, args [][]*Tensor) ([][]*Tenso
 	if len(args) != n {
 		return nil, invalidf("the program runs as %d processes, got arguments for %d", n, len(args))
 	}
+	ids := make([]int, n)
+	for id := range ids {
+		ids[id] = id
+	}
+	return m.RunLocal(ctx, ids, args, nil)
+}
+
+// RunLocal runs some processes of the program's grid, those with the
+// flattened ids ids, each on its own goroutine, as one worker's part of an
+// execution whose other processes run elsewhere: args[j] are process
+// ids[j]'s arguments, as RunProcess takes them, and so are the results.
+// The local processes exchange data in process (a LocalGroup); each reaches
+// the others through remote(id), the far side of Route for process id.
+// remote may be nil only when ids are the whole grid.
+//
+// When a local process fails, the other local ones stop at their next
+// exchange and the remote ones learn of it through remote's Done; the
+// error returned is FirstFailure's pick.
+func (m *Module) RunLocal(ctx context.Context, ids []int, args [][]*Tensor, remote func(id int) Communicator) ([][]*Tensor, error) {
+	n := m.numProcesses()
+	if n < 0 {
+		return nil, unimplementedf("a grid of %d replicas × %d partitions is not supported", m.numReplicas, m.numPartitions)
+	}
+	if len(args) != len(ids) {
+		return nil, invalidf("%d local processes, got arguments for %d", len(ids), len(args))
+	}
+	local := make([]bool, n)
+	for _, id := range ids {
+		if id < 0 || id >= n || local[id] {
+			return nil, invalidf("local process ids %v are not distinct ids of a grid of %d", ids, n)
+		}
+		local[id] = true
+	}
+	if remote == nil && len(ids) != n {
+		return nil, invalidf("%d of the program's %d processes run here and there is no Communicator for the others", len(ids), n)
+	}
 	g := NewLocalGroup(n)
-	outs := make([][]*Tensor, n)
-	errs := make([]error, n)
+	comms := make([]Communicator, len(ids))
+	for j, id := range ids {
+		if comms[j] = g.Endpoint(id); len(ids) == n {
+			continue
+		}
+		far := remote(id)
+		if far == nil {
+			err := invalidf("no Communicator reaches the other workers from process %d", id)
+			for _, c := range comms[:j] {
+				c.Done(err)
+			}
+			return nil, err
+		}
+		comms[j] = Route(comms[j], far, func(peer int) bool { return peer >= 0 && peer < n && local[peer] })
+	}
+	outs := make([][]*Tensor, len(ids))
+	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
-	for id := range n {
+	for j, id := range ids {
+		comm := comms[j]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := Process{Replica: id / m.numPartitions, Partition: id % m.numPartitions, Comm: g.Endpoint(id)}
-			outs[id], errs[id] = m.RunProcess(ctx, p, args[id])
+			p := Process{Replica: id / m.numPartitions, Partition: id % m.numPartitions, Comm: comm}
+			outs[j], errs[j] = m.RunProcess(ctx, p, args[j])
 		}()
 	}
 	wg.Wait()

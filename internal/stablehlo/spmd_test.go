@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -107,6 +108,24 @@ func TestManualRegions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runGrid runs every process of m over comms, each on its own goroutine,
+// and returns their results or the failure FirstFailure picks.
+func runGrid(ctx context.Context, m *Module, comms []Communicator, args [][]*Tensor) ([][]*Tensor, error) {
+	outs := make([][]*Tensor, len(comms))
+	errs := make([]error, len(comms))
+	var wg sync.WaitGroup
+	for id := range comms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := Process{Replica: id / m.NumPartitions(), Partition: id % m.NumPartitions(), Comm: comms[id]}
+			outs[id], errs[id] = m.RunProcess(ctx, p, args[id])
+		}()
+	}
+	wg.Wait()
+	return outs, FirstFailure(errs)
 }
 
 // countingComm counts what a process sends.

@@ -1,53 +1,9 @@
-package stablehlo
+package communicatortest
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"testing"
 )
-
-// transports are the Communicators every per-process test runs over.
-var transports = []struct {
-	name string
-	new  func(n int) []Communicator
-}{
-	{"local", func(n int) []Communicator {
-		g := NewLocalGroup(n)
-		out := make([]Communicator, n)
-		for i := range out {
-			out[i] = g.Endpoint(i)
-		}
-		return out
-	}},
-	{"stream", func(n int) []Communicator {
-		g := newStreamGroup(n)
-		out := make([]Communicator, n)
-		for i := range out {
-			out[i] = g.endpoint(i)
-		}
-		return out
-	}},
-}
-
-// runGrid runs every process of m over comms, each on its own goroutine,
-// and returns their results or the failure FirstFailure picks.
-func runGrid(ctx context.Context, m *Module, comms []Communicator, args [][]*Tensor) ([][]*Tensor, error) {
-	outs := make([][]*Tensor, len(comms))
-	errs := make([]error, len(comms))
-	var wg sync.WaitGroup
-	for id := range comms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := Process{Replica: id / m.NumPartitions(), Partition: id % m.NumPartitions(), Comm: comms[id]}
-			outs[id], errs[id] = m.RunProcess(ctx, p, args[id])
-		}()
-	}
-	wg.Wait()
-	return outs, FirstFailure(errs)
-}
 
 // gridCase is a program over a replica × partition grid with each process's
 // arguments and expected results, as MLIR dense literals.
@@ -59,8 +15,9 @@ type gridCase struct {
 	in, want             [][]string
 }
 
+// module returns the case's program as MLIR text.
 func (c gridCase) module() string {
-	var ps, rs []string
+	var ps []string
 	for i, t := range c.params {
 		ps = append(ps, fmt.Sprintf("%%a%d: %s", i, t))
 	}
@@ -72,58 +29,12 @@ func (c gridCase) module() string {
 		}
 		rets = strings.Join(r, ", ")
 	}
-	rs = c.results
+	rs := strings.Join(c.results, ", ")
 	return fmt.Sprintf("module attributes {mhlo.num_partitions = %d : i32, mhlo.num_replicas = %d : i32} {\n"+
 		"  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2], device_ids=[3, 1, 2, 0]>\n"+
 		"  func.func public @main(%s) -> (%s) {\n%s\n    return %s : %s\n  }\n}\n",
-		c.partitions, c.replicas, strings.Join(ps, ", "), strings.Join(rs, ", "), c.body, rets, strings.Join(rs, ", "))
+		c.partitions, c.replicas, strings.Join(ps, ", "), rs, c.body, rets, rs)
 }
-
-func runGridCases(t *testing.T, cases []gridCase) {
-	for _, c := range cases {
-		for _, tr := range transports {
-			t.Run(c.name+"/"+tr.name, func(t *testing.T) {
-				src := c.module()
-				m := mustParse(t, src)
-				if !m.UsesCollectives() {
-					t.Fatal("UsesCollectives() = false")
-				}
-				n := c.replicas * c.partitions
-				args := make([][]*Tensor, n)
-				for id := range n {
-					for i, typ := range c.params {
-						args[id] = append(args[id], literal(t, typ, c.in[id][i]))
-					}
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-				defer cancel()
-				outs, err := runGrid(ctx, m, tr.new(n), args)
-				if err != nil {
-					t.Fatalf("run: %v\n%s", err, src)
-				}
-				for id := range n {
-					for k, typ := range c.results {
-						want := literal(t, typ, c.want[id][k])
-						if msg := compareTensors(outs[id][k], want, 0, 0); msg != "" {
-							t.Errorf("process %d result %d: %s", id, k, msg)
-						}
-					}
-				}
-			})
-		}
-	}
-}
-
-const addI64 = `({
-    ^bb0(%x: tensor<i64>, %y: tensor<i64>):
-      %s = stablehlo.add %x, %y : tensor<i64>
-      stablehlo.return %s : tensor<i64>
-    })`
-
-// TestCollectiveSemantics runs collectiveCases: the examples of the
-// StableHLO specification, and the group strategies its "Collective ops"
-// section defines.
-func TestCollectiveSemantics(t *testing.T) { runGridCases(t, collectiveCases()) }
 
 // rows splits each process's literals, separated by ";".
 func rows(vals ...string) [][]string {
@@ -134,6 +45,14 @@ func rows(vals ...string) [][]string {
 	return out
 }
 
+const addI64 = `({
+    ^bb0(%x: tensor<i64>, %y: tensor<i64>):
+      %s = stablehlo.add %x, %y : tensor<i64>
+      stablehlo.return %s : tensor<i64>
+    })`
+
+// collectiveCases are the examples of the StableHLO specification and the
+// group strategies its "Collective ops" section defines.
 func collectiveCases() []gridCase {
 	i64x4 := "tensor<4xi64>"
 	return []gridCase{{
