@@ -32,6 +32,7 @@ type gangExecutable struct {
 	name    string
 	params  []ifrt.ArgumentInfo
 	outputs []ifrt.ArgumentInfo
+	donate  []int
 
 	mu      sync.Mutex
 	loads   map[*link]gangLoad // the program on each participant
@@ -135,6 +136,9 @@ func (e *gangExecutable) loadOn(ctx context.Context, l *link) error {
 	defer e.mu.Unlock()
 	if e.name == "" {
 		e.name, e.params, e.outputs = resp.GetName(), params, outputs
+		for _, i := range resp.GetDonatable() {
+			e.donate = append(e.donate, int(i))
+		}
 	}
 	e.loads[l] = gangLoad{gen: gen, id: resp.GetProgramId()}
 	return nil
@@ -164,7 +168,7 @@ func (e *gangExecutable) Fingerprint() string             { return "" }
 func (e *gangExecutable) Devices() ifrt.DeviceList        { return e.devices }
 func (e *gangExecutable) Parameters() []ifrt.ArgumentInfo { return e.params }
 func (e *gangExecutable) Outputs() []ifrt.ArgumentInfo    { return e.outputs }
-func (e *gangExecutable) DonatableParameters() []int      { return nil }
+func (e *gangExecutable) DonatableParameters() []int      { return e.donate }
 func (e *gangExecutable) As(any) bool                     { return false }
 
 func (e *gangExecutable) IsDeleted() bool {
@@ -317,6 +321,12 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 			shards[p] = &shard{place: pl, gen: pt.gen, array: a, domain: domains[p]}
 		}
 		outs[k] = &array{c: c, spec: ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: s}, shards: shards}
+	}
+	// Donated arguments are consumed: their shards are freed on the workers.
+	for i, donated := range donatedArguments(e, arrays, opts) {
+		if donated {
+			arrays[i].Delete()
+		}
 	}
 	res := &ifrt.ExecuteResult{Outputs: outs}
 	if opts != nil && opts.FillStatus {

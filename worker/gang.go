@@ -76,6 +76,9 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 		return nil, err
 	}
 	resp := &workerpb.GangCompileResponse{ProgramId: rand.Uint64(), Name: prog.Name(), NumPartitions: int32(prog.NumPartitions())}
+	for _, i := range prog.DonatableParameters() {
+		resp.Donatable = append(resp.Donatable, int32(i))
+	}
 	if resp.Parameters, err = wireArguments(prog.Parameters()); err != nil {
 		return nil, err
 	}

@@ -15,10 +15,11 @@ import (
 // on every worker that owns a device of the program, with the same module,
 // and runs its own partitions of each launch.
 type GangExecutable struct {
-	client  *Client
-	module  *stablehlo.Module
-	params  []ifrt.ArgumentInfo
-	outputs []ifrt.ArgumentInfo
+	client    *Client
+	module    *stablehlo.Module
+	params    []ifrt.ArgumentInfo
+	outputs   []ifrt.ArgumentInfo
+	donatable []int
 }
 
 // CompileGang parses a StableHLO module for a run across processes. Its
@@ -51,7 +52,13 @@ func (c *Client) CompileGang(ctx context.Context, program ifrt.Program) (*GangEx
 	if err != nil {
 		return nil, err
 	}
-	return &GangExecutable{client: c, module: m, params: params, outputs: outputs}, nil
+	g := &GangExecutable{client: c, module: m, params: params, outputs: outputs}
+	for i, v := range m.Main().Params() {
+		if v.DonorOrAlias {
+			g.donatable = append(g.donatable, i)
+		}
+	}
+	return g, nil
 }
 
 // Name is the module's name.
@@ -65,6 +72,10 @@ func (g *GangExecutable) Parameters() []ifrt.ArgumentInfo { return g.params }
 
 // Outputs describe the program's global results.
 func (g *GangExecutable) Outputs() []ifrt.ArgumentInfo { return g.outputs }
+
+// DonatableParameters are the parameters the program may donate. Run does
+// not consume its arguments: the caller frees donated ones after a launch.
+func (g *GangExecutable) DonatableParameters() []int { return slices.Clone(g.donatable) }
 
 // Run runs partition p on device dev of this client. args are the
 // partition's blocks of the parameters (single-device arrays of this client,

@@ -158,6 +158,8 @@ type GangCompileResponse struct {
 	NumPartitions int32           `protobuf:"varint,3,opt,name=num_partitions,json=numPartitions,proto3" json:"num_partitions,omitempty"`
 	Parameters    []*GangArgument `protobuf:"bytes,4,rep,name=parameters,proto3" json:"parameters,omitempty"`
 	Outputs       []*GangArgument `protobuf:"bytes,5,rep,name=outputs,proto3" json:"outputs,omitempty"`
+	// The parameters the program may donate (their arguments are consumed).
+	Donatable     []int32 `protobuf:"varint,6,rep,packed,name=donatable,proto3" json:"donatable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -223,6 +225,13 @@ func (x *GangCompileResponse) GetParameters() []*GangArgument {
 func (x *GangCompileResponse) GetOutputs() []*GangArgument {
 	if x != nil {
 		return x.Outputs
+	}
+	return nil
+}
+
+func (x *GangCompileResponse) GetDonatable() []int32 {
+	if x != nil {
+		return x.Donatable
 	}
 	return nil
 }
@@ -694,7 +703,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\fGangArgument\x12\x14\n" +
 	"\x05dtype\x18\x01 \x01(\x05R\x05dtype\x12\x14\n" +
 	"\x05shape\x18\x02 \x03(\x03R\x05shape\x12(\n" +
-	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\xf5\x01\n" +
+	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\x93\x02\n" +
 	"\x13GangCompileResponse\x12\x1d\n" +
 	"\n" +
 	"program_id\x18\x01 \x01(\x06R\tprogramId\x12\x12\n" +
@@ -703,7 +712,8 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\n" +
 	"parameters\x18\x04 \x03(\v2$.openpathways.worker.v1.GangArgumentR\n" +
 	"parameters\x12>\n" +
-	"\aoutputs\x18\x05 \x03(\v2$.openpathways.worker.v1.GangArgumentR\aoutputs\"\x83\x01\n" +
+	"\aoutputs\x18\x05 \x03(\v2$.openpathways.worker.v1.GangArgumentR\aoutputs\x12\x1c\n" +
+	"\tdonatable\x18\x06 \x03(\x05R\tdonatable\"\x83\x01\n" +
 	"\x0eLocalPartition\x12\x1c\n" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\x05R\bdeviceId\x12\x1c\n" +
