@@ -37,7 +37,8 @@ func startLocal(t *testing.T, cfg local.Config) *localtest.Cluster {
 }
 
 // TestConformance runs the ifrt suite over a cluster of two workers with four
-// devices each, so that copies and reshards cross workers.
+// devices each, so that copies, reshards and programs (gangs, whose
+// collectives cross workers) span workers.
 func TestConformance(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ifrttest.RunConformance(t, ifrttest.Harness{
@@ -50,8 +51,8 @@ func TestConformance(t *testing.T) {
 			}
 			return c
 		},
-		Programs:          true,
-		MaxProgramDevices: 4,
+		Programs:    true,
+		Collectives: true,
 	})
 }
 

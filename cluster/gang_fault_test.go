@@ -3,12 +3,14 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
 )
 
 // psumProgram is JAX's shard_map(lambda x: psum(2 * x, "x")) over 4 devices
@@ -154,4 +156,39 @@ func connect(t *testing.T, rmAddress string) *cluster.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// oneProcessBackend is a backend that cannot run part of a program spanning
+// workers (as the PJRT CPU plugins cannot): gocpu behind a type the worker
+// does not know.
+type oneProcessBackend struct{ ifrt.Client }
+
+// A worker whose backend cannot run its part of a spanning program refuses
+// it, and the client gets the worker's UNIMPLEMENTED as it was.
+func TestGangRefusedByBackend(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true,
+		NewBackend: func(int) (ifrt.Client, error) {
+			c, err := gocpu.New(gocpu.Config{Devices: 4})
+			return oneProcessBackend{c}, err
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
+	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
+		t.Fatalf("Compile across workers on one-process backends: %v, want the worker's UNIMPLEMENTED naming gocpu", err)
+	}
+	if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, all[:4])); err != nil {
+		t.Fatalf("the same program on one worker: %v", err)
+	}
+}
+
+func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.DeviceList) ifrt.LoadedExecutable {
+	t.Helper()
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		t.Fatalf("Compile on %v: %v", devs, err)
+	}
+	t.Cleanup(func() { exe.Delete() })
+	return exe
 }

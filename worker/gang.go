@@ -42,7 +42,7 @@ func newGang(w *Server) *gang {
 func (g *gang) backend() (*gocpu.Client, error) {
 	c, ok := g.w.cfg.Backend.(*gocpu.Client)
 	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: the %s backend (%T) cannot run one partition of a program spanning workers; gocpu workers can", g.w.cfg.Backend.Platform().Name, g.w.cfg.Backend)
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: this worker's %s backend (%T) cannot run its part of a program whose devices span several workers; workers on gocpu (--backend=gocpu) can, or compile for the devices of one worker", g.w.cfg.Backend.Platform().Name, g.w.cfg.Backend)
 	}
 	return c, nil
 }
@@ -60,15 +60,8 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	if err := g.w.proxy.CheckSessionBytes(req.GetSessionId(), req.GetSessionToken(), 0); err != nil {
 		return nil, err
 	}
-	// A backend that cannot run partitions compiles the program its own way
-	// first, so that its refusal (its code and message) reaches the client.
 	c, err := g.backend()
 	if err != nil {
-		exe, cerr := g.w.cfg.Backend.Compile(ctx, &ifrt.MLIRProgram{Module: req.GetModule()}, &ifrt.CompileOptions{Devices: g.w.cfg.Backend.AddressableDevices()})
-		if cerr != nil {
-			return nil, cerr
-		}
-		exe.Delete()
 		return nil, err
 	}
 	prog, err := c.CompileGang(ctx, &ifrt.MLIRProgram{Module: req.GetModule()})
