@@ -320,7 +320,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 			a := pt.client.AdoptArray(outHandles[p][k], localSpec(info.DType, domains[p], dev, ""))
 			shards[p] = &shard{place: pl, gen: pt.gen, array: a, domain: domains[p]}
 		}
-		outs[k] = &array{c: c, spec: ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: s}, shards: shards}
+		outs[k] = &array{c: c, spec: ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: s}, shards: shards, computed: true}
 	}
 	// Donated arguments are consumed: their shards are freed on the workers.
 	for i, donated := range donatedArguments(e, arrays, opts) {
