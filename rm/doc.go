@@ -78,6 +78,17 @@
 // Client.Watch) reconnect and receive a fresh snapshot; Cluster.RMIncarnation
 // tells one run of the RM from the next.
 //
+// # Gang scheduling and coordination
+//
+// Besides membership the RM serves the gang scheduler (Client.Sequence): one
+// sequence number per worker for each launch of a program spanning workers,
+// handed out atomically, so that launches whose workers overlap start in one
+// order on all of them; and a small key-value store (Client.KeyValue) with a
+// blocking Get, scoped by launch group, through which the processes of a
+// multi-process runtime exchange what they need before they can talk (PJRT's
+// kv callbacks). Neither survives a restart of the RM: sequence numbers start
+// again (with a new incarnation) and the store starts empty.
+//
 // # Errors
 //
 // Errors are *ifrt.Error values whose code is the gRPC code on the wire, so
