@@ -78,9 +78,24 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	if resp.Outputs, err = wireArguments(prog.Outputs()); err != nil {
 		return nil, err
 	}
+	done, err := g.w.proxy.SessionDone(req.GetSessionId(), req.GetSessionToken())
+	if err != nil {
+		return nil, err
+	}
+	key := programKey{req.GetSessionId(), resp.ProgramId}
 	g.mu.Lock()
-	g.programs[programKey{req.GetSessionId(), resp.ProgramId}] = prog
+	g.programs[key] = prog
 	g.mu.Unlock()
+	// The program goes with its session, as the session's executables do.
+	go func() {
+		select {
+		case <-done:
+		case <-g.w.stopped():
+		}
+		g.mu.Lock()
+		delete(g.programs, key)
+		g.mu.Unlock()
+	}()
 	return resp, nil
 }
 
