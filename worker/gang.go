@@ -196,9 +196,11 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		return nil, err
 	}
 	waited = true
-	l := g.launches.join(req.GetLaunchId())
+	l := g.launches.join(req.GetLaunchId(), false)
 	defer g.launches.leave(l)
-	l.start(g.w, req.GetPartitionWorkers(), local)
+	if err := l.start(g.w, req.GetPartitionWorkers(), local); err != nil {
+		return nil, err
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

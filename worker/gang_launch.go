@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -33,20 +34,23 @@ type launches struct {
 
 func newLaunches() *launches { return &launches{byID: map[uint64]*gangLaunch{}} }
 
-// join returns launch id, made if new, and holds it until leave.
-func (ls *launches) join(id uint64) *gangLaunch {
+// join returns launch id, made if new, and holds it until leave. A peer's
+// stream (byPeer) may make it before its own Launch call arrives.
+func (ls *launches) join(id uint64, byPeer bool) *gangLaunch {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l := ls.byID[id]
 	if l == nil {
-		l = &gangLaunch{id: id, boxes: map[[2]int]chan *frame{}, failed: make(chan struct{}), started: make(chan struct{})}
+		l = &gangLaunch{id: id, boxes: map[[2]int]chan *frame{}, failed: make(chan struct{})}
 		ls.byID[id] = l
+	}
+	if byPeer && !l.launched.Load() && l.refs == 0 {
 		// Data for a launch whose Launch never comes (its client gave up) is
 		// dropped after a while.
 		time.AfterFunc(orphanTimeout, func() {
 			ls.mu.Lock()
 			defer ls.mu.Unlock()
-			if l.refs == 0 && !l.launched && ls.byID[id] == l {
+			if l.refs == 0 && !l.launched.Load() && ls.byID[id] == l {
 				delete(ls.byID, id)
 				l.fail(ifrt.Errorf(ifrt.DeadlineExceeded, "worker: launch %x never started here", id))
 			}
@@ -60,7 +64,7 @@ func (ls *launches) leave(l *gangLaunch) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l.refs--
-	if l.refs == 0 && l.launched && ls.byID[l.id] == l {
+	if l.refs == 0 && l.launched.Load() && ls.byID[l.id] == l {
 		delete(ls.byID, l.id)
 	}
 }
@@ -80,18 +84,18 @@ type frame struct {
 type gangLaunch struct {
 	id uint64
 
-	mu       sync.Mutex
-	refs     int // guarded by launches.mu
-	launched bool
-	boxes    map[[2]int]chan *frame // by (from, to)
-	w        *Server
-	workers  []string
-	local    map[int]bool
-	out      map[[2]int]*outStream
-	sent     int64
-	started  chan struct{}
-	failed   chan struct{}
-	failure  error
+	refs     int         // guarded by launches.mu
+	launched atomic.Bool // its Launch call arrived
+
+	mu      sync.Mutex
+	boxes   map[[2]int]chan *frame // by (from, to)
+	w       *Server
+	workers []string
+	local   map[int]bool
+	out     map[[2]int]*outStream
+	sent    int64
+	failed  chan struct{}
+	failure error
 }
 
 type outStream struct {
@@ -101,11 +105,16 @@ type outStream struct {
 	err    error
 }
 
-func (l *gangLaunch) start(w *Server, workers []string, local map[int]bool) {
+// start gives the launch its Launch call's description; a second Launch
+// of the same launch id is refused.
+func (l *gangLaunch) start(w *Server, workers []string, local map[int]bool) error {
 	l.mu.Lock()
-	l.w, l.workers, l.local, l.out, l.launched = w, workers, local, map[[2]int]*outStream{}, true
-	l.mu.Unlock()
-	close(l.started)
+	defer l.mu.Unlock()
+	if l.launched.Swap(true) {
+		return ifrt.Errorf(ifrt.AlreadyExists, "worker: launch %x is already running here", l.id)
+	}
+	l.w, l.workers, l.local, l.out = w, workers, local, map[[2]int]*outStream{}
+	return nil
 }
 
 func (l *gangLaunch) box(from, to int) chan *frame {
@@ -350,7 +359,7 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	if err != nil {
 		return err
 	}
-	l := g.launches.join(first.GetLaunchId())
+	l := g.launches.join(first.GetLaunchId(), true)
 	defer g.launches.leave(l)
 	from, to := int(first.GetFrom()), int(first.GetTo())
 	if from < 0 || to < 0 || from > 1<<16 || to > 1<<16 {

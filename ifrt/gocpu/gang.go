@@ -29,19 +29,9 @@ func (c *Client) CompileGang(ctx context.Context, program ifrt.Program) (*GangEx
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
-	}
-	m, err := stablehlo.Parse(p.Module)
+	_, m, err := parseProgram(program)
 	if err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if err := m.Unsupported(); err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if m.NumReplicas() != 1 {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+		return nil, err
 	}
 	paramShardings, outputShardings := m.ProcessShardings()
 	params, err := argumentInfos(m.Main().Params(), paramShardings)
