@@ -192,3 +192,59 @@ func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.Dev
 	t.Cleanup(func() { exe.Delete() })
 	return exe
 }
+
+// stuckProgram never finishes on partition 1 (a while loop that does not
+// end), so partition 0 waits in its all_reduce for ever.
+const stuckProgram = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+    %p = stablehlo.partition_id : tensor<ui32>
+    %one = stablehlo.constant dense<1> : tensor<ui32>
+    %w = stablehlo.while(%i = %p) : tensor<ui32>
+     cond {
+      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      stablehlo.return %i : tensor<ui32>
+    }
+    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %t = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}`
+
+// A launch's deadline reaches every participant: a launch that cannot finish
+// ends when its context does, and the workers go on with later launches.
+func TestGangDeadlineReachesEveryParticipant(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	devs := ifrt.DeviceList{all[0], all[4]}
+	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(stuckProgram)}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Delete()
+	s, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := l.Client.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancelShort()
+	if _, err := stuck.Execute(short, []ifrt.Array{x}, nil); err == nil {
+		t.Fatal("a launch that cannot finish succeeded")
+	} else if c := ifrt.CodeOf(err); c != ifrt.DeadlineExceeded && c != ifrt.Canceled {
+		t.Fatalf("the stuck launch: %v (code %v), want DEADLINE_EXCEEDED", err, c)
+	}
+	spanning := mustCompile(ctx, t, l.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
+	if err := runPsum(ctx, l.Client, spanning); err != nil {
+		t.Fatalf("a spanning launch after the stuck one: %v", err)
+	}
+}
