@@ -149,6 +149,10 @@ func (ev *evaluator) runMain(args []*shardedValue) ([]*shardedValue, error) {
 	}
 	var in []*array
 	for _, op := range r.ops {
+		if (isFullToShard(op) || isShardToFull(op) || op.Name == "stablehlo.custom_call" && op.callee == "Sharding") &&
+			(len(op.operands) != 1 || len(op.results) != 1 || len(op.resultTypes) != 1) {
+			return nil, opError(op, invalidf("@%s takes one operand and has one result", op.callee))
+		}
 		switch {
 		case op.Name == "sdy.manual_computation":
 			vals, err := ev.runManualComputation(op, block(op))
