@@ -24,6 +24,9 @@ type array struct {
 	ifrt.UnimplementedArray
 	c    *Client
 	spec ifrt.ArraySpec
+	// computed says every shard held its data when the array was made (a
+	// gang launch's outputs, which its workers registered when done).
+	computed bool
 
 	mu      sync.RWMutex
 	shards  []*shard
@@ -64,7 +67,7 @@ func (a *array) IsDeleted() bool {
 // Ready waits for every shard.
 func (a *array) Ready() *ifrt.Future {
 	shards, err := a.live()
-	if err != nil {
+	if err != nil || a.computed {
 		return ifrt.ReadyFuture(err)
 	}
 	fs := make([]*ifrt.Future, len(shards))

@@ -12,9 +12,9 @@ import (
 )
 
 // Compile compiles the program on the worker that owns opts.Devices. A program
-// whose devices span several workers would run as a gang, each worker executing
-// its devices' part; no backend here can run one partition of a program across
-// processes yet, so such programs are Unimplemented.
+// whose devices span several workers runs as a gang (see gangExecutable):
+// compiled on each of them, launched on all together, each worker running
+// its devices' partitions.
 //
 // An executable outlives the worker it was loaded on, as a Pathways program
 // does: while the worker is lost, executions fail with DATA_LOSS; once a worker
@@ -41,10 +41,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		if !ok {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
 		}
-		if i > 0 && p.link != places[0].link {
-			return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the program's devices %v span several workers; running one program across workers is not supported by these backends yet", opts.Devices)
-		}
 		places[i] = p
+	}
+	for _, p := range places {
+		if p.link != places[0].link {
+			return c.compileGang(ctx, program, opts.Devices, places)
+		}
 	}
 	e := &executable{c: c, link: places[0].link, program: program, xla: opts.XLA, devices: opts.Devices, places: places}
 	ld, err := e.loadOn(ctx, e.link)

@@ -109,6 +109,7 @@ type Server struct {
 	peer  *peer
 	store *shardStore
 	cache *compileCache // nil without a scratch location
+	gang  *gang
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -156,6 +157,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
+	s.gang = newGang(s)
 	return s, nil
 }
 
@@ -176,12 +178,13 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append(opts, s.cfg.ServerOptions...)
 }
 
-// Register mounts the IFRT Proxy service, the peer service and the health
-// service on r.
+// Register mounts the IFRT Proxy service, the peer and gang services and the
+// health service on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	s.proxy.Register(r)
 	s.proxy.RegisterHealth(r)
 	workerpb.RegisterPeerServer(r, s.peer)
+	workerpb.RegisterGangServer(r, s.gang)
 }
 
 // Ready is closed once the worker serves and, with an RM, has registered.

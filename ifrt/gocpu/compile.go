@@ -26,19 +26,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if opts == nil {
 		opts = &ifrt.CompileOptions{}
 	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
-	}
-	m, err := stablehlo.Parse(p.Module)
+	p, m, err := parseProgram(program)
 	if err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if err := m.Unsupported(); err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if m.NumReplicas() != 1 {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+		return nil, err
 	}
 	devices := opts.Devices
 	if len(devices) == 0 {
@@ -74,6 +64,26 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	c.executables[e] = struct{}{}
 	c.mu.Unlock()
 	return e, nil
+}
+
+// parseProgram reads a StableHLO module the interpreter can run: one of
+// SPMD partitions, without replicas.
+func parseProgram(program ifrt.Program) (*ifrt.MLIRProgram, *stablehlo.Module, error) {
+	p, ok := program.(*ifrt.MLIRProgram)
+	if !ok {
+		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
+	}
+	m, err := stablehlo.Parse(p.Module)
+	if err != nil {
+		return nil, nil, fromStablehlo(err)
+	}
+	if err := m.Unsupported(); err != nil {
+		return nil, nil, fromStablehlo(err)
+	}
+	if m.NumReplicas() != 1 {
+		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+	}
+	return p, m, nil
 }
 
 // fromStablehlo gives an interpreter error its ifrt code.

@@ -3,7 +3,9 @@ package stablehlo
 import (
 	"context"
 	"errors"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sync"
 )
 
@@ -194,7 +196,9 @@ func (ev *evaluator) runMain(args []*shardedValue) ([]*shardedValue, error) {
 		for _, s := range op.operands {
 			uses[s] = true
 		}
-		for s := range uses {
+		// In slot order, so that every process assembles the same values
+		// in the same order (the assembly's exchanges must pair up).
+		for _, s := range slices.Sorted(maps.Keys(uses)) {
 			if _, err := global(s); err != nil {
 				return nil, opError(op, err)
 			}

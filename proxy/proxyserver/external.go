@@ -75,6 +75,17 @@ func (s *Server) AddSessionArray(sessionID uint64, token string, handle uint64, 
 	return nil
 }
 
+// SessionDone returns a channel closed when session sessionID ends, so that
+// what a worker keeps for a session outside it (compiled gang programs) can
+// go with it. NotFound for an unknown session or a wrong token.
+func (s *Server) SessionDone(sessionID uint64, token string) (<-chan struct{}, error) {
+	ss, err := s.liveSession(sessionID, token)
+	if err != nil {
+		return nil, err
+	}
+	return ss.ctx.Done(), nil
+}
+
 // Track counts work done for the server's sessions outside its own calls (a
 // worker's peer calls) as in progress until done is called, so that a
 // draining server waits for it.

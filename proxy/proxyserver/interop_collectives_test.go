@@ -10,14 +10,13 @@ import (
 // pmax, all_gather, ppermute, psum_scatter, all_to_all, axis_index) over a
 // mesh of all 8 devices and a 2 x 4 one (testdata/shard_map_programs.py):
 // results must match numpy and local CPU JAX, and every device must hold
-// its block of each result as the result's sharding says.
+// its block of each result as the result's sharding says. On cluster_gocpu
+// the meshes span both workers: the programs run as gangs and their
+// collectives cross workers.
 func TestInteropShardMap(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !b.compilesBytecode {
 			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
-		}
-		if b.workerDevices > 0 {
-			t.Skipf("backend %s runs a program within one worker of %d devices; these meshes span all 8 (one program across workers is not supported yet)", b.name, b.workerDevices)
 		}
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "shard_map_programs.py", append(jitEnv, "XLA_FLAGS=--xla_force_host_platform_device_count=8")...)

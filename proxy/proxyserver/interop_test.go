@@ -327,9 +327,6 @@ func TestInteropJit(t *testing.T) {
 		if !b.compilesBytecode {
 			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
 		}
-		if b.workerDevices > 0 {
-			t.Skipf("jit_ops.py's sharded matmul spans all 8 devices, more than one worker of %s has; TestInteropPrograms covers this backend", b.name)
-		}
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "jit_ops.py", jitEnv...)
 		if err != nil {
