@@ -189,7 +189,8 @@ func (e *gangExecutable) Delete() *ifrt.Future {
 		if err != nil || gen != ld.gen {
 			continue // it went with its worker
 		}
-		gang.Release(context.Background(), &workerpb.GangReleaseRequest{SessionId: client.SessionID(), SessionToken: client.SessionToken(), ProgramId: ld.id})
+		// Best effort: a worker that cannot be told frees the program with the session.
+		_, _ = gang.Release(context.Background(), &workerpb.GangReleaseRequest{SessionId: client.SessionID(), SessionToken: client.SessionToken(), ProgramId: ld.id})
 	}
 	return ifrt.ReadyFuture(nil)
 }

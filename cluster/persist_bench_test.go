@@ -64,7 +64,9 @@ func BenchmarkPersist256MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 		plainR += time.Since(start)
-		os.Remove(file)
+		if err := os.Remove(file); err != nil {
+			b.Fatal(err)
+		}
 
 		location := "file://" + filepath.Join(dir, "ckpt")
 		start = time.Now()

@@ -118,8 +118,9 @@ func (w *fileWriter) Write(p []byte) (int, error) {
 func (w *fileWriter) Abort() {
 	if !w.done {
 		w.done = true
-		w.f.Close()
-		os.Remove(w.f.Name())
+		// Discarding: the temporary file's fate is all that matters.
+		_ = w.f.Close()
+		_ = os.Remove(w.f.Name())
 	}
 }
 
@@ -137,7 +138,7 @@ func (w *fileWriter) Close() error {
 		err = os.Rename(w.f.Name(), w.final)
 	}
 	if err != nil {
-		os.Remove(w.f.Name())
+		_ = os.Remove(w.f.Name()) // the write's error is the one to report
 		return fileError(err, w.final)
 	}
 	return nil

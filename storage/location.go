@@ -193,7 +193,7 @@ func abandon(w io.WriteCloser) {
 		a.Abort()
 		return
 	}
-	w.Close()
+	_ = w.Close() // the write already failed with the error the caller reports
 }
 
 // Get reads the whole object.

@@ -38,7 +38,9 @@ func TestPlainPath(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, nil, 0o644)
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for url, want := range map[string]error{
 		"":               ifrt.ErrInvalidArgument,
 		"s3://b/x":       ifrt.ErrInvalidArgument,

@@ -48,9 +48,10 @@ func newCompileCache(backend ifrt.Client, ser ifrt.ExecutableSerializer, loc *st
 func (c *compileCache) key(program *ifrt.MLIRProgram, opts *ifrt.CompileOptions) string {
 	h := sha256.New()
 	field := func(b []byte) {
-		binary.Write(h, binary.LittleEndian, int64(len(b)))
+		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(b))))
 		h.Write(b)
 	}
+	id := func(d *ifrt.Device) { h.Write(binary.LittleEndian.AppendUint64(nil, uint64(d.ID))) }
 	field([]byte(c.ser.CompilerVersion()))
 	p := c.Platform()
 	field([]byte(p.Name + "\x00" + p.Version + "\x00" + p.RuntimeType))
@@ -62,12 +63,12 @@ func (c *compileCache) key(program *ifrt.MLIRProgram, opts *ifrt.CompileOptions)
 	}
 	for _, d := range devs {
 		field([]byte(d.Kind))
-		binary.Write(h, binary.LittleEndian, int64(d.ID))
+		id(d)
 	}
 	// The topology: every device of the backend, by kind and id.
 	for _, d := range c.Devices() {
 		field([]byte(d.Kind))
-		binary.Write(h, binary.LittleEndian, int64(d.ID))
+		id(d)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -103,7 +103,9 @@ func TestCompileCache(t *testing.T) {
 		"foreign": foreign,
 	} {
 		logs.Reset()
-		loc.Put(ctx, names[0], bad)
+		if err := loc.Put(ctx, names[0], bad); err != nil {
+			t.Fatal(err)
+		}
 		c := newCompileCache(b2, b2, loc, log)
 		compile(c)
 		if got := c.stats(); got != (CompileCacheStats{Misses: 1}) {

@@ -152,7 +152,8 @@ func (w *writer) Write(p []byte) (int, error) {
 
 func (w *writer) Abort() {
 	w.cancel()
-	w.w.Close()
+	_ = w.w.Close() // cancelled first, so the object is not written; the error says only that
+
 }
 
 func (w *writer) Close() error {

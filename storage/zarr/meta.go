@@ -84,15 +84,6 @@ func (a Array) chunkBytes() int64 {
 	return a.Chunks.NumElements() * int64(a.DType.HostByteSize())
 }
 
-// grid is the number of chunks along each dimension.
-func (a Array) grid() []int64 {
-	g := make([]int64, len(a.Shape))
-	for i := range g {
-		g[i] = (a.Shape[i] + a.Chunks[i] - 1) / a.Chunks[i]
-	}
-	return g
-}
-
 // ChunkKey is the object name of chunk idx, relative to the array.
 func ChunkKey(idx []int64) string {
 	if len(idx) == 0 {

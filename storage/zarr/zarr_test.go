@@ -111,7 +111,9 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// Scalars are one chunk named 0.
 	s := zarr.Array{DType: ifrt.S32, Shape: ifrt.Shape{}, Chunks: ifrt.Shape{}}
-	zarr.WriteMetadata(ctx, loc, "s", s)
+	if err := zarr.WriteMetadata(ctx, loc, "s", s); err != nil {
+		t.Fatal(err)
+	}
 	if err := zarr.WriteRegion(ctx, loc, "s", s, ifrt.IndexDomain{}, []byte{7, 0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,9 @@ func TestBadInput(t *testing.T) {
 	if err := zarr.ReadRegion(ctx, loc, "x", a, ifrt.IndexDomain{{Start: 0, End: 5}}, make([]byte, 20)); !errors.Is(err, ifrt.ErrInvalidArgument) {
 		t.Errorf("a region outside the shape: %v; want INVALID_ARGUMENT", err)
 	}
-	loc.Put(ctx, "x/0", []byte("not a chunk"))
+	if err := loc.Put(ctx, "x/0", []byte("not a chunk")); err != nil {
+		t.Fatal(err)
+	}
 	if err := zarr.ReadRegion(ctx, loc, "x", a, ifrt.FullDomain(a.Shape), make([]byte, 16)); !errors.Is(err, ifrt.ErrDataLoss) {
 		t.Errorf("a short chunk: %v; want DATA_LOSS", err)
 	}
