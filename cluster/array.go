@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // shard is one device's part of a cluster array: a single-device array in the
@@ -178,15 +179,12 @@ func firstError(errs []error) error {
 	return nil
 }
 
-// take returns the cluster arrays behind xs, checking that they are this client's.
+// take returns the cluster arrays behind xs, checking that they are this
+// client's and not deleted.
 func (c *Client) take(xs []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(xs))
-	for i, x := range xs {
-		a, ok := x.(*array)
-		if !ok || a.c != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d is not an array of this client", i)
-		}
-		out[i] = a
-	}
-	return out, nil
+	return backend.Own("cluster", xs, c.owns)
 }
+
+func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("cluster", x, c.owns) }
+
+func (c *Client) owns(a *array) bool { return a.c == c }

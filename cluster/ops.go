@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
@@ -18,20 +19,14 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(places) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays to assemble over %d devices", len(arrays), len(places))
+	if _, err := backend.CheckAssemble("cluster", spec, parts); err != nil {
+		return nil, err
 	}
 	src := make([]*shard, len(arrays))
 	for i, a := range arrays {
 		shards, err := a.live()
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: array %d: %w", i, err)
-		}
-		switch {
-		case len(shards) != 1 || shards[0].place != places[i]:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is on %v, want device %d alone", i, a.spec.Sharding.Devices(), places[i].device.ID)
-		case a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is %v%v, the shard is %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
 		}
 		s := *shards[0]
 		s.domain = domains[i]
@@ -63,7 +58,7 @@ func (c *Client) adopt(ctx context.Context, sem ifrt.CopySemantics, kind ifrt.Me
 		deleteShards(out)
 		return nil, err
 	}
-	finish(sem, inputs...)
+	backend.Donate(sem, inputs...)
 	return out, nil
 }
 
@@ -80,11 +75,10 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
 	shards, err := a.live()
 	if err != nil {
 		return nil, err
@@ -112,15 +106,12 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take(xs)
-	if err != nil {
+	if _, err := c.take(xs); err != nil {
 		return nil, err
 	}
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
+	specs, err := backend.CheckCopy("cluster", xs, devices, memoryKind)
+	if err != nil {
+		return nil, err
 	}
 	return c.Reshard(ctx, xs, specs, sem)
 }
@@ -129,19 +120,16 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays and %d specs", len(xs), len(specs))
-	}
 	arrays, err := c.take(xs)
 	if err != nil {
+		return nil, err
+	}
+	if err := backend.CheckReshard("cluster", xs, specs); err != nil {
 		return nil, err
 	}
 	out := make([]ifrt.Array, len(arrays))
 	for i, a := range arrays {
 		spec := specs[i]
-		if spec.DType != a.spec.DType || !spec.Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: cannot reshard %v%v into %v%v", a.spec.DType, a.spec.Shape, spec.DType, spec.Shape)
-		}
 		places, domains, err := c.checkSpec(spec)
 		if err != nil {
 			return nil, err
@@ -156,7 +144,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		}
 		out[i] = &array{c: c, spec: spec, shards: shards}
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -168,10 +156,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
+	sources, err := backend.CheckRemap(plan, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +201,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	for i := range shards {
 		out[i] = &array{c: c, spec: plan.OutputSpecs[i], shards: shards[i]}
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -224,25 +209,23 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "cluster: %v is not fully replicated", a.spec.Sharding)
+	spec, err := backend.CheckFullyReplicated("cluster", a)
+	if err != nil {
+		return nil, err
 	}
 	shards, err := a.live()
 	if err != nil {
 		return nil, err
 	}
 	first := shards[0]
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(first.place.device, a.spec.Sharding.MemoryKind())
 	s, err := c.copyShard(ctx, first, first.place, first.domain, spec.Sharding.MemoryKind())
 	if err != nil {
 		return nil, err
 	}
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return &array{c: c, spec: spec, shards: []*shard{s}}, nil
 }

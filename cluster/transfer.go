@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -219,7 +221,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		MemoryKind: string(kind),
 	}
 	for _, s := range sources {
-		if !overlaps(s.domain, domain) {
+		if _, ok := backend.Intersect(s.domain, domain); !ok {
 			continue
 		}
 		srcClient, _, srcGen, err := s.place.link.session()
@@ -260,27 +262,6 @@ func wireDomain(d ifrt.IndexDomain) *workerpb.Domain {
 	return w
 }
 
-func overlaps(a, b ifrt.IndexDomain) bool {
-	for i := range a {
-		if a[i].Start >= b[i].End || b[i].Start >= a[i].End {
-			return false
-		}
-	}
-	return true
-}
-
-func sameDomain(a, b ifrt.IndexDomain) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // place makes the shards of a new array with the given placements and domains from
 // the shards of an existing one: a shard with the same domain is copied whole
 // (preferring one on the same worker); any other domain is gathered from the
@@ -290,7 +271,7 @@ func (c *Client) place(ctx context.Context, dtype ifrt.DType, kind ifrt.MemoryKi
 	err := parallel(len(places), func(i int) error {
 		var match *shard
 		for _, s := range src {
-			if sameDomain(s.domain, domains[i]) && (match == nil || s.place.link == places[i].link && match.place.link != places[i].link) {
+			if slices.Equal(s.domain, domains[i]) && (match == nil || s.place.link == places[i].link && match.place.link != places[i].link) {
 				match = s
 			}
 		}
@@ -307,13 +288,4 @@ func (c *Client) place(ctx context.Context, dtype ifrt.DType, kind ifrt.MemoryKi
 		return nil, err
 	}
 	return out, nil
-}
-
-// finish retires the inputs of an operation: donated inputs are deleted.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
 }

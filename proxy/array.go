@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -17,9 +17,6 @@ import (
 // ArrayHandle is the number that names an array in the session with the server.
 // Array.As sets a *ArrayHandle.
 type ArrayHandle uint64
-
-// isDeletedTimeout bounds the IsArrayDeleted request IsDeleted may need.
-const isDeletedTimeout = 30 * time.Second
 
 // array is an array on the server, named by a client-generated handle.
 type array struct {
@@ -29,10 +26,6 @@ type array struct {
 	spec   ifrt.ArraySpec
 
 	deleted atomic.Bool
-	// mayBeDonated is set when an execution may have donated the array without
-	// the client knowing for sure (the server did not say which inputs its
-	// program donates); IsDeleted then asks the server.
-	mayBeDonated atomic.Bool
 
 	// pending, with WithAsyncDispatch, resolves with the error of the request
 	// that made the array; nil when the client waited for it.
@@ -280,18 +273,14 @@ func (c *Client) checkFuture(handle uint64) error {
 	}}).Await(context.Background())
 }
 
-// IsDeleted reports whether the array was deleted or donated. It answers from
-// what the client knows, and asks the server (IsArrayDeleted) only after an
-// execution that may have donated the array without saying so.
-func (a *array) IsDeleted() bool {
-	if a.deleted.Load() {
-		return true
-	}
-	if !a.mayBeDonated.Load() || a.c.checkOpen() != nil {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), isDeletedTimeout)
-	defer cancel()
+// IsDeleted reports whether the array was deleted or donated, from what the
+// client knows: executions learn what they donated (ExecuteResult.Donated).
+func (a *array) IsDeleted() bool { return a.deleted.Load() }
+
+// askDeleted asks the server whether the array was deleted (IsArrayDeleted)
+// and records the answer; an execution whose server did not say which
+// parameters its program donates asks so about each argument.
+func (a *array) askDeleted(ctx context.Context) bool {
 	resp, err := a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_IsArrayDeletedRequest{
 		IsArrayDeletedRequest: &proxypb.IsArrayDeletedRequest{ArrayHandle: a.handle},
 	}})
@@ -308,14 +297,10 @@ func (a *array) IsDeleted() bool {
 
 // arrayOf returns x as an array of c that is still usable.
 func (c *Client) arrayOf(x ifrt.Array, what string) (*array, error) {
-	a, ok := x.(*array)
-	if !ok || a == nil || a.c != c {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: %s: the array does not belong to this client", what)
-	}
-	if err := a.usable(); err != nil {
+	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	return a, nil
+	return backend.OwnOne("proxy: "+what, x, func(a *array) bool { return a != nil && a.c == c })
 }
 
 // isAddressable reports whether the client's device id is addressable.
@@ -647,14 +632,6 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 	if err := c.checkSpec(spec); err != nil {
 		return nil, err
 	}
-	devs := spec.Sharding.Devices()
-	if len(shards) != len(devs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: %d shards for %d devices", len(shards), len(devs))
-	}
-	domains, err := spec.Sharding.IndexDomains(spec.Shape)
-	if err != nil {
-		return nil, err
-	}
 	parts := make([]*array, len(shards))
 	handles := make([]uint64, len(shards))
 	for i, s := range shards {
@@ -662,14 +639,10 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 		if err != nil {
 			return nil, err
 		}
-		sd := a.spec.Sharding.Devices()
-		if len(sd) != 1 || sd[0].ID != devs[i].ID {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: shard %d is on %v, want device %d", i, sd, devs[i].ID)
-		}
-		if a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: AssembleArray: shard %d is %v%v, want %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
-		}
 		parts[i], handles[i] = a, a.handle
+	}
+	if _, err := backend.CheckAssemble("proxy", spec, shards); err != nil {
+		return nil, err
 	}
 	dt, err := wire.DTypeToProto(spec.DType)
 	if err != nil {
@@ -708,22 +681,15 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err != nil {
 		return nil, err
 	}
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
-	if err != nil {
-		return nil, err
-	}
 	devs := a.spec.Sharding.Devices()
-	specs := make([]ifrt.ArraySpec, len(devs))
-	for i, d := range devs {
+	for _, d := range devs {
 		if !c.isAddressable(d.ID) {
 			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "proxy: DisassembleArray: device %d is not addressable", d.ID)
 		}
-		specs[i] = ifrt.ArraySpec{
-			DType:    a.spec.DType,
-			Shape:    domains[i].Shape(),
-			Sharding: ifrt.NewSingleDeviceSharding(d, a.spec.Sharding.MemoryKind()),
-			Layout:   a.spec.Layout,
-		}
+	}
+	specs, err := backend.DisassembleSpecs(a.spec)
+	if err != nil {
+		return nil, err
 	}
 	handles, err := c.newHandles(len(devs))
 	if err != nil {
@@ -750,23 +716,12 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 	if err := c.checkDevices(devices); err != nil {
 		return nil, err
 	}
-	if memoryKind != nil {
-		for _, d := range devices {
-			if _, err := c.byID[d.ID].Memory(*memoryKind); err != nil {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: CopyArrays: %w", err)
-			}
-		}
-	}
 	ins := make([]*array, len(arrays))
-	specs := make([]ifrt.ArraySpec, len(arrays))
 	groups := map[string][]int{} // source devices and memory kind -> positions
 	var order []string
 	for i, x := range arrays {
 		a, err := c.arrayOf(x, "CopyArrays")
 		if err != nil {
-			return nil, err
-		}
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
 			return nil, err
 		}
 		ins[i] = a
@@ -775,6 +730,14 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 			order = append(order, key)
 		}
 		groups[key] = append(groups[key], i)
+	}
+	own := make(ifrt.DeviceList, len(devices))
+	for i, d := range devices {
+		own[i] = c.byID[d.ID] // the client's own, with its memories
+	}
+	specs, err := backend.CheckCopy("proxy", arrays, own, memoryKind)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]ifrt.Array, len(arrays))
 	for _, key := range order {
@@ -815,28 +778,27 @@ func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Reshard: %d arrays and %d specs", len(arrays), len(specs))
-	}
 	ins := make([]*array, len(arrays))
 	inHandles := make([]uint64, len(arrays))
-	protoSpecs := make([]*proxypb.ArraySpecProto, len(arrays))
 	for i, x := range arrays {
 		a, err := c.arrayOf(x, "Reshard")
 		if err != nil {
 			return nil, err
 		}
-		s := specs[i]
+		ins[i], inHandles[i] = a, a.handle
+	}
+	if err := backend.CheckReshard("proxy", arrays, specs); err != nil {
+		return nil, err
+	}
+	protoSpecs := make([]*proxypb.ArraySpecProto, len(arrays))
+	for i, s := range specs {
 		if err := c.checkSpec(s); err != nil {
 			return nil, err
 		}
-		if s.DType != a.spec.DType || !s.Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Reshard: array %d is %v%v, the spec %v%v", i, a.spec.DType, a.spec.Shape, s.DType, s.Shape)
-		}
+		var err error
 		if protoSpecs[i], err = wire.ArraySpecToProto(s); err != nil {
 			return nil, err
 		}
-		ins[i], inHandles[i] = a, a.handle
 	}
 	handles, err := c.newHandles(len(arrays))
 	if err != nil {
@@ -857,14 +819,6 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(arrays) != len(plan.InputSpecs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: Remap: %d arrays for a plan with %d inputs", len(arrays), len(plan.InputSpecs))
-	}
-	for _, s := range plan.OutputSpecs {
-		if err := c.checkSpec(s); err != nil {
-			return nil, err
-		}
-	}
 	ins := make([]*array, len(arrays))
 	inHandles := make([]uint64, len(arrays))
 	for i, x := range arrays {
@@ -874,8 +828,14 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 		}
 		ins[i], inHandles[i] = a, a.handle
 	}
-	if err := checkRemap(plan, ins); err != nil {
+	// A bad plan fails here, even when dispatching asynchronously.
+	if _, err := backend.CheckRemap(plan, arrays); err != nil {
 		return nil, err
+	}
+	for _, s := range plan.OutputSpecs {
+		if err := c.checkSpec(s); err != nil {
+			return nil, err
+		}
 	}
 	p, err := wire.RemapPlanToProto(plan)
 	if err != nil {
@@ -902,14 +862,9 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err != nil {
 		return nil, err
 	}
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: FullyReplicatedShard: %v is not fully replicated", a.spec.Sharding)
-	}
-	spec := ifrt.ArraySpec{
-		DType:    a.spec.DType,
-		Shape:    a.spec.Shape,
-		Sharding: ifrt.NewSingleDeviceSharding(a.spec.Sharding.Devices()[0], a.spec.Sharding.MemoryKind()),
-		Layout:   a.spec.Layout,
+	spec, err := backend.CheckFullyReplicated("proxy", a)
+	if err != nil {
+		return nil, err
 	}
 	h, err := c.newHandle()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // array holds one dense row-major byte slice per device of its sharding. Shard bytes
@@ -23,9 +24,9 @@ type array struct {
 // newArray registers an array made of shards with the client.
 func (c *Client) newArray(spec ifrt.ArraySpec, shards [][]byte) *array {
 	a := &array{client: c, spec: spec, shards: shards}
-	c.mu.Lock()
-	c.arrays[a] = struct{}{}
-	c.mu.Unlock()
+	if !c.arrays.Add(a) {
+		a.free() // the client closed meanwhile
+	}
 	return a
 }
 
@@ -52,9 +53,7 @@ func (a *array) IsDeleted() bool {
 
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.mu.Lock()
-	delete(a.client.arrays, a)
-	a.client.mu.Unlock()
+	a.client.arrays.Remove(a)
 	return ifrt.ReadyFuture(nil)
 }
 
@@ -107,25 +106,9 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 
 // take returns the gocpu arrays behind as, checking they belong to c and are live.
 func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(as))
-	for i, x := range as {
-		a, ok := x.(*array)
-		if !ok || a.client != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d is not an array of this client", i)
-		}
-		if a.IsDeleted() {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, ifrt.ErrArrayDeleted)
-		}
-		out[i] = a
-	}
-	return out, nil
+	return backend.Own("gocpu", as, c.owns)
 }
 
-// finish deletes the inputs when the semantics donate them.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
-}
+func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("gocpu", x, c.owns) }
+
+func (c *Client) owns(a *array) bool { return a.client == c }

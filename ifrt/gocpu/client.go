@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // DefaultDevices is the number of devices of a client whose Config leaves it zero.
@@ -69,9 +69,8 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*ifrt.Device
 	closed  atomic.Bool
 
-	mu          sync.Mutex
-	arrays      map[*array]struct{}
-	executables map[*executable]struct{}
+	arrays      backend.Objects[*array]
+	executables backend.Objects[*executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -86,11 +85,9 @@ func New(cfg Config) (*Client, error) {
 		cfg.Devices = DefaultDevices
 	}
 	c := &Client{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		byID:        make(map[ifrt.DeviceID]*ifrt.Device, cfg.Devices),
-		arrays:      map[*array]struct{}{},
-		executables: map[*executable]struct{}{},
+		cfg:  cfg,
+		log:  cfg.Logger,
+		byID: make(map[ifrt.DeviceID]*ifrt.Device, cfg.Devices),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -147,14 +144,10 @@ func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	c.mu.Lock()
-	arrays, exes := c.arrays, c.executables
-	c.arrays, c.executables = map[*array]struct{}{}, map[*executable]struct{}{}
-	c.mu.Unlock()
-	for a := range arrays {
+	for _, a := range c.arrays.Drain() {
 		a.free()
 	}
-	for e := range exes {
+	for _, e := range c.executables.Drain() {
 		e.free()
 	}
 	return nil
@@ -163,9 +156,7 @@ func (c *Client) Close() error {
 // Live reports how many arrays and executables the client holds; tests use it to
 // find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.arrays), len(c.executables)
+	return c.arrays.Live(), c.executables.Live()
 }
 
 func (c *Client) checkOpen() error {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
@@ -70,9 +71,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		client: c, module: m, devices: devices, params: params, outputs: outputs,
 		donatable: donatable, fingerprint: hex.EncodeToString(sum[:16]),
 	}
-	c.mu.Lock()
-	c.executables[e] = struct{}{}
-	c.mu.Unlock()
+	if !c.executables.Add(e) {
+		return nil, ifrt.ErrClientClosed
+	}
 	return e, nil
 }
 
@@ -187,18 +188,13 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.mu.Lock()
-	delete(e.client.executables, e)
-	e.client.mu.Unlock()
+	e.client.executables.Remove(e)
 	return ifrt.ReadyFuture(nil)
 }
 
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
 	if err := e.client.checkOpen(); err != nil {
 		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
 	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
@@ -207,16 +203,11 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckArguments("gocpu", e, args); err != nil {
+	if err := backend.CheckExecute("gocpu", e, args); err != nil {
 		return nil, err
 	}
 	inputs := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
-		for _, d := range a.spec.Sharding.Devices() {
-			if e.devices.Index(d.ID) < 0 {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())
-			}
-		}
 		full, err := a.dense()
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
@@ -240,12 +231,10 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		outs[i] = e.client.newArray(spec, shards)
 	}
-	for _, i := range e.donatable {
-		if !slices.Contains(opts.NonDonatableInputs, i) {
-			arrays[i].Delete()
-		}
+	res := &ifrt.ExecuteResult{Outputs: outs, Donated: backend.Donated(e.donatable, opts)}
+	for _, i := range res.Donated {
+		arrays[i].Delete()
 	}
-	res := &ifrt.ExecuteResult{Outputs: outs}
 	if opts.FillStatus {
 		res.Status = ifrt.ReadyFuture(nil)
 	}

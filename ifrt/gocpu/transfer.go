@@ -2,9 +2,9 @@ package gocpu
 
 import (
 	"context"
-	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // checkSpec validates spec for an array on this client.
@@ -76,25 +76,11 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	devs := spec.Sharding.Devices()
-	if len(arrays) != len(devs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays to assemble over %d devices", len(arrays), len(devs))
-	}
-	domains, err := spec.Sharding.IndexDomains(spec.Shape)
-	if err != nil {
+	if _, err := backend.CheckAssemble("gocpu", spec, parts); err != nil {
 		return nil, err
 	}
 	shards := make([][]byte, len(arrays))
 	for i, a := range arrays {
-		ad := a.spec.Sharding.Devices()
-		switch {
-		case len(ad) != 1 || ad[0].ID != devs[i].ID:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
-		case a.spec.DType != spec.DType:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
-		case !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
-		}
 		data, err := a.data()
 		if err != nil {
 			return nil, err
@@ -102,7 +88,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 		shards[i] = data[0]
 	}
 	out := c.newArray(spec, shards)
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -110,28 +96,23 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
 	shards, err := a.data()
 	if err != nil {
 		return nil, err
 	}
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	specs, err := backend.DisassembleSpecs(a.spec)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ifrt.Array, len(shards))
-	for i, d := range a.spec.Sharding.Devices() {
-		spec := ifrt.ArraySpec{
-			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
-			Sharding: ifrt.NewSingleDeviceSharding(d, a.spec.Sharding.MemoryKind()),
-		}
+	for i, spec := range specs {
 		out[i] = c.newArray(spec, [][]byte{shards[i]})
 	}
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }
 
@@ -143,16 +124,16 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ifrt.Array, len(arrays))
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
-		if err := c.checkSharding(specs[i].Sharding); err != nil {
+	specs, err := backend.CheckCopy("gocpu", xs, devices, memoryKind)
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range specs {
+		if err := c.checkSharding(spec.Sharding); err != nil {
 			return nil, err
 		}
 	}
+	out := make([]ifrt.Array, len(arrays))
 	for i, a := range arrays {
 		shards, err := a.data()
 		if err != nil {
@@ -160,7 +141,7 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 		}
 		out[i] = c.newArray(specs[i], shards)
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -168,20 +149,16 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays and %d specs", len(xs), len(specs))
-	}
 	arrays, err := c.take(xs)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range arrays {
-		if err := c.checkSpec(specs[i]); err != nil {
+	if err := backend.CheckReshard("gocpu", xs, specs); err != nil {
+		return nil, err
+	}
+	for _, spec := range specs {
+		if err := c.checkSpec(spec); err != nil {
 			return nil, err
-		}
-		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: cannot reshard %v%v into %v%v",
-				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
 		}
 	}
 	out := make([]ifrt.Array, len(arrays))
@@ -196,7 +173,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		}
 		out[i] = c.newArray(specs[i], shards)
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -208,10 +185,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
+	sources, err := backend.CheckRemap(plan, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +208,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 		}
 		out[i] = c.newArray(plan.OutputSpecs[i], shards)
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -242,21 +216,19 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "gocpu: %v is not fully replicated", a.spec.Sharding)
+	spec, err := backend.CheckFullyReplicated("gocpu", a)
+	if err != nil {
+		return nil, err
 	}
 	shards, err := a.data()
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(a.spec.Sharding.Devices()[0], a.spec.Sharding.MemoryKind())
-	out := c.newArray(spec, slices.Clone(shards[:1]))
-	finish(sem, a)
+	out := c.newArray(spec, shards[:1])
+	backend.Donate(sem, a)
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -49,14 +50,8 @@ type array struct {
 // newArray registers an array made of bufs (whose references it takes over).
 func (c *Client) newArray(spec ifrt.ArraySpec, bufs []*devBuf) *array {
 	a := &array{client: c, spec: spec, bufs: bufs}
-	c.mu.Lock()
-	closed := c.closed.Load()
-	if !closed {
-		c.arrays[a] = struct{}{}
-	}
-	c.mu.Unlock()
-	if closed {
-		a.free()
+	if !c.arrays.Add(a) {
+		a.free() // the client closed meanwhile
 	}
 	return a
 }
@@ -97,9 +92,7 @@ func (a *array) IsDeleted() bool {
 // on in that one.
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.mu.Lock()
-	delete(a.client.arrays, a)
-	a.client.mu.Unlock()
+	a.client.arrays.Remove(a)
 	return nil
 }
 
@@ -314,25 +307,9 @@ func readBuffer(ctx context.Context, b *pjrt.Buffer, dst []byte) error {
 
 // take returns the arrays of this client behind as, checking they are live.
 func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(as))
-	for i, x := range as {
-		a, ok := x.(*array)
-		if !ok || a.client != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is not an array of this client", i)
-		}
-		if a.IsDeleted() {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d: %w", i, ifrt.ErrArrayDeleted)
-		}
-		out[i] = a
-	}
-	return out, nil
+	return backend.Own("pjrtifrt", as, c.owns)
 }
 
-// finish deletes the inputs when the semantics donate them.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
-}
+func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("pjrtifrt", x, c.owns) }
+
+func (c *Client) owns(a *array) bool { return a.client == c }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -84,9 +84,8 @@ type Client struct {
 
 	closed atomic.Bool
 
-	mu          sync.Mutex
-	arrays      map[*array]struct{}
-	executables map[*executable]struct{}
+	arrays      backend.Objects[*array]
+	executables backend.Objects[*executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -136,11 +135,9 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 			RuntimeType:  RuntimeType,
 			ProcessIndex: pc.ProcessIndex(),
 		},
-		byID:        map[ifrt.DeviceID]*ifrt.Device{},
-		pjrtDev:     map[ifrt.DeviceID]*pjrt.Device{},
-		pjrtMem:     map[ifrt.MemoryID]*pjrt.Memory{},
-		arrays:      map[*array]struct{}{},
-		executables: map[*executable]struct{}{},
+		byID:    map[ifrt.DeviceID]*ifrt.Device{},
+		pjrtDev: map[ifrt.DeviceID]*pjrt.Device{},
+		pjrtMem: map[ifrt.MemoryID]*pjrt.Memory{},
 	}
 	mems := map[*pjrt.Memory]*ifrt.Memory{}
 	memOf := func(m *pjrt.Memory) *ifrt.Memory {
@@ -243,14 +240,10 @@ func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	c.mu.Lock()
-	arrays, exes := c.arrays, c.executables
-	c.arrays, c.executables = map[*array]struct{}{}, map[*executable]struct{}{}
-	c.mu.Unlock()
-	for a := range arrays {
+	for _, a := range c.arrays.Drain() {
 		a.free()
 	}
-	for e := range exes {
+	for _, e := range c.executables.Drain() {
 		e.free()
 	}
 	if err := c.pc.Close(); err != nil {
@@ -262,9 +255,7 @@ func (c *Client) Close() error {
 // Live reports how many arrays and executables the client holds; tests use it
 // to find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.arrays), len(c.executables)
+	return c.arrays.Live(), c.executables.Live()
 }
 
 func (c *Client) String() string {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/pjrt"
@@ -61,13 +62,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
-	c.mu.Lock()
-	closed := c.closed.Load()
-	if !closed {
-		c.executables[e] = struct{}{}
-	}
-	c.mu.Unlock()
-	if closed {
+	if !c.executables.Add(e) {
 		e.free()
 		return nil, ifrt.ErrClientClosed
 	}
@@ -494,9 +489,7 @@ func (e *executable) free() {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.mu.Lock()
-	delete(e.client.executables, e)
-	e.client.mu.Unlock()
+	e.client.executables.Remove(e)
 	return nil
 }
 
@@ -510,9 +503,6 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
@@ -520,7 +510,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckArguments("pjrtifrt", e, args); err != nil {
+	if err := backend.CheckExecute("pjrtifrt", e, args); err != nil {
 		return nil, err
 	}
 	n := len(e.devices)
@@ -617,6 +607,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		if donated {
 			a.Delete()
+			res.Donated = append(res.Donated, i)
 		}
 	}
 	if opts.FillStatus {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -173,25 +174,10 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	devs := spec.Sharding.Devices()
-	if len(arrays) != len(devs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays to assemble over %d devices", len(arrays), len(devs))
-	}
-	domains, err := spec.Sharding.IndexDomains(spec.Shape)
-	if err != nil {
+	if _, err := backend.CheckAssemble("pjrtifrt", spec, parts); err != nil {
 		return nil, err
 	}
-	for i, a := range arrays {
-		ad := a.spec.Sharding.Devices()
-		switch {
-		case len(ad) != 1 || ad[0].ID != devs[i].ID:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
-		case a.spec.DType != spec.DType:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
-		case !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
-		}
-	}
+	devs := spec.Sharding.Devices()
 	bufs := make([]*devBuf, len(arrays))
 	for i, a := range arrays {
 		held, err := a.hold()
@@ -205,7 +191,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 		}
 	}
 	out := c.newArray(spec, bufs)
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -213,12 +199,11 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	specs, err := backend.DisassembleSpecs(a.spec)
 	if err != nil {
 		return nil, err
 	}
@@ -236,14 +221,10 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 		}
 	}
 	out := make([]ifrt.Array, len(bufs))
-	for i, d := range a.spec.Sharding.Devices() {
-		spec := ifrt.ArraySpec{
-			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
-			Sharding: ifrt.NewSingleDeviceSharding(d, kind),
-		}
+	for i, spec := range specs {
 		out[i] = c.newArray(spec, []*devBuf{bufs[i]})
 	}
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }
 
@@ -255,12 +236,12 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	if err != nil {
 		return nil, err
 	}
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
-		if err := c.checkSharding(specs[i].Sharding); err != nil {
+	specs, err := backend.CheckCopy("pjrtifrt", xs, devices, memoryKind)
+	if err != nil {
+		return nil, err
+	}
+	for _, spec := range specs {
+		if err := c.checkSharding(spec.Sharding); err != nil {
 			return nil, err
 		}
 	}
@@ -289,7 +270,7 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	for i := range arrays {
 		out[i] = c.newArray(specs[i], outBufs[i])
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -300,20 +281,16 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays and %d specs", len(xs), len(specs))
-	}
 	arrays, err := c.take(xs)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range arrays {
-		if err := c.checkSpec(specs[i]); err != nil {
+	if err := backend.CheckReshard("pjrtifrt", xs, specs); err != nil {
+		return nil, err
+	}
+	for _, spec := range specs {
+		if err := c.checkSpec(spec); err != nil {
 			return nil, err
-		}
-		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: cannot reshard %v%v into %v%v",
-				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
 		}
 	}
 	outBufs := make([][]*devBuf, len(arrays))
@@ -331,7 +308,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	for i := range arrays {
 		out[i] = c.newArray(specs[i], outBufs[i])
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -402,10 +379,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
+	sources, err := backend.CheckRemap(plan, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +418,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	for i, bufs := range outBufs {
 		out[i] = c.newArray(plan.OutputSpecs[i], bufs)
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -452,27 +426,24 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.takeOne(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pjrtifrt: %v is not fully replicated", a.spec.Sharding)
+	spec, err := backend.CheckFullyReplicated("pjrtifrt", a)
+	if err != nil {
+		return nil, err
 	}
 	held, err := a.hold()
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(held)
-	dev := a.spec.Sharding.Devices()[0]
-	b, err := c.place(ctx, held[0], dev, a.spec.Sharding.MemoryKind(), sem)
+	b, err := c.place(ctx, held[0], spec.Sharding.Devices()[0], spec.Sharding.MemoryKind(), sem)
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(dev, a.spec.Sharding.MemoryKind())
 	out := c.newArray(spec, []*devBuf{b})
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }

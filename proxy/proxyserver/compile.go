@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -126,7 +127,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 		s.mu.Lock()
 		h := s.mint()
 		ent := newEntry[*executable]()
-		ent.resolve(e, nil)
+		ent.Resolve(e, nil)
 		s.exes[h] = ent
 		s.liveExes[e] = struct{}{}
 		s.mu.Unlock()
@@ -424,7 +425,7 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 		if err != nil {
 			return nil, fail(err)
 		}
-		if len(deviceIDs) > 0 && !equalIDs(deviceIDs, wire.DeviceIDs(e.devices)) {
+		if len(deviceIDs) > 0 && !slices.Equal(deviceIDs, wire.DeviceIDs(e.devices)) {
 			return nil, fail(ifrt.Errorf(ifrt.Unimplemented, "executing on devices %v other than the executable's %v is not supported", deviceIDs, e.devices))
 		}
 		var outs []ifrt.Array
@@ -481,11 +482,11 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) bool {
 	excluded := func(i int) bool { return slices.Contains(opts.NonDonatableInputs, i) }
 	select {
-	case <-ent.done:
+	case <-ent.Done():
 	default:
 		return func(i int) bool { return !excluded(i) }
 	}
-	e := ent.val
+	e, _ := ent.Await(context.Background())
 	switch {
 	case e == nil:
 		return nil
@@ -494,20 +495,8 @@ func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) boo
 	case !ifrt.ParametersKnown(e.xla):
 		return func(i int) bool { return !excluded(i) }
 	}
-	donatable := e.xla.DonatableParameters()
-	return func(i int) bool { return slices.Contains(donatable, i) && !excluded(i) }
-}
-
-func equalIDs(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	donated := backend.Donated(e.xla.DonatableParameters(), opts)
+	return func(i int) bool { return slices.Contains(donated, i) }
 }
 
 func (s *session) fetchExecuteResult(r *proxypb.LoadedExecutableFetchExecuteResultRequest) (*proxypb.IfrtResponse, runFunc, error) {
