@@ -73,9 +73,12 @@ func RunConformance(t *testing.T, h Harness) {
 		{"ExecuteShardedDonation", testExecuteShardedDonation},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
+		{"BadArguments", testBadArguments},
+		{"ClosedClient", testClosedClient},
 		{"Concurrent", testConcurrent},
 		{"CompileAndExecute", testCompileAndExecute},
 		{"ExecuteSharded", testExecuteSharded},
+		{"ExecuteBadArguments", testExecuteBadArguments},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })
