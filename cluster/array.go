@@ -179,12 +179,11 @@ func firstError(errs []error) error {
 	return nil
 }
 
-// take returns the cluster arrays behind xs, checking that they are this
-// client's and not deleted.
-func (c *Client) take(xs []ifrt.Array) ([]*array, error) {
-	return backend.Own("cluster", xs, c.owns)
+// check is the client's side of ifrt/backend's checks.
+func (c *Client) check() backend.Checker[*array] {
+	return backend.Checker[*array]{
+		Name: "cluster", Open: c.checkOpen,
+		Owns: func(a *array) bool { return a.c == c },
+		Spec: func(s ifrt.ArraySpec) error { _, _, err := c.checkSpec(s); return err },
+	}
 }
-
-func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("cluster", x, c.owns) }
-
-func (c *Client) owns(a *array) bool { return a.c == c }

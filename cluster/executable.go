@@ -229,7 +229,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if e.IsDeleted() {
 		return nil, ifrt.ErrExecutableDeleted
 	}
-	arrays, err := e.c.take(args)
+	arrays, err := e.c.check().Arrays(args)
 	if err != nil {
 		return nil, err
 	}

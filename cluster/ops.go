@@ -8,18 +8,12 @@ import (
 )
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
+	arrays, err := c.check().Assemble(spec, parts)
+	if err != nil {
 		return nil, err
 	}
 	places, domains, err := c.checkSpec(spec)
 	if err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(parts)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := backend.CheckAssemble("cluster", spec, parts); err != nil {
 		return nil, err
 	}
 	src := make([]*shard, len(arrays))
@@ -72,10 +66,7 @@ func sameKind(src []*shard, kind ifrt.MemoryKind) bool {
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
+	a, err := c.check().Array(x)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +94,7 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if _, err := c.take(xs); err != nil {
-		return nil, err
-	}
-	specs, err := backend.CheckCopy("cluster", xs, devices, memoryKind)
+	_, specs, err := c.check().Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
 	}
@@ -117,14 +102,8 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 }
 
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check().Reshard(xs, specs)
 	if err != nil {
-		return nil, err
-	}
-	if err := backend.CheckReshard("cluster", xs, specs); err != nil {
 		return nil, err
 	}
 	out := make([]ifrt.Array, len(arrays))
@@ -149,14 +128,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
-	if err != nil {
-		return nil, err
-	}
-	sources, err := backend.CheckRemap(plan, xs)
+	arrays, sources, err := c.check().Remap(plan, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -206,14 +178,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := backend.CheckFullyReplicated("cluster", a)
+	a, spec, err := c.check().FullyReplicated(x)
 	if err != nil {
 		return nil, err
 	}

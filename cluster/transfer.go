@@ -54,27 +54,16 @@ func localSpec(dtype ifrt.DType, domain ifrt.IndexDomain, dev *ifrt.Device, kind
 }
 
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
-	if opts == nil {
-		opts = &ifrt.HostBufferOptions{}
-	}
-	if opts.OnDoneWithHostBuffer != nil {
+	if opts != nil && opts.OnDoneWithHostBuffer != nil {
 		defer opts.OnDoneWithHostBuffer()
 	}
-	if err := c.checkOpen(); err != nil {
+	dense, err := c.check().HostBuffer(data, spec, opts)
+	if err != nil {
 		return nil, err
 	}
 	places, domains, err := c.checkSpec(spec)
 	if err != nil {
 		return nil, err
-	}
-	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
-		return nil, err
-	}
-	dense := data
-	if opts.ByteStrides != nil {
-		n, _ := spec.Shape.ByteSize(spec.DType)
-		dense = make([]byte, n)
-		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
 	}
 	// Upload each distinct domain once per worker; other devices of that worker
 	// that hold the same domain get copies made on the worker.

@@ -165,12 +165,21 @@ func (a *array) askDeleted(ctx context.Context) bool {
 	return false
 }
 
-// arrayOf returns x as an array of c that is still usable.
-func (c *Client) arrayOf(x ifrt.Array, what string) (*array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
+// check is the client's side of ifrt/backend's checks.
+func (c *Client) check() backend.Checker[*array] {
+	return backend.Checker[*array]{
+		Name: "proxy", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a != nil && a.c == c },
 	}
-	return backend.OwnOne("proxy: "+what, x, func(a *array) bool { return a != nil && a.c == c })
+}
+
+// handlesOf returns the arrays' handles.
+func handlesOf(arrays []*array) []uint64 {
+	out := make([]uint64, len(arrays))
+	for i, a := range arrays {
+		out[i] = a.handle
+	}
+	return out
 }
 
 // isAddressable reports whether the client's device id is addressable.

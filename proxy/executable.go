@@ -238,36 +238,21 @@ func (e *executable) Delete() *ifrt.Future {
 // Arguments the program donates (DonatableParameters, less
 // opts.NonDonatableInputs) count as deleted once the call succeeds.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.state.deleted.Load() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	ins := make([]*array, len(args))
-	handles := make([]uint64, len(args))
-	for i, x := range args {
-		a, err := e.c.arrayOf(x, "Execute")
-		if err != nil {
-			return nil, err
-		}
-		ins[i], handles[i] = a, a.handle
-	}
-	if err := backend.CheckExecute("proxy", e, args); err != nil {
+	ins, err := e.c.check().Execute(e, args)
+	if err != nil {
 		return nil, err
 	}
 	req := &proxypb.LoadedExecutableExecuteRequest{
 		LoadedExecutableHandle: e.handle,
-		ArgsHandles:            handles,
+		ArgsHandles:            handlesOf(ins),
 		ExecuteOptions:         wire.ExecuteOptionsToProto(opts),
 	}
 	e.mu.Lock()
 	specs := e.outSpecs
 	e.mu.Unlock()
-	var err error
 	if specs != nil {
 		if req.ResultArrayHandle, err = e.c.newHandles(len(specs)); err != nil {
 			return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -44,22 +43,8 @@ func donatedIf(sem ifrt.CopySemantics, arrays []*array) []*array {
 // AssembleArray builds one array from single-device arrays, one per device of
 // spec.Sharding in order (AssembleArrayFromSingleDeviceArraysRequest).
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	parts := make([]*array, len(shards))
-	handles := make([]uint64, len(shards))
-	for i, s := range shards {
-		a, err := c.arrayOf(s, "AssembleArray")
-		if err != nil {
-			return nil, err
-		}
-		parts[i], handles[i] = a, a.handle
-	}
-	if _, err := backend.CheckAssemble("proxy", spec, shards); err != nil {
+	parts, err := c.check().Assemble(spec, shards)
+	if err != nil {
 		return nil, err
 	}
 	dt, err := wire.DTypeToProto(spec.DType)
@@ -78,7 +63,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 		AssembleArrayFromSingleDeviceArraysRequest: &proxypb.AssembleArrayFromSingleDeviceArraysRequest{
 			Shape:                      wire.ShapeToProto(spec.Shape),
 			Sharding:                   sh,
-			SingleDeviceArrayHandles:   handles,
+			SingleDeviceArrayHandles:   handlesOf(parts),
 			CopySemantics:              wire.CopySemanticsToProto(sem),
 			SingleDeviceShardSemantics: wire.ShardSemanticsToProto(wire.AddressableShards),
 			ResultHandle:               h,
@@ -95,7 +80,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 // (DisassembleIntoSingleDeviceArraysRequest); the client computes the shards'
 // specs, as jaxlib does.
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	a, err := c.arrayOf(x, "DisassembleArray")
+	a, specs, err := c.check().Disassemble(x)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +89,6 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 		if !c.isAddressable(d.ID) {
 			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "proxy: DisassembleArray: device %d is not addressable", d.ID)
 		}
-	}
-	specs, err := backend.DisassembleSpecs(a.spec)
-	if err != nil {
-		return nil, err
 	}
 	handles, err := c.newHandles(len(devs))
 	if err != nil {
@@ -128,34 +109,18 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 // kinds go in separate requests, one per group, since upstream backends copy
 // only arrays that share both.
 func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
+	ins, specs, err := c.check().Copy(arrays, devices, memoryKind)
+	if err != nil {
 		return nil, err
 	}
-	if err := c.checkDevices(devices); err != nil {
-		return nil, err
-	}
-	ins := make([]*array, len(arrays))
 	groups := map[string][]int{} // source devices and memory kind -> positions
 	var order []string
-	for i, x := range arrays {
-		a, err := c.arrayOf(x, "CopyArrays")
-		if err != nil {
-			return nil, err
-		}
-		ins[i] = a
+	for i, a := range ins {
 		key := a.spec.Sharding.Devices().String() + "/" + string(a.spec.Sharding.MemoryKind())
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
 		groups[key] = append(groups[key], i)
-	}
-	own := make(ifrt.DeviceList, len(devices))
-	for i, d := range devices {
-		own[i] = c.byID[d.ID] // the client's own, with its memories
-	}
-	specs, err := backend.CheckCopy("proxy", arrays, own, memoryKind)
-	if err != nil {
-		return nil, err
 	}
 	out := make([]ifrt.Array, len(arrays))
 	for _, key := range order {
@@ -193,27 +158,12 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 
 // Reshard gives each array the sharding of its spec (ReshardArraysRequest).
 func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	ins := make([]*array, len(arrays))
-	inHandles := make([]uint64, len(arrays))
-	for i, x := range arrays {
-		a, err := c.arrayOf(x, "Reshard")
-		if err != nil {
-			return nil, err
-		}
-		ins[i], inHandles[i] = a, a.handle
-	}
-	if err := backend.CheckReshard("proxy", arrays, specs); err != nil {
+	ins, err := c.check().Reshard(arrays, specs)
+	if err != nil {
 		return nil, err
 	}
 	protoSpecs := make([]*proxypb.ArraySpecProto, len(arrays))
 	for i, s := range specs {
-		if err := c.checkSpec(s); err != nil {
-			return nil, err
-		}
-		var err error
 		if protoSpecs[i], err = wire.ArraySpecToProto(s); err != nil {
 			return nil, err
 		}
@@ -224,7 +174,7 @@ func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.
 	}
 	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_ReshardArraysRequest{
 		ReshardArraysRequest: &proxypb.ReshardArraysRequest{
-			ArrayHandles:  inHandles,
+			ArrayHandles:  handlesOf(ins),
 			ArraySpecs:    protoSpecs,
 			CopySemantics: wire.CopySemanticsToProto(sem),
 			ResultHandles: handles,
@@ -234,26 +184,10 @@ func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.
 
 // Remap moves shards between arrays as the plan says (RemapArraysRequest).
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	ins := make([]*array, len(arrays))
-	inHandles := make([]uint64, len(arrays))
-	for i, x := range arrays {
-		a, err := c.arrayOf(x, "Remap")
-		if err != nil {
-			return nil, err
-		}
-		ins[i], inHandles[i] = a, a.handle
-	}
 	// A bad plan fails here, even when dispatching asynchronously.
-	if _, err := backend.CheckRemap(plan, arrays); err != nil {
+	ins, _, err := c.check().Remap(plan, arrays)
+	if err != nil {
 		return nil, err
-	}
-	for _, s := range plan.OutputSpecs {
-		if err := c.checkSpec(s); err != nil {
-			return nil, err
-		}
 	}
 	p, err := wire.RemapPlanToProto(plan)
 	if err != nil {
@@ -266,7 +200,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 	return c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_RemapArraysRequest{
 		RemapArraysRequest: &proxypb.RemapArraysRequest{
 			Plan:          p,
-			ArrayHandles:  inHandles,
+			ArrayHandles:  handlesOf(ins),
 			CopySemantics: wire.CopySemanticsToProto(sem),
 			ResultHandles: handles,
 		},
@@ -276,11 +210,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 // FullyReplicatedShard returns a replicated array's contents on its first device
 // (FullyReplicatedShardRequest).
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	a, err := c.arrayOf(x, "FullyReplicatedShard")
-	if err != nil {
-		return nil, err
-	}
-	spec, err := backend.CheckFullyReplicated("proxy", a)
+	a, spec, err := c.check().FullyReplicated(x)
 	if err != nil {
 		return nil, err
 	}

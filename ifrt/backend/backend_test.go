@@ -182,3 +182,45 @@ func TestFuture(t *testing.T) {
 	}
 	<-f.Done()
 }
+
+// TestCheckerOrder: a call wrong in several ways fails with the first of
+// closed client, foreign or deleted array, the operation's own condition,
+// the backend's spec check, whatever the backend.
+func TestCheckerOrder(t *testing.T) {
+	closed := false
+	specErr := ifrt.Errorf(ifrt.Unimplemented, "no such layout here")
+	k := backend.Checker[*fakeArray]{
+		Name: "t",
+		Open: func() error {
+			if closed {
+				return ifrt.ErrClientClosed
+			}
+			return nil
+		},
+		Owns: func(a *fakeArray) bool { return a.owner == 1 },
+		Spec: func(ifrt.ArraySpec) error { return specErr },
+	}
+	mine := &fakeArray{owner: 1, spec: ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: single(0)}}
+	foreign := &fakeArray{owner: 2, spec: mine.spec}
+	good := []ifrt.ArraySpec{mine.spec}
+	if _, err := k.Reshard([]ifrt.Array{mine}, good); !errors.Is(err, specErr) {
+		t.Errorf("Reshard into a spec the backend refuses: %v, want its error", err)
+	}
+	if _, err := k.Reshard([]ifrt.Array{mine}, nil); ifrt.CodeOf(err) != ifrt.InvalidArgument {
+		t.Errorf("Reshard with no specs: %v, want INVALID_ARGUMENT before the spec check", err)
+	}
+	if _, err := k.Reshard([]ifrt.Array{foreign}, nil); !errors.Is(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("Reshard of a foreign array: %v", err)
+	}
+	closed = true
+	if _, err := k.Reshard([]ifrt.Array{foreign}, nil); !errors.Is(err, ifrt.ErrClientClosed) {
+		t.Errorf("Reshard on a closed client: %v, want ErrClientClosed first", err)
+	}
+	closed = false
+	strided := &ifrt.HostBufferOptions{ByteStrides: []int64{8}}
+	k.Spec = nil
+	dense, err := k.HostBuffer([]byte{1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8}, mine.spec, strided)
+	if err != nil || !cmp.Equal(dense, []byte{1, 2, 3, 4, 5, 6, 7, 8}) {
+		t.Errorf("HostBuffer(strided) = %v, %v; want the dense elements", dense, err)
+	}
+}

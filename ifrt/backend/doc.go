@@ -16,7 +16,14 @@
 //   - One check per operation (CheckReshard, CheckAssemble, CheckCopy,
 //     CheckRemap, CheckFullyReplicated, CheckExecute), together with what
 //     ifrt already checks (ArraySpec.Validate, CheckHostBuffer,
-//     CheckArguments).
+//     CheckArguments); Checker runs them for a client, in one order, with
+//     the client's own spec check, and is what a backend calls first in
+//     each operation:
+//
+//	c.check = backend.Checker[*array]{Name: "mybackend", Open: c.checkOpen, Owns: c.owns, Spec: c.checkSpec}
+//	arrays, err := c.check.Reshard(xs, specs) // then move the data
+//	...
+//	backend.Donate(sem, arrays...)
 //   - Shard-domain helpers: UniqueDomains, Intersect.
 //   - Future, a value that is computed later.
 //

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // array holds one dense row-major byte slice per device of its sharding. Shard bytes
@@ -103,12 +102,3 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
 	return nil
 }
-
-// take returns the gocpu arrays behind as, checking they belong to c and are live.
-func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	return backend.Own("gocpu", as, c.owns)
-}
-
-func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("gocpu", x, c.owns) }
-
-func (c *Client) owns(a *array) bool { return a.client == c }

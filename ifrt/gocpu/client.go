@@ -69,6 +69,7 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*ifrt.Device
 	closed  atomic.Bool
 
+	check       backend.Checker[*array]
 	arrays      backend.Objects[*array]
 	executables backend.Objects[*executable]
 }
@@ -91,6 +92,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	c.check = backend.Checker[*array]{
+		Name: "gocpu", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a.client == c },
 	}
 	kinds := []ifrt.MemoryKind{ifrt.MemoryKindDevice, ifrt.MemoryKindPinnedHost, ifrt.MemoryKindUnpinnedHost}
 	for i := range cfg.Devices {

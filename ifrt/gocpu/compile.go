@@ -193,17 +193,11 @@ func (e *executable) Delete() *ifrt.Future {
 }
 
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.client.checkOpen(); err != nil {
-		return nil, err
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := e.client.take(args)
+	arrays, err := e.client.check.Execute(e, args)
 	if err != nil {
-		return nil, err
-	}
-	if err := backend.CheckExecute("gocpu", e, args); err != nil {
 		return nil, err
 	}
 	inputs := make([]*stablehlo.Tensor, len(arrays))

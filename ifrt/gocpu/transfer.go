@@ -22,27 +22,13 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
 }
 
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
-	if opts == nil {
-		opts = &ifrt.HostBufferOptions{}
-	}
-	if opts.OnDoneWithHostBuffer != nil {
+	if opts != nil && opts.OnDoneWithHostBuffer != nil {
 		// Every path below copies data before returning.
 		defer opts.OnDoneWithHostBuffer()
 	}
-	if err := c.checkOpen(); err != nil {
+	dense, err := c.check.HostBuffer(data, spec, opts)
+	if err != nil {
 		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
-		return nil, err
-	}
-	dense := data
-	if opts.ByteStrides != nil {
-		n, _ := spec.Shape.ByteSize(spec.DType)
-		dense = make([]byte, n)
-		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
 	}
 	shards, err := c.split(spec, dense)
 	if err != nil {
@@ -66,17 +52,8 @@ func (c *Client) split(spec ifrt.ArraySpec, dense []byte) ([][]byte, error) {
 }
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(parts)
+	arrays, err := c.check.Assemble(spec, parts)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := backend.CheckAssemble("gocpu", spec, parts); err != nil {
 		return nil, err
 	}
 	shards := make([][]byte, len(arrays))
@@ -93,18 +70,11 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
+	a, specs, err := c.check.Disassemble(x)
 	if err != nil {
 		return nil, err
 	}
 	shards, err := a.data()
-	if err != nil {
-		return nil, err
-	}
-	specs, err := backend.DisassembleSpecs(a.spec)
 	if err != nil {
 		return nil, err
 	}
@@ -117,82 +87,31 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, specs, err := c.check.Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
 	}
-	specs, err := backend.CheckCopy("gocpu", xs, devices, memoryKind)
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range specs {
-		if err := c.checkSharding(spec.Sharding); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]ifrt.Array, len(arrays))
-	for i, a := range arrays {
-		shards, err := a.data()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c.newArray(specs[i], shards)
-	}
-	backend.Donate(sem, arrays...)
-	return out, nil
+	return c.derive(arrays, specs, sem, func(i int) ([][]byte, error) { return arrays[i].data() })
 }
 
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check.Reshard(xs, specs)
 	if err != nil {
 		return nil, err
 	}
-	if err := backend.CheckReshard("gocpu", xs, specs); err != nil {
-		return nil, err
-	}
-	for _, spec := range specs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]ifrt.Array, len(arrays))
-	for i, a := range arrays {
-		full, err := a.dense()
+	return c.derive(arrays, specs, sem, func(i int) ([][]byte, error) {
+		full, err := arrays[i].dense()
 		if err != nil {
 			return nil, err
 		}
-		shards, err := c.split(specs[i], full)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c.newArray(specs[i], shards)
-	}
-	backend.Donate(sem, arrays...)
-	return out, nil
+		return c.split(specs[i], full)
+	})
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, sources, err := c.check.Remap(plan, xs)
 	if err != nil {
 		return nil, err
-	}
-	sources, err := backend.CheckRemap(plan, xs)
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range plan.OutputSpecs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
 	}
 	in := make([][][]byte, len(arrays))
 	for i, a := range arrays {
@@ -200,35 +119,47 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 			return nil, err
 		}
 	}
-	out := make([]ifrt.Array, len(sources))
-	for i, srcs := range sources {
-		shards := make([][]byte, len(srcs))
-		for k, src := range srcs {
+	return c.derive(arrays, plan.OutputSpecs, sem, func(i int) ([][]byte, error) {
+		shards := make([][]byte, len(sources[i]))
+		for k, src := range sources[i] {
 			shards[k] = in[src.Array][src.Shard]
 		}
-		out[i] = c.newArray(plan.OutputSpecs[i], shards)
-	}
-	backend.Donate(sem, arrays...)
-	return out, nil
+		return shards, nil
+	})
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
+	a, spec, err := c.check.FullyReplicated(x)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := backend.CheckFullyReplicated("gocpu", a)
+	out, err := c.derive([]*array{a}, []ifrt.ArraySpec{spec}, sem, func(int) ([][]byte, error) {
+		shards, err := a.data()
+		if err != nil {
+			return nil, err
+		}
+		return shards[:1], nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	shards, err := a.data()
-	if err != nil {
-		return nil, err
+	return out[0], nil
+}
+
+// derive makes one array of specs[i] from shards(i) for each spec, then
+// retires the inputs as sem says.
+func (c *Client) derive(inputs []*array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics, shards func(i int) ([][]byte, error)) ([]ifrt.Array, error) {
+	made := make([][][]byte, len(specs))
+	for i := range specs {
+		var err error
+		if made[i], err = shards(i); err != nil {
+			return nil, err
+		}
 	}
-	out := c.newArray(spec, shards[:1])
-	backend.Donate(sem, a)
+	out := make([]ifrt.Array, len(specs))
+	for i, spec := range specs {
+		out[i] = c.newArray(spec, made[i])
+	}
+	backend.Donate(sem, inputs...)
 	return out, nil
 }

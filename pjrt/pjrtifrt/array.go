@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -304,12 +303,3 @@ func readBuffer(ctx context.Context, b *pjrt.Buffer, dst []byte) error {
 	}
 	return nil
 }
-
-// take returns the arrays of this client behind as, checking they are live.
-func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	return backend.Own("pjrtifrt", as, c.owns)
-}
-
-func (c *Client) takeOne(x ifrt.Array) (*array, error) { return backend.OwnOne("pjrtifrt", x, c.owns) }
-
-func (c *Client) owns(a *array) bool { return a.client == c }

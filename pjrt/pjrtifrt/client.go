@@ -84,6 +84,7 @@ type Client struct {
 
 	closed atomic.Bool
 
+	check       backend.Checker[*array]
 	arrays      backend.Objects[*array]
 	executables backend.Objects[*executable]
 }
@@ -178,6 +179,10 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 		if d.Addressable {
 			c.addressable = append(c.addressable, d)
 		}
+	}
+	c.check = backend.Checker[*array]{
+		Name: "pjrtifrt", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a.client == c },
 	}
 	return c
 }

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/pjrt"
@@ -500,17 +499,11 @@ func (e *executable) Delete() *ifrt.Future {
 // PJRT, but is still deleted when the program declares it donated.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
 	c := e.client
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := c.take(args)
+	arrays, err := c.check.Execute(e, args)
 	if err != nil {
-		return nil, err
-	}
-	if err := backend.CheckExecute("pjrtifrt", e, args); err != nil {
 		return nil, err
 	}
 	n := len(e.devices)

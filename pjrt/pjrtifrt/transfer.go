@@ -164,17 +164,8 @@ func (c *Client) copyViaHost(ctx context.Context, b *devBuf, mem *pjrt.Memory) (
 }
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(parts)
+	arrays, err := c.check.Assemble(spec, parts)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := backend.CheckAssemble("pjrtifrt", spec, parts); err != nil {
 		return nil, err
 	}
 	devs := spec.Sharding.Devices()
@@ -196,14 +187,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
-	if err != nil {
-		return nil, err
-	}
-	specs, err := backend.DisassembleSpecs(a.spec)
+	a, specs, err := c.check.Disassemble(x)
 	if err != nil {
 		return nil, err
 	}
@@ -229,21 +213,9 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, specs, err := c.check.Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
-	}
-	specs, err := backend.CheckCopy("pjrtifrt", xs, devices, memoryKind)
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range specs {
-		if err := c.checkSharding(spec.Sharding); err != nil {
-			return nil, err
-		}
 	}
 	outBufs := make([][]*devBuf, len(arrays))
 	fail := func(err error) ([]ifrt.Array, error) {
@@ -278,20 +250,9 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 // copies (or shares them, when on the same memory and sem allows); shards of a
 // domain no input shard holds are cut from the array's contents on the host.
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check.Reshard(xs, specs)
 	if err != nil {
 		return nil, err
-	}
-	if err := backend.CheckReshard("pjrtifrt", xs, specs); err != nil {
-		return nil, err
-	}
-	for _, spec := range specs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
 	}
 	outBufs := make([][]*devBuf, len(arrays))
 	for i, a := range arrays {
@@ -372,21 +333,9 @@ func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, 
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, sources, err := c.check.Remap(plan, xs)
 	if err != nil {
 		return nil, err
-	}
-	sources, err := backend.CheckRemap(plan, xs)
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range plan.OutputSpecs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
 	}
 	held := make([][]*devBuf, len(arrays))
 	defer func() {
@@ -423,14 +372,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	a, err := c.takeOne(x)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := backend.CheckFullyReplicated("pjrtifrt", a)
+	a, spec, err := c.check.FullyReplicated(x)
 	if err != nil {
 		return nil, err
 	}
