@@ -123,17 +123,17 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return err
 	}
 	elem := a.spec.DType.HostByteSize()
+	all := make([]ifrt.IndexDomain, len(shards))
+	for i, s := range shards {
+		all[i] = s.domain
+	}
 	var (
 		unique  []*shard
-		seen    = map[string]bool{}
 		domains []ifrt.IndexDomain
 	)
-	for _, s := range shards {
-		if k := s.domain.String(); !seen[k] {
-			seen[k] = true
-			unique = append(unique, s)
-			domains = append(domains, s.domain)
-		}
+	for _, i := range backend.UniqueDomains(all) {
+		unique = append(unique, shards[i])
+		domains = append(domains, all[i])
 	}
 	parts := make([][]byte, len(unique))
 	errs := make([]error, len(unique))

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -101,16 +102,10 @@ func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64
 	if !dense {
 		full = make([]byte, a.spec.Shape.NumElements()*int64(elem))
 	}
-	seen := map[string]bool{}
-	errs := make(chan error, len(parts))
-	n := 0
-	for i, p := range parts {
-		key := domains[i].String()
-		if seen[key] {
-			continue // a replica of a shard already read
-		}
-		seen[key] = true
-		n++
+	unique := backend.UniqueDomains(domains) // replicas are read once
+	errs := make(chan error, len(unique))
+	for _, i := range unique {
+		p := parts[i]
 		go func() {
 			buf := make([]byte, domains[i].Shape().NumElements()*int64(elem))
 			err := p.(*array).copySingle(ctx, buf, nil)
@@ -121,7 +116,7 @@ func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64
 		}()
 	}
 	var first error
-	for range n {
+	for range unique {
 		if err := <-errs; err != nil && first == nil {
 			first = err
 		}

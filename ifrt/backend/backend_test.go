@@ -224,3 +224,26 @@ func TestCheckerOrder(t *testing.T) {
 		t.Errorf("HostBuffer(strided) = %v, %v; want the dense elements", dense, err)
 	}
 }
+
+func TestLifetime(t *testing.T) {
+	var l backend.Lifetime[int, string]
+	l.Arrays.Add(1)
+	l.Arrays.Add(2)
+	l.Executables.Add("e")
+	if a, e := l.Live(); a != 2 || e != 1 || l.CheckOpen() != nil {
+		t.Fatalf("Live() = %d, %d, CheckOpen() = %v; want 2, 1, nil", a, e, l.CheckOpen())
+	}
+	var freed []any
+	if !l.Close(func(a int) { freed = append(freed, a) }, func(e string) { freed = append(freed, e) }) {
+		t.Fatalf("first Close reported the client closed already")
+	}
+	if len(freed) != 3 || freed[2] != "e" {
+		t.Errorf("Close freed %v, want both arrays, then the executable", freed)
+	}
+	if l.Close(func(int) { t.Error("second Close freed an array") }, func(string) {}) {
+		t.Errorf("second Close reported a first close")
+	}
+	if !errors.Is(l.CheckOpen(), ifrt.ErrClientClosed) || l.Arrays.Add(3) {
+		t.Errorf("after Close: CheckOpen() = %v, Add succeeded; want ErrClientClosed and no Add", l.CheckOpen())
+	}
+}

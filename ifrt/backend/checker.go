@@ -179,3 +179,20 @@ func (k Checker[A]) Execute(e ifrt.LoadedExecutable, args []ifrt.Array) ([]A, er
 	}
 	return arrays, nil
 }
+
+// CompileMLIR checks Compile's arguments for a backend that compiles MLIR
+// (StableHLO) programs alone: another kind of program is UNIMPLEMENTED. It
+// returns the program and opts, never nil.
+func (k Checker[A]) CompileMLIR(program ifrt.Program, opts *ifrt.CompileOptions) (*ifrt.MLIRProgram, *ifrt.CompileOptions, error) {
+	if err := k.Open(); err != nil {
+		return nil, nil, err
+	}
+	if opts == nil {
+		opts = &ifrt.CompileOptions{}
+	}
+	p, ok := program.(*ifrt.MLIRProgram)
+	if !ok || p == nil {
+		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "%s: cannot compile a %T; only MLIR (StableHLO, text or bytecode) programs are supported", k.Name, program)
+	}
+	return p, opts, nil
+}

@@ -7,7 +7,8 @@
 //
 //   - Objects, the set of a client's live arrays or executables: Add
 //     registers, Remove unregisters, Drain (from Close) empties it for good,
-//     Live counts it for leak tests.
+//     Live counts it for leak tests; Lifetime pairs two of them with the
+//     client's closed state (CheckOpen, Close, Live).
 //   - Own, the ownership check: an argument is an array of this client and
 //     not deleted.
 //   - Donate and Donated, donation: the inputs an operation consumes are
@@ -17,15 +18,26 @@
 //     CheckRemap, CheckFullyReplicated, CheckExecute), together with what
 //     ifrt already checks (ArraySpec.Validate, CheckHostBuffer,
 //     CheckArguments); Checker runs them for a client, in one order, with
-//     the client's own spec check, and is what a backend calls first in
-//     each operation:
+//     the client's own spec check.
+//   - Shard-domain helpers: UniqueDomains, Intersect, Shift.
+//   - Future, a value that is computed later.
+//
+// # Usage
+//
+// A backend makes one Checker and calls it first in every operation, then
+// moves the data, then retires donated inputs:
 //
 //	c.check = backend.Checker[*array]{Name: "mybackend", Open: c.checkOpen, Owns: c.owns, Spec: c.checkSpec}
-//	arrays, err := c.check.Reshard(xs, specs) // then move the data
-//	...
-//	backend.Donate(sem, arrays...)
-//   - Shard-domain helpers: UniqueDomains, Intersect.
-//   - Future, a value that is computed later.
+//
+//	func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+//		arrays, err := c.check.Reshard(xs, specs)
+//		if err != nil {
+//			return nil, err
+//		}
+//		out := ... // the backend's own work
+//		backend.Donate(sem, arrays...)
+//		return out, nil
+//	}
 //
 // # Error codes
 //
@@ -50,6 +62,7 @@
 //	Execute: wrong argument count, dtype or shape           INVALID_ARGUMENT
 //	Execute: an argument on a device the program does       INVALID_ARGUMENT
 //	  not run on
+//	Compile of a kind of program the backend does not know  UNIMPLEMENTED
 //	what the backend cannot do (layouts, string arrays)     UNIMPLEMENTED
 //
 // # Concurrency

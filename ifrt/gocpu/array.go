@@ -23,7 +23,7 @@ type array struct {
 // newArray registers an array made of shards with the client.
 func (c *Client) newArray(spec ifrt.ArraySpec, shards [][]byte) *array {
 	a := &array{client: c, spec: spec, shards: shards}
-	if !c.arrays.Add(a) {
+	if !c.life.Arrays.Add(a) {
 		a.free() // the client closed meanwhile
 	}
 	return a
@@ -52,7 +52,7 @@ func (a *array) IsDeleted() bool {
 
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.arrays.Remove(a)
+	a.client.life.Arrays.Remove(a)
 	return ifrt.ReadyFuture(nil)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -67,11 +66,9 @@ type Client struct {
 	log     *slog.Logger
 	devices ifrt.DeviceList
 	byID    map[ifrt.DeviceID]*ifrt.Device
-	closed  atomic.Bool
 
-	check       backend.Checker[*array]
-	arrays      backend.Objects[*array]
-	executables backend.Objects[*executable]
+	check backend.Checker[*array]
+	life  backend.Lifetime[*array, *executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -146,30 +143,17 @@ func (c *Client) As(target any) bool {
 
 // Close deletes every array and executable. It is idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
-		return nil
-	}
-	for _, a := range c.arrays.Drain() {
-		a.free()
-	}
-	for _, e := range c.executables.Drain() {
-		e.free()
-	}
+	c.life.Close((*array).free, (*executable).free)
 	return nil
 }
 
 // Live reports how many arrays and executables the client holds; tests use it to
 // find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	return c.arrays.Live(), c.executables.Live()
+	return c.life.Live()
 }
 
-func (c *Client) checkOpen() error {
-	if c.closed.Load() {
-		return ifrt.ErrClientClosed
-	}
-	return nil
-}
+func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 
 // checkSharding verifies that every device of s is one of c's and that the memory
 // kind exists on each.

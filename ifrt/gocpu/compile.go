@@ -19,15 +19,9 @@ import (
 // assembled inputs; its outputs are split by their result shardings. Plugin
 // programs, replicas and collectives are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
-	if err := c.checkOpen(); err != nil {
+	p, opts, err := c.check.CompileMLIR(program, opts)
+	if err != nil {
 		return nil, err
-	}
-	if opts == nil {
-		opts = &ifrt.CompileOptions{}
-	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
 	}
 	m, err := stablehlo.Parse(p.Module)
 	if err != nil {
@@ -71,7 +65,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		client: c, module: m, devices: devices, params: params, outputs: outputs,
 		donatable: donatable, fingerprint: hex.EncodeToString(sum[:16]),
 	}
-	if !c.executables.Add(e) {
+	if !c.life.Executables.Add(e) {
 		return nil, ifrt.ErrClientClosed
 	}
 	return e, nil
@@ -188,7 +182,7 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.executables.Remove(e)
+	e.client.life.Executables.Remove(e)
 	return ifrt.ReadyFuture(nil)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -49,7 +50,7 @@ type array struct {
 // newArray registers an array made of bufs (whose references it takes over).
 func (c *Client) newArray(spec ifrt.ArraySpec, bufs []*devBuf) *array {
 	a := &array{client: c, spec: spec, bufs: bufs}
-	if !c.arrays.Add(a) {
+	if !c.life.Arrays.Add(a) {
 		a.free() // the client closed meanwhile
 	}
 	return a
@@ -91,7 +92,7 @@ func (a *array) IsDeleted() bool {
 // on in that one.
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.arrays.Remove(a)
+	a.client.life.Arrays.Remove(a)
 	return nil
 }
 
@@ -238,15 +239,10 @@ func (c *Client) fetchDense(ctx context.Context, spec ifrt.ArraySpec, bufs []*de
 	}
 	elem := spec.DType.HostByteSize()
 	shards := make([][]byte, len(domains))
-	seen := map[string]bool{}
 	errs := make([]error, len(domains))
 	var wg sync.WaitGroup
-	for i, dom := range domains {
-		key := dom.String()
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
+	for _, i := range backend.UniqueDomains(domains) {
+		dom := domains[i]
 		shards[i] = make([]byte, dom.Shape().NumElements()*int64(elem))
 		if len(shards[i]) == 0 {
 			continue

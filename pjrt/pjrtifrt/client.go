@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -82,11 +81,8 @@ type Client struct {
 	pjrtDev     map[ifrt.DeviceID]*pjrt.Device
 	pjrtMem     map[ifrt.MemoryID]*pjrt.Memory
 
-	closed atomic.Bool
-
-	check       backend.Checker[*array]
-	arrays      backend.Objects[*array]
-	executables backend.Objects[*executable]
+	check backend.Checker[*array]
+	life  backend.Lifetime[*array, *executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -242,14 +238,8 @@ func (c *Client) As(target any) bool {
 // Close deletes every array and executable, then closes the PJRT client. It is
 // idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
+	if !c.life.Close((*array).free, (*executable).free) {
 		return nil
-	}
-	for _, a := range c.arrays.Drain() {
-		a.free()
-	}
-	for _, e := range c.executables.Drain() {
-		e.free()
 	}
 	if err := c.pc.Close(); err != nil {
 		return fromPJRT(err)
@@ -260,19 +250,14 @@ func (c *Client) Close() error {
 // Live reports how many arrays and executables the client holds; tests use it
 // to find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	return c.arrays.Live(), c.executables.Live()
+	return c.life.Live()
 }
 
 func (c *Client) String() string {
 	return fmt.Sprintf("pjrtifrt(%s, %d devices)", c.platform.Name, len(c.devices))
 }
 
-func (c *Client) checkOpen() error {
-	if c.closed.Load() {
-		return ifrt.ErrClientClosed
-	}
-	return nil
-}
+func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 
 // memoryFor returns the PJRT memory of the given kind on device d.
 func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, error) {

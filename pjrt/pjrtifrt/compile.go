@@ -24,15 +24,9 @@ import (
 // compile options are opts.XLA (a serialized xla.CompileOptionsProto) with the
 // device assignment, partition count and SPMD flags set from the devices.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
-	if err := c.checkOpen(); err != nil {
+	p, opts, err := c.check.CompileMLIR(program, opts)
+	if err != nil {
 		return nil, err
-	}
-	if opts == nil {
-		opts = &ifrt.CompileOptions{}
-	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: cannot compile a %T; only MLIR (StableHLO) programs are supported", program)
 	}
 	devices := opts.Devices
 	if len(devices) == 0 {
@@ -61,7 +55,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
-	if !c.executables.Add(e) {
+	if !c.life.Executables.Add(e) {
 		e.free()
 		return nil, ifrt.ErrClientClosed
 	}
@@ -488,7 +482,7 @@ func (e *executable) free() {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.executables.Remove(e)
+	e.client.life.Executables.Remove(e)
 	return nil
 }
 
@@ -559,7 +553,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		NoEvents:     !opts.FillStatus,
 	})
 	if err != nil {
-		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && !c.closed.Load() {
+		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && c.checkOpen() == nil {
 			return nil, ifrt.ErrExecutableDeleted // deleted while this call started
 		}
 		if pjrt.CodeOf(err) == pjrt.FailedPrecondition || pjrt.CodeOf(err) == pjrt.InvalidArgument {
