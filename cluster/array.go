@@ -23,8 +23,8 @@ func (s *shard) check() error { return s.place.link.current(s.gen) }
 // array is a cluster array: one shard per device of its sharding, in order.
 type array struct {
 	ifrt.UnimplementedArray
-	c    *Client
-	spec ifrt.ArraySpec
+	c *Client
+	backend.Described
 
 	mu      sync.RWMutex
 	shards  []*shard
@@ -33,12 +33,7 @@ type array struct {
 
 var _ ifrt.Array = (*array)(nil)
 
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
-func (a *array) As(any) bool             { return false }
+func (a *array) As(any) bool { return false }
 
 // live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
 // shard was lost.
@@ -115,14 +110,14 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := a.c.checkOpen(); err != nil {
 		return err
 	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
 		return err
 	}
 	shards, err := a.live()
 	if err != nil {
 		return err
 	}
-	elem := a.spec.DType.HostByteSize()
+	elem := a.ArraySpec.DType.HostByteSize()
 	all := make([]ifrt.IndexDomain, len(shards))
 	for i, s := range shards {
 		all[i] = s.domain
@@ -151,10 +146,10 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return err
 	}
 	full := parts[0]
-	if len(unique) > 1 || !domains[0].Shape().Equal(a.spec.Shape) {
-		full = ifrt.AssembleDense(elem, a.spec.Shape, domains, parts)
+	if len(unique) > 1 || !domains[0].Shape().Equal(a.ArraySpec.Shape) {
+		full = ifrt.AssembleDense(elem, a.ArraySpec.Shape, domains, parts)
 	}
-	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	ifrt.CopyDenseToStrided(dst, full, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	return nil
 }
 

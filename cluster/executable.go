@@ -336,11 +336,11 @@ func (e *executable) localArray(ctx context.Context, client interface {
 	if len(shards) == 1 {
 		return parts[0], nil
 	}
-	sharding, err := a.spec.Sharding.WithDevices(devs, a.spec.Sharding.MemoryKind())
+	sharding, err := a.ArraySpec.Sharding.WithDevices(devs, a.ArraySpec.Sharding.MemoryKind())
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
+	spec := a.ArraySpec
 	spec.Sharding = sharding
 	sem := ifrt.ReuseInput
 	if donate {
@@ -384,7 +384,7 @@ func (e *executable) globalArray(ctx context.Context, client interface {
 	for k, p := range parts {
 		shards[k] = &shard{place: places[k], gen: ld.gen, array: p, domain: domains[k]}
 	}
-	return &array{c: e.c, spec: spec, shards: shards}, nil
+	return &array{c: e.c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // localDeviceAssignment rewrites the device assignment in the serialized

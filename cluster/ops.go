@@ -30,7 +30,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	return &array{c: c, spec: spec, shards: shards}, nil
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // adopt returns shards for a new array that holds exactly the given source shards
@@ -74,7 +74,7 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err != nil {
 		return nil, err
 	}
-	kind := a.spec.Sharding.MemoryKind()
+	kind := a.ArraySpec.Sharding.MemoryKind()
 	places := make([]*placement, len(shards))
 	for i, s := range shards {
 		places[i] = s.place
@@ -85,10 +85,10 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	}
 	out := make([]ifrt.Array, len(parts))
 	for i, s := range parts {
-		spec := localSpec(a.spec.DType, s.domain, s.place.device, kind)
-		spec.Layout = a.spec.Layout
+		spec := localSpec(a.ArraySpec.DType, s.domain, s.place.device, kind)
+		spec.Layout = a.ArraySpec.Layout
 		s.domain = ifrt.FullDomain(spec.Shape)
-		out[i] = &array{c: c, spec: spec, shards: []*shard{s}}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: []*shard{s}}
 	}
 	return out, nil
 }
@@ -121,7 +121,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &array{c: c, spec: spec, shards: shards}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}
 	}
 	backend.Donate(sem, arrays...)
 	return out, nil
@@ -171,7 +171,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	}
 	out := make([]ifrt.Array, len(shards))
 	for i := range shards {
-		out[i] = &array{c: c, spec: plan.OutputSpecs[i], shards: shards[i]}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: plan.OutputSpecs[i]}, shards: shards[i]}
 	}
 	backend.Donate(sem, arrays...)
 	return out, nil
@@ -192,5 +192,5 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 		return nil, err
 	}
 	backend.Donate(sem, a)
-	return &array{c: c, spec: spec, shards: []*shard{s}}, nil
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: []*shard{s}}, nil
 }

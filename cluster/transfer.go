@@ -117,7 +117,7 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 		deleteShards(shards)
 		return nil, err
 	}
-	return &array{c: c, spec: spec, shards: shards}, nil
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // linkError turns an error from a worker into DataLoss when the worker has gone.

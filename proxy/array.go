@@ -19,7 +19,7 @@ type array struct {
 	ifrt.UnimplementedArray
 	c      *Client
 	handle uint64
-	spec   ifrt.ArraySpec
+	backend.Described
 
 	deleted atomic.Bool
 
@@ -35,7 +35,7 @@ var _ ifrt.Array = (*array)(nil)
 // newArray wraps handle. When the array becomes unreachable, a cleanup queues a
 // DestructArray for its handle (batched with others), so the server drops it.
 func (c *Client) newArray(handle uint64, spec ifrt.ArraySpec) *array {
-	a := &array{c: c, handle: handle, spec: spec}
+	a := &array{c: c, handle: handle, Described: backend.Described{ArraySpec: spec}}
 	a.cleanup = runtime.AddCleanup(a, c.destructHandle, handle)
 	return a
 }
@@ -54,12 +54,6 @@ func (c *Client) destructHandle(handle uint64) {
 	}
 	c.sess.destruct(handle)
 }
-
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
 
 // As sets *target to the array's handle when target is a *ArrayHandle, or to the
 // client when it is a **Client.

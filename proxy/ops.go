@@ -84,7 +84,7 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err != nil {
 		return nil, err
 	}
-	devs := a.spec.Sharding.Devices()
+	devs := a.ArraySpec.Sharding.Devices()
 	for _, d := range devs {
 		if !c.isAddressable(d.ID) {
 			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "proxy: DisassembleArray: device %d is not addressable", d.ID)
@@ -116,7 +116,7 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 	groups := map[string][]int{} // source devices and memory kind -> positions
 	var order []string
 	for i, a := range ins {
-		key := a.spec.Sharding.Devices().String() + "/" + string(a.spec.Sharding.MemoryKind())
+		key := a.ArraySpec.Sharding.Devices().String() + "/" + string(a.ArraySpec.Sharding.MemoryKind())
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}

@@ -20,22 +20,22 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := a.usable(); err != nil {
 		return err
 	}
-	devs := a.spec.Sharding.Devices()
+	devs := a.ArraySpec.Sharding.Devices()
 	for _, d := range devs {
 		if !a.c.isAddressable(d.ID) {
 			return ifrt.Errorf(ifrt.FailedPrecondition, "proxy: array on %v is not fully addressable", devs)
 		}
 	}
-	if a.spec.DType == ifrt.TOKEN {
+	if a.ArraySpec.DType == ifrt.TOKEN {
 		return a.Ready().Await(ctx)
 	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
 		return err
 	}
 	switch {
 	case len(devs) == 1:
 		return a.copySingle(ctx, dst, byteStrides)
-	case a.spec.Sharding.IsFullyReplicated():
+	case a.ArraySpec.Sharding.IsFullyReplicated():
 		s, err := a.c.FullyReplicatedShard(ctx, a, ifrt.ReuseInput)
 		if err != nil {
 			return err
@@ -50,19 +50,19 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 // copySingle reads a single-device array into dst, already checked to be the
 // right size.
 func (a *array) copySingle(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if dense, _ := a.spec.Shape.ByteSize(a.spec.DType); int64(len(dst)) > dense {
+	if dense, _ := a.ArraySpec.Shape.ByteSize(a.ArraySpec.DType); int64(len(dst)) > dense {
 		// Strides with gaps: a server does not make such a buffer (it would be
 		// larger than the array), so the dense bytes are spread out here.
 		buf := make([]byte, dense)
 		if err := a.copySingle(ctx, buf, nil); err != nil {
 			return err
 		}
-		ifrt.CopyDenseToStrided(dst, buf, a.spec.DType, a.spec.Shape, byteStrides)
+		ifrt.CopyDenseToStrided(dst, buf, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 		return nil
 	}
 	if byteStrides == nil {
 		// jaxlib always sends explicit strides.
-		byteStrides = ifrt.DenseByteStrides(a.spec.Shape, a.spec.DType.HostByteSize())
+		byteStrides = ifrt.DenseByteStrides(a.ArraySpec.Shape, a.ArraySpec.DType.HostByteSize())
 	}
 	hb, err := a.c.newHandle()
 	if err != nil {
@@ -85,7 +85,7 @@ func (a *array) copySingle(ctx context.Context, dst []byte, byteStrides []int64)
 // copySharded reads the distinct shards of a sharded array in parallel and
 // assembles them into dst.
 func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64) error {
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	domains, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return err
 	}
@@ -96,11 +96,11 @@ func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64
 	for _, p := range parts {
 		defer p.(*array).release()
 	}
-	elem := a.spec.DType.HostByteSize()
+	elem := a.ArraySpec.DType.HostByteSize()
 	full := dst
-	dense := byteStrides == nil || slices.Equal(byteStrides, ifrt.DenseByteStrides(a.spec.Shape, elem))
+	dense := byteStrides == nil || slices.Equal(byteStrides, ifrt.DenseByteStrides(a.ArraySpec.Shape, elem))
 	if !dense {
-		full = make([]byte, a.spec.Shape.NumElements()*int64(elem))
+		full = make([]byte, a.ArraySpec.Shape.NumElements()*int64(elem))
 	}
 	unique := backend.UniqueDomains(domains) // replicas are read once
 	errs := make(chan error, len(unique))
@@ -110,7 +110,7 @@ func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64
 			buf := make([]byte, domains[i].Shape().NumElements()*int64(elem))
 			err := p.(*array).copySingle(ctx, buf, nil)
 			if err == nil {
-				ifrt.InsertDomain(full, elem, a.spec.Shape, domains[i], buf)
+				ifrt.InsertDomain(full, elem, a.ArraySpec.Shape, domains[i], buf)
 			}
 			errs <- err
 		}()
@@ -125,7 +125,7 @@ func (a *array) copySharded(ctx context.Context, dst []byte, byteStrides []int64
 		return first
 	}
 	if !dense {
-		ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+		ifrt.CopyDenseToStrided(dst, full, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	}
 	return nil
 }

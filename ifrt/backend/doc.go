@@ -20,7 +20,8 @@
 //     CheckArguments); Checker runs them for a client, in one order, with
 //     the client's own spec check.
 //   - Shard-domain helpers: UniqueDomains, Intersect, Shift.
-//   - Future, a value that is computed later.
+//   - Future, a value that is computed later; Described, the spec accessors
+//     an array type embeds.
 //
 // # Usage
 //

@@ -40,7 +40,7 @@ type array struct {
 	ifrt.UnimplementedArray
 
 	client *Client
-	spec   ifrt.ArraySpec
+	backend.Described
 
 	mu      sync.RWMutex
 	bufs    []*devBuf // nil once deleted
@@ -49,18 +49,12 @@ type array struct {
 
 // newArray registers an array made of bufs (whose references it takes over).
 func (c *Client) newArray(spec ifrt.ArraySpec, bufs []*devBuf) *array {
-	a := &array{client: c, spec: spec, bufs: bufs}
+	a := &array{client: c, Described: backend.Described{ArraySpec: spec}, bufs: bufs}
 	if !c.life.Arrays.Add(a) {
 		a.free() // the client closed meanwhile
 	}
 	return a
 }
-
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
 
 // As sets *target to the array's PJRT buffers, one per device of its sharding,
 // when target is a *[]*pjrt.Buffer. The buffers stay owned by the array.
@@ -192,7 +186,7 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := a.client.checkOpen(); err != nil {
 		return err
 	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
 		return err
 	}
 	bufs, err := a.hold()
@@ -200,12 +194,12 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return err
 	}
 	defer releaseAll(bufs)
-	dense, err := a.client.fetchDense(ctx, a.spec, bufs, dst, byteStrides)
+	dense, err := a.client.fetchDense(ctx, a.ArraySpec, bufs, dst, byteStrides)
 	if err != nil {
 		return err
 	}
 	if dense != nil {
-		ifrt.CopyDenseToStrided(dst, dense, a.spec.DType, a.spec.Shape, byteStrides)
+		ifrt.CopyDenseToStrided(dst, dense, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	}
 	return nil
 }

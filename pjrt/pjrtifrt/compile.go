@@ -523,7 +523,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 				}
 			}
 		}
-		ad := a.spec.Sharding.Devices()
+		ad := a.ArraySpec.Sharding.Devices()
 		if len(ad) != n {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is on %d devices, %s runs on %d", i, len(ad), e.name, n)
 		}
@@ -606,19 +606,19 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 // checkArgSharding verifies that each device holds the shard the program
 // expects there.
 func (e *executable) checkArgSharding(i int, a *array, op ifrt.OpSharding) error {
-	want, err := (&ifrt.HloSharding{DeviceList: e.devices, Spec: op}).IndexDomains(a.spec.Shape)
+	want, err := (&ifrt.HloSharding{DeviceList: e.devices, Spec: op}).IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d: %s expects %v: %w", i, e.name, op, err)
 	}
-	got, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	got, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return err
 	}
-	ad := a.spec.Sharding.Devices()
+	ad := a.ArraySpec.Sharding.Devices()
 	for k, d := range e.devices {
 		pos := ad.Index(d.ID)
 		if pos < 0 || !slices.Equal(got[pos], want[k]) {
-			return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d has %v, %s wants %v", i, a.spec.Sharding, e.name, op)
+			return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d has %v, %s wants %v", i, a.ArraySpec.Sharding, e.name, op)
 		}
 	}
 	return nil

@@ -196,9 +196,9 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 		return nil, err
 	}
 	defer releaseAll(held)
-	kind := a.spec.Sharding.MemoryKind()
+	kind := a.ArraySpec.Sharding.MemoryKind()
 	bufs := make([]*devBuf, len(held))
-	for i, d := range a.spec.Sharding.Devices() {
+	for i, d := range a.ArraySpec.Sharding.Devices() {
 		if bufs[i], err = c.place(ctx, held[i], d, kind, sem); err != nil {
 			releaseAll(bufs)
 			return nil, err
@@ -274,7 +274,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 }
 
 func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, sem ifrt.CopySemantics) ([]*devBuf, error) {
-	src, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	src, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, 
 			out[j], err = c.place(ctx, held[best], dev, spec.Sharding.MemoryKind(), sem)
 		} else {
 			if dense == nil {
-				dense, err = c.fetchDense(ctx, a.spec, held, nil, nil)
+				dense, err = c.fetchDense(ctx, a.ArraySpec, held, nil, nil)
 			}
 			if err == nil {
 				var b *pjrt.Buffer
