@@ -107,10 +107,7 @@ func (a *array) release() {
 // CopyToHostBuffer reads one shard of each distinct domain from its worker, in
 // parallel, and assembles them here: the bytes must come to the caller anyway.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.c.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.c.check().CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	shards, err := a.live()

@@ -196,3 +196,13 @@ func (k Checker[A]) CompileMLIR(program ifrt.Program, opts *ifrt.CompileOptions)
 	}
 	return p, opts, nil
 }
+
+// CopyToHost checks CopyToHostBuffer's arguments: the client open, then dst
+// of the size the strides need (ifrt.CheckHostBuffer). Whether the array is
+// deleted is the backend's to tell when it takes its data.
+func (k Checker[A]) CopyToHost(a A, dst []byte, byteStrides []int64) error {
+	if err := k.Open(); err != nil {
+		return err
+	}
+	return ifrt.CheckHostBuffer(a.DType(), a.Shape(), byteStrides, len(dst))
+}

@@ -85,10 +85,7 @@ func (a *array) dense() ([]byte, error) {
 }
 
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.client.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.client.check.CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	full, err := a.dense()

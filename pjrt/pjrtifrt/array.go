@@ -183,10 +183,7 @@ func eventsFuture(events []*pjrt.Event) *ifrt.Future {
 }
 
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.client.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.client.check.CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	bufs, err := a.hold()
