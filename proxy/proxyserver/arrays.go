@@ -127,16 +127,8 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 	if err := checkClientHandle(r.GetHostBufferHandle()); err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, nil)
-	if err != nil {
-		return nil, nil, err
-	}
 	strides := wire.ByteStridesFromProto(r.GetByteStrides())
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		a := in[0]
 		size, err := ifrt.StridedRegionSize(a.DType(), a.Shape(), strides)
 		if err != nil {
@@ -163,7 +155,7 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 			return nil, err
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyToHostBufferResponse{CopyToHostBufferResponse: &proxypb.CopyToHostBufferResponse{}}}, nil
-	}, nil
+	})
 }
 
 func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {

@@ -140,3 +140,19 @@ func (s *session) executableDestruct(r *proxypb.LoadedExecutableDestructRequest)
 	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableDestructResponse{
 		LoadedExecutableDestructResponse: &proxypb.LoadedExecutableDestructResponse{}}}, nil, nil
 }
+
+// onExecutable plans a request that reads executable h: run gets it once it
+// is compiled, and makes the response.
+func (s *session) onExecutable(o *op, h uint64, run func(*executable) (*proxypb.IfrtResponse, error)) (*proxypb.IfrtResponse, runFunc, error) {
+	ent, err := s.useExecutable(o, h, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		e, err := ent.wait(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return run(e)
+	}, nil
+}

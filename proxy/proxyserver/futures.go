@@ -31,20 +31,12 @@ func awaitFuture(ctx context.Context, f *ifrt.Future) error {
 }
 
 func (s *session) checkValueReady(o *op, r *proxypb.CheckValueReadyRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, r.GetValueHandles(), nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		arrays, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, r.GetValueHandles(), func(ctx context.Context, arrays []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		for _, a := range arrays {
 			if err := awaitFuture(ctx, a.Ready()); err != nil {
 				return nil, err
 			}
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CheckValueReadyResponse{CheckValueReadyResponse: &proxypb.CheckValueReadyResponse{}}}, nil
-	}, nil
+	})
 }

@@ -1,8 +1,6 @@
 package proxyserver
 
 import (
-	"context"
-
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
@@ -10,15 +8,7 @@ import (
 )
 
 func (s *session) costAnalysis(o *op, r *proxypb.LoadedExecutableCostAnalysisRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		e, err := ent.wait(ctx)
-		if err != nil {
-			return nil, err
-		}
+	return s.onExecutable(o, r.GetLoadedExecutableHandle(), func(e *executable) (*proxypb.IfrtResponse, error) {
 		resp := &proxypb.LoadedExecutableCostAnalysisResponse{}
 		attrs, err := costAnalysisOf(e)
 		if err == nil {
@@ -31,19 +21,11 @@ func (s *session) costAnalysis(o *op, r *proxypb.LoadedExecutableCostAnalysisReq
 			resp.Result = &proxypb.LoadedExecutableCostAnalysisResponse_Status{Status: wire.ErrorToStatus(err)}
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableCostAnalysisResponse{LoadedExecutableCostAnalysisResponse: resp}}, nil
-	}, nil
+	})
 }
 
 func (s *session) programText(o *op, r *proxypb.LoadedExecutableHumanReadableProgramTextRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		e, err := ent.wait(ctx)
-		if err != nil {
-			return nil, err
-		}
+	return s.onExecutable(o, r.GetLoadedExecutableHandle(), func(e *executable) (*proxypb.IfrtResponse, error) {
 		resp := &proxypb.LoadedExecutableHumanReadableProgramTextResponse{}
 		if text, err := programTextOf(e); err == nil {
 			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_HumanReadableProgramText{HumanReadableProgramText: text}
@@ -51,7 +33,7 @@ func (s *session) programText(o *op, r *proxypb.LoadedExecutableHumanReadablePro
 			resp.Result = &proxypb.LoadedExecutableHumanReadableProgramTextResponse_Status{Status: wire.ErrorToStatus(err)}
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableHumanReadableProgramTextResponse{LoadedExecutableHumanReadableProgramTextResponse: resp}}, nil
-	}, nil
+	})
 }
 
 // programTextOf asks the backend's executable for its program text.

@@ -43,18 +43,10 @@ func (s *session) deleteArrays(o *op, r *proxypb.DeleteArrayRequest) (*proxypb.I
 }
 
 func (s *session) isArrayDeleted(o *op, r *proxypb.IsArrayDeletedRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_IsArrayDeletedResponse{
 			IsArrayDeletedResponse: &proxypb.IsArrayDeletedResponse{Deleted: in[0].IsDeleted()}}}, nil
-	}, nil
+	})
 }
 
 // destructArrays forgets the handles now and releases the arrays once the

@@ -1,8 +1,6 @@
 package proxyserver
 
 import (
-	"context"
-
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
@@ -14,15 +12,7 @@ func unimplementedStatus(what string) *proxypb.StatusProto {
 }
 
 func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	ent, err := s.useExecutable(o, r.GetLoadedExecutableHandle(), false)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		e, err := ent.wait(ctx)
-		if err != nil {
-			return nil, err
-		}
+	return s.onExecutable(o, r.GetLoadedExecutableHandle(), func(e *executable) (*proxypb.IfrtResponse, error) {
 		m := &proxypb.LoadedExecutableMetadataResponse{
 			CompiledMemoryStatsOneof: &proxypb.LoadedExecutableMetadataResponse_CompiledMemoryStatsError{CompiledMemoryStatsError: unimplementedStatus("compiled memory stats")},
 		}
@@ -87,7 +77,7 @@ func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataR
 			}
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableMetadataResponse{LoadedExecutableMetadataResponse: m}}, nil
-	}, nil
+	})
 }
 
 func opShardingOf(a ifrt.ArgumentInfo) *xlapb.OpSharding {

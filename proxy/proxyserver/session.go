@@ -496,6 +496,22 @@ func awaitArrays(ctx context.Context, o *op, es []*entry[ifrt.Array]) ([]ifrt.Ar
 	return out, nil
 }
 
+// onArrays plans a request that reads the arrays hs: run gets them once the
+// requests before it that use them are done, and makes the response.
+func (s *session) onArrays(o *op, hs []uint64, run func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error)) (*proxypb.IfrtResponse, runFunc, error) {
+	es, err := s.useArrays(o, hs, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		in, err := awaitArrays(ctx, o, es)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, in)
+	}, nil
+}
+
 // produced resolves o's reserved entries with arrays, which the session now
 // holds. If the counts differ, the arrays are deleted and an error returned.
 func (s *session) produced(o *op, arrays []ifrt.Array) error {
