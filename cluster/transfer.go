@@ -18,16 +18,18 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) ([]*placement, []ifrt.IndexDomai
 	if err := spec.Validate(); err != nil {
 		return nil, nil, err
 	}
+	err := backend.CheckSharding("cluster", spec.Sharding, func(id ifrt.DeviceID) *ifrt.Device {
+		if p := c.byID[id]; p != nil {
+			return p.device
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	places := make([]*placement, len(spec.Sharding.Devices()))
 	for i, d := range spec.Sharding.Devices() {
-		p, ok := c.byID[d.ID]
-		if !ok {
-			return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
-		}
-		if _, err := p.device.Memory(spec.Sharding.MemoryKind()); err != nil {
-			return nil, nil, err
-		}
-		places[i] = p
+		places[i] = c.byID[d.ID]
 	}
 	domains, err := spec.Sharding.IndexDomains(spec.Shape)
 	return places, domains, err

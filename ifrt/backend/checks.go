@@ -126,3 +126,26 @@ func CheckExecute(name string, e ifrt.LoadedExecutable, args []ifrt.Array) error
 	}
 	return nil
 }
+
+// CheckSharding checks that s names valid devices of the client, each with
+// the memory kind of s. own returns the client's device of an id, or nil when
+// it has none (or none it can use).
+func CheckSharding(name string, s ifrt.Sharding, own func(ifrt.DeviceID) *ifrt.Device) error {
+	if s == nil {
+		return ifrt.Errorf(ifrt.InvalidArgument, "%s: missing sharding", name)
+	}
+	devs := s.Devices()
+	if err := devs.Validate(); err != nil {
+		return err
+	}
+	for _, d := range devs {
+		mine := own(d.ID)
+		if mine == nil {
+			return ifrt.Errorf(ifrt.InvalidArgument, "%s: device %d is not a device of this client", name, d.ID)
+		}
+		if _, err := mine.Memory(s.MemoryKind()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -51,7 +51,7 @@
 //	a deleted executable                                    INVALID_ARGUMENT (ErrExecutableDeleted)
 //	any call on a closed client                             FAILED_PRECONDITION (ErrClientClosed)
 //	a malformed spec (dtype, shape, sharding)               INVALID_ARGUMENT
-//	a device that is not the client's                       INVALID_ARGUMENT
+//	a device that is not the client's (CheckSharding)       INVALID_ARGUMENT
 //	a host buffer of the wrong size or strides              INVALID_ARGUMENT
 //	Reshard: counts differ, or dtype or shape changes       INVALID_ARGUMENT
 //	AssembleArray: a part of the wrong count, device,       INVALID_ARGUMENT

@@ -158,23 +158,7 @@ func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 // checkSharding verifies that every device of s is one of c's and that the memory
 // kind exists on each.
 func (c *Client) checkSharding(s ifrt.Sharding) error {
-	if s == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "gocpu: missing sharding")
-	}
-	devs := s.Devices()
-	if err := devs.Validate(); err != nil {
-		return err
-	}
-	for _, d := range devs {
-		own, ok := c.byID[d.ID]
-		if !ok {
-			return ifrt.Errorf(ifrt.InvalidArgument, "gocpu: device %d is not a device of this client", d.ID)
-		}
-		if _, err := own.Memory(s.MemoryKind()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return backend.CheckSharding("gocpu", s, func(id ifrt.DeviceID) *ifrt.Device { return c.byID[id] })
 }
 
 func (c *Client) String() string { return fmt.Sprintf("gocpu(%d devices)", len(c.devices)) }

@@ -282,19 +282,12 @@ func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, 
 // checkSharding verifies that every device of s is an addressable device of c
 // with the memory kind of s.
 func (c *Client) checkSharding(s ifrt.Sharding) error {
-	if s == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: missing sharding")
-	}
-	devs := s.Devices()
-	if err := devs.Validate(); err != nil {
-		return err
-	}
-	for _, d := range devs {
-		if _, err := c.memoryFor(d, s.MemoryKind()); err != nil {
-			return err
+	return backend.CheckSharding("pjrtifrt", s, func(id ifrt.DeviceID) *ifrt.Device {
+		if d := c.byID[id]; d != nil && d.Addressable {
+			return d
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // kindOf normalizes a memory kind: the default memory's kind becomes "".
