@@ -24,8 +24,11 @@
 //	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
 //	                            logged; nothing is stored there yet (suspend/resume is not implemented)
 //	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
-//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
-//	                            also works); default gocpu
+//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so>; default gocpu.
+//	                            pjrt:plugin=<.so>,devices=N,process=<i>/<n>,kv=<store> passes pjrtifrt's
+//	                            options through: process and kv make the worker process i of a
+//	                            multi-process PJRT client (kv names a store the program registered
+//	                            with pjrtifrt.RegisterKeyValueStore)
 //
 // OpenPathways' own flags (see docs/security.md):
 //

@@ -389,8 +389,13 @@ func openBackend(ctx context.Context, spec string, it rm.InstanceType) (ifrt.Cli
 		}
 		return ifrt.Open(ctx, fmt.Sprintf("gocpu:devices=%d", n))
 	}
-	cfg := "plugin=" + plugin
-	if it.Platform == "cpu" {
+	// The options of pjrt:plugin=<.so>,... pass through (process=<i>/<n>,kv=<store>
+	// make the worker one process of a multi-process client; see pjrtifrt).
+	cfg := strings.TrimPrefix(spec, "pjrt:")
+	if !strings.Contains(cfg, "=") {
+		cfg = "plugin=" + plugin
+	}
+	if _, set := ifrt.ParseConfig(cfg)["devices"]; !set && it.Platform == "cpu" {
 		// The CPU plugins make one device unless told otherwise.
 		cfg += fmt.Sprintf(",devices=%d", n)
 	}

@@ -27,6 +27,9 @@ type Config struct {
 	// option (unless CreateOptions already has it). Default 0: the plugin's
 	// default (one device for the XLA CPU plugins).
 	Devices int
+	// Process makes the client one process of a multi-process client (see
+	// Process). Default: a single process.
+	Process Process
 	// Logger receives debug logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -39,14 +42,15 @@ func (c Config) Validate() error {
 	if c.Devices < 0 || c.Devices > 1<<16 {
 		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d devices is out of range [0, 65536]", c.Devices)
 	}
-	return nil
+	return c.Process.validate()
 }
 
 func init() {
 	ifrt.Register("pjrt", openBackend)
 }
 
-// openBackend parses "plugin=/path/to.so,devices=8" for ifrt.Open("pjrt:...").
+// openBackend parses "plugin=/path/to.so,devices=8[,process=0/2,kv=name]" for
+// ifrt.Open("pjrt:...").
 func openBackend(ctx context.Context, config string) (ifrt.Client, error) {
 	var cfg Config
 	for k, v := range ifrt.ParseConfig(config) {
@@ -59,8 +63,20 @@ func openBackend(ctx context.Context, config string) (ifrt.Client, error) {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: devices=%q is not a number", v)
 			}
 			cfg.Devices = n
+		case "process":
+			i, n, err := parseProcess(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Process.Index, cfg.Process.Count = i, n
+		case "kv":
+			kv, err := lookupKeyValueStore(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Process.KeyValueStore = kv
 		default:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: unknown option %q (known: plugin, devices)", k)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: unknown option %q (known: plugin, devices, process, kv)", k)
 		}
 	}
 	return New(ctx, cfg)
@@ -109,11 +125,17 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if _, set := opts["cpu_device_count"]; !set && cfg.Devices > 0 {
 		opts["cpu_device_count"] = int64(cfg.Devices)
 	}
-	pc, err := plugin.NewClient(ctx, opts)
+	kind := kindOf(plugin)
+	more := cfg.Process.createOptions(kind, opts)
+	pc, err := plugin.NewClient(ctx, opts, more...)
 	if err != nil {
 		return nil, fromPJRT(err)
 	}
 	c := wrap(pc, cfg.Logger)
+	if err := c.joinProcesses(ctx, cfg.Process, kind); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
 	c.log.Debug("pjrtifrt: client created", "plugin", plugin.Path(), "platform", pc.PlatformName(),
 		"devices", len(c.devices), "addressable", len(c.addressable))
 	return c, nil

@@ -35,6 +35,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		}
 		devices = c.addressable[:1]
 	}
+	if err := c.checkSpanning(devices); err != nil {
+		return nil, err
+	}
 	if err := c.checkSharding(&ifrt.HloSharding{DeviceList: devices, Spec: ifrt.Replicated()}); err != nil {
 		return nil, err
 	}
