@@ -15,9 +15,11 @@ import (
 
 // Compile parses a StableHLO module, MLIR text or bytecode (the portable
 // artifact JAX sends), and checks that the interpreter can run it. An SPMD
-// module (mhlo.num_partitions > 1) runs as its global program on the
-// assembled inputs; its outputs are split by their result shardings. Plugin
-// programs, replicas and collectives are Unimplemented.
+// module (mhlo.num_partitions > 1) without collectives runs as its global
+// program on the assembled inputs, its outputs split by their result
+// shardings; one with collectives or manual partitioning (shard_map) runs
+// as one process per device (see runPartitioned). Plugin programs and
+// replicas are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
 	p, opts, err := c.check.CompileMLIR(program, opts)
 	if err != nil {
@@ -29,9 +31,6 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	if err := m.Unsupported(); err != nil {
 		return nil, fromStablehlo(err)
-	}
-	if m.UsesCollectives() {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: programs with collectives or manual partitioning cannot run on gocpu")
 	}
 	if m.NumReplicas() != 1 {
 		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
@@ -46,11 +45,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if len(devices) != m.NumPartitions() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
 	}
-	params, err := argumentInfos(m.Main().Params())
+	paramShardings, outputShardings := m.ProcessShardings()
+	params, err := argumentInfos(m.Main().Params(), paramShardings)
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := argumentInfos(m.Main().Results())
+	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,9 @@ var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
 	stablehlo.F64: ifrt.F64,
 }
 
-func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
+// argumentInfos describes values placed by shardings (HLO sharding strings,
+// "" for none).
+func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.ArgumentInfo, error) {
 	out := make([]ifrt.ArgumentInfo, len(values))
 	for i, v := range values {
 		d, ok := elemDTypes[v.Type.Elem]
@@ -95,8 +97,8 @@ func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: element type of %v is not supported", v.Type)
 		}
 		out[i] = ifrt.ArgumentInfo{DType: d, Shape: ifrt.Shape(slices.Clone(v.Type.Shape))}
-		if v.Sharding != "" {
-			hs, err := stablehlo.ParseHloSharding(v.Sharding)
+		if shardings[i] != "" {
+			hs, err := stablehlo.ParseHloSharding(shardings[i])
 			if err != nil {
 				return nil, fromStablehlo(err)
 			}
@@ -194,6 +196,28 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err != nil {
 		return nil, err
 	}
+	var outs []ifrt.Array
+	if e.module.UsesCollectives() {
+		outs, err = e.runPartitioned(ctx, arrays)
+	} else {
+		outs, err = e.runGlobal(ctx, arrays)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &ifrt.ExecuteResult{Outputs: outs, Donated: backend.Donated(e.donatable, opts)}
+	for _, i := range res.Donated {
+		arrays[i].Delete()
+	}
+	if opts.FillStatus {
+		res.Status = ifrt.ReadyFuture(nil)
+	}
+	return res, nil
+}
+
+// runGlobal runs the program once on the assembled arguments and splits its
+// results by their shardings.
+func (e *executable) runGlobal(ctx context.Context, arrays []*array) ([]ifrt.Array, error) {
 	inputs := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
 		full, err := a.dense()
@@ -219,12 +243,5 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		outs[i] = e.client.newArray(spec, shards)
 	}
-	res := &ifrt.ExecuteResult{Outputs: outs, Donated: backend.Donated(e.donatable, opts)}
-	for _, i := range res.Donated {
-		arrays[i].Delete()
-	}
-	if opts.FillStatus {
-		res.Status = ifrt.ReadyFuture(nil)
-	}
-	return res, nil
+	return outs, nil
 }
