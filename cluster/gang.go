@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/rm"
@@ -223,11 +224,11 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 	if e.IsDeleted() {
 		return nil, ifrt.ErrExecutableDeleted
 	}
-	arrays, err := c.take(args)
+	arrays, err := c.check().Arrays(args)
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckArguments("cluster", e, args); err != nil {
+	if err := backend.CheckExecute("cluster", e, args); err != nil {
 		return nil, err
 	}
 	if err := e.loadAll(ctx); err != nil {
@@ -262,7 +263,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 		if err != nil {
 			return nil, err
 		}
-		if blocks[i], err = s.IndexDomains(a.spec.Shape); err != nil {
+		if blocks[i], err = s.IndexDomains(a.ArraySpec.Shape); err != nil {
 			return nil, err
 		}
 	}
@@ -321,15 +322,17 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 			a := pt.client.AdoptArray(outHandles[p][k], localSpec(info.DType, domains[p], dev, ""))
 			shards[p] = &shard{place: pl, gen: pt.gen, array: a, domain: domains[p]}
 		}
-		outs[k] = &array{c: c, spec: ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: s}, shards: shards, computed: true}
+		outs[k] = &array{c: c, Described: backend.Described{ArraySpec: ifrt.ArraySpec{DType: info.DType, Shape: info.Shape, Sharding: s}}, shards: shards, computed: true}
 	}
 	// Donated arguments are consumed: their shards are freed on the workers.
+	var gone []int
 	for i, donated := range donatedArguments(e, arrays, opts) {
 		if donated {
 			arrays[i].Delete()
+			gone = append(gone, i)
 		}
 	}
-	res := &ifrt.ExecuteResult{Outputs: outs}
+	res := &ifrt.ExecuteResult{Outputs: outs, Donated: gone}
 	if opts != nil && opts.FillStatus {
 		res.Status = ifrt.ReadyFuture(nil)
 	}
@@ -345,11 +348,11 @@ func (e *gangExecutable) block(ctx context.Context, a *array, i, p int, domain i
 		return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: argument %d: %w", i, err)
 	}
 	for _, s := range shards {
-		if s.place == e.places[p] && sameDomain(s.domain, domain) {
+		if s.place == e.places[p] && slices.Equal(s.domain, domain) {
 			return s, nil
 		}
 	}
-	s, err := e.c.gather(ctx, a.spec.DType, e.places[p], domain, a.spec.Sharding.MemoryKind(), shards)
+	s, err := e.c.gather(ctx, a.ArraySpec.DType, e.places[p], domain, a.ArraySpec.Sharding.MemoryKind(), shards)
 	if err != nil {
 		return nil, err
 	}

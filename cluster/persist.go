@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/shardio"
 )
 
@@ -34,7 +35,7 @@ func (c *Client) WriteArrays(ctx context.Context, location string, names []strin
 	if err := uniqueNames(names); err != nil {
 		return err
 	}
-	as, err := c.take(arrays)
+	as, err := c.check().Arrays(arrays)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (c *Client) WriteArrays(ctx context.Context, location string, names []strin
 		if err != nil {
 			return ifrt.Errorf(ifrt.CodeOf(err), "cluster: storing %s: %w", names[i], err)
 		}
-		chunks, err := chunkShape(a.spec)
+		chunks, err := chunkShape(a.ArraySpec)
 		if err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func (c *Client) WriteArrays(ctx context.Context, location string, names []strin
 			if err != nil {
 				return err
 			}
-			entry := w.entry(names[i], a.spec)
+			entry := w.entry(names[i], a.ArraySpec)
 			entry.Chunks = chunks
 			if first {
 				// The entry is new: this shard is its first.
@@ -115,7 +116,7 @@ func (c *Client) ReadArrays(ctx context.Context, location string, names []string
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &array{c: c, spec: spec, shards: make([]*shard, len(domains))}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: make([]*shard, len(domains))}
 		for k, d := range spec.Sharding.Devices() {
 			p, ok := c.byID[d.ID]
 			if !ok {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
@@ -20,13 +21,11 @@ import (
 // as one process per device (see runPartitioned). Plugin programs and
 // replicas are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
-	if err := c.checkOpen(); err != nil {
+	p, opts, err := c.check.CompileMLIR(program, opts)
+	if err != nil {
 		return nil, err
 	}
-	if opts == nil {
-		opts = &ifrt.CompileOptions{}
-	}
-	p, m, err := parseProgram(program)
+	_, m, err := parseProgram(p)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +59,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		client: c, module: m, devices: devices, params: params, outputs: outputs,
 		donatable: donatable, fingerprint: hex.EncodeToString(sum[:16]),
 	}
-	c.mu.Lock()
-	c.executables[e] = struct{}{}
-	c.mu.Unlock()
+	if !c.life.Executables.Add(e) {
+		return nil, ifrt.ErrClientClosed
+	}
 	return e, nil
 }
 
@@ -199,35 +198,17 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.mu.Lock()
-	delete(e.client.executables, e)
-	e.client.mu.Unlock()
+	e.client.life.Executables.Remove(e)
 	return ifrt.ReadyFuture(nil)
 }
 
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.client.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := e.client.take(args)
+	arrays, err := e.client.check.Execute(e, args)
 	if err != nil {
 		return nil, err
-	}
-	if err := ifrt.CheckArguments("gocpu", e, args); err != nil {
-		return nil, err
-	}
-	for i, a := range arrays {
-		for _, d := range a.spec.Sharding.Devices() {
-			if e.devices.Index(d.ID) < 0 {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())
-			}
-		}
 	}
 	var outs []ifrt.Array
 	if e.module.UsesCollectives() {
@@ -238,12 +219,10 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err != nil {
 		return nil, err
 	}
-	for _, i := range e.donatable {
-		if !slices.Contains(opts.NonDonatableInputs, i) {
-			arrays[i].Delete()
-		}
+	res := &ifrt.ExecuteResult{Outputs: outs, Donated: backend.Donated(e.donatable, opts)}
+	for _, i := range res.Donated {
+		arrays[i].Delete()
 	}
-	res := &ifrt.ExecuteResult{Outputs: outs}
 	if opts.FillStatus {
 		res.Status = ifrt.ReadyFuture(nil)
 	}

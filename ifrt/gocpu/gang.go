@@ -88,7 +88,7 @@ func (g *GangExecutable) Run(ctx context.Context, p int, dev *ifrt.Device, args 
 	if len(args) != len(g.params) {
 		return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", g.Name(), len(g.params), len(args)))
 	}
-	arrays, err := g.client.take(args)
+	arrays, err := g.client.check.Arrays(args)
 	if err != nil {
 		return fail(err)
 	}
@@ -99,7 +99,7 @@ func (g *GangExecutable) Run(ctx context.Context, p int, dev *ifrt.Device, args 
 			return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err))
 		}
 		v := g.module.Main().Params()[i]
-		in[i] = &stablehlo.Tensor{Type: stablehlo.TensorType{Elem: v.Type.Elem, Shape: slices.Clone([]int64(a.spec.Shape))}, Data: data}
+		in[i] = &stablehlo.Tensor{Type: stablehlo.TensorType{Elem: v.Type.Elem, Shape: slices.Clone([]int64(a.ArraySpec.Shape))}, Data: data}
 	}
 	res, err := g.module.RunProcess(ctx, stablehlo.Process{Partition: p, Comm: comm}, in)
 	if err != nil {

@@ -227,17 +227,17 @@ func (e *SpanExecutable) blocks(args [][]ifrt.Array) ([][]*stablehlo.Tensor, err
 		if len(blocks) != len(e.local) {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has %d blocks for %d local partitions", i, len(blocks), len(e.local))
 		}
-		arrays, err := c.take(blocks)
+		arrays, err := c.check.Arrays(blocks)
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
 		}
 		v := e.params[i]
 		for j, a := range arrays {
 			p := e.local[j]
-			devs := a.spec.Sharding.Devices()
-			if len(devs) != 1 || devs[0].ID != e.devices[p] || a.spec.DType != v.info.DType || !a.spec.Shape.Equal(v.blocks[p]) {
+			devs := a.ArraySpec.Sharding.Devices()
+			if len(devs) != 1 || devs[0].ID != e.devices[p] || a.ArraySpec.DType != v.info.DType || !a.ArraySpec.Shape.Equal(v.blocks[p]) {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d's block for partition %d is %v %v on %v, want %v %v on device %d",
-					i, p, a.spec.DType, a.spec.Shape, devs, v.info.DType, v.blocks[p], e.devices[p])
+					i, p, a.ArraySpec.DType, a.ArraySpec.Shape, devs, v.info.DType, v.blocks[p], e.devices[p])
 			}
 			held, err := a.data()
 			if err != nil {

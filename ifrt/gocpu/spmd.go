@@ -58,11 +58,11 @@ func (e *executable) shardsFor(i int, a *array) ([]*stablehlo.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	domains, err := want.IndexDomains(a.spec.Shape)
+	domains, err := want.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return nil, err
 	}
-	have, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	have, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (e *executable) shardsFor(i int, a *array) ([]*stablehlo.Tensor, error) {
 	out := make([]*stablehlo.Tensor, len(e.devices))
 	for p, d := range e.devices {
 		t := stablehlo.TensorType{Elem: param.Type.Elem, Shape: slices.Clone(domains[p].Shape())}
-		if k := a.spec.Sharding.Devices().Index(d.ID); k >= 0 && slices.Equal(have[k], domains[p]) {
+		if k := a.ArraySpec.Sharding.Devices().Index(d.ID); k >= 0 && slices.Equal(have[k], domains[p]) {
 			out[p] = &stablehlo.Tensor{Type: t, Data: held[k]}
 			continue
 		}
@@ -83,7 +83,7 @@ func (e *executable) shardsFor(i int, a *array) ([]*stablehlo.Tensor, error) {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
 			}
 		}
-		out[p] = &stablehlo.Tensor{Type: t, Data: ifrt.ExtractDomain(dense, a.spec.DType.HostByteSize(), a.spec.Shape, domains[p])}
+		out[p] = &stablehlo.Tensor{Type: t, Data: ifrt.ExtractDomain(dense, a.ArraySpec.DType.HostByteSize(), a.ArraySpec.Shape, domains[p])}
 	}
 	return out, nil
 }

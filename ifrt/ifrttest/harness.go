@@ -77,10 +77,13 @@ func RunConformance(t *testing.T, h Harness) {
 		{"ExecuteShardedDonation", testExecuteShardedDonation},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
+		{"BadArguments", testBadArguments},
+		{"ClosedClient", testClosedClient},
 		{"Concurrent", testConcurrent},
 		{"CompileAndExecute", testCompileAndExecute},
 		{"ExecuteSharded", testExecuteSharded},
 		{"ExecuteCollective", testExecuteCollective},
+		{"ExecuteBadArguments", testExecuteBadArguments},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })

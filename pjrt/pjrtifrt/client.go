@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -98,11 +97,8 @@ type Client struct {
 	pjrtDev     map[ifrt.DeviceID]*pjrt.Device
 	pjrtMem     map[ifrt.MemoryID]*pjrt.Memory
 
-	closed atomic.Bool
-
-	mu          sync.Mutex
-	arrays      map[*array]struct{}
-	executables map[*executable]struct{}
+	check backend.Checker[*array]
+	life  backend.Lifetime[*array, *executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -158,11 +154,9 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 			RuntimeType:  RuntimeType,
 			ProcessIndex: pc.ProcessIndex(),
 		},
-		byID:        map[ifrt.DeviceID]*ifrt.Device{},
-		pjrtDev:     map[ifrt.DeviceID]*pjrt.Device{},
-		pjrtMem:     map[ifrt.MemoryID]*pjrt.Memory{},
-		arrays:      map[*array]struct{}{},
-		executables: map[*executable]struct{}{},
+		byID:    map[ifrt.DeviceID]*ifrt.Device{},
+		pjrtDev: map[ifrt.DeviceID]*pjrt.Device{},
+		pjrtMem: map[ifrt.MemoryID]*pjrt.Memory{},
 	}
 	mems := map[*pjrt.Memory]*ifrt.Memory{}
 	memOf := func(m *pjrt.Memory) *ifrt.Memory {
@@ -203,6 +197,10 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 		if d.Addressable {
 			c.addressable = append(c.addressable, d)
 		}
+	}
+	c.check = backend.Checker[*array]{
+		Name: "pjrtifrt", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a.client == c },
 	}
 	return c
 }
@@ -262,18 +260,8 @@ func (c *Client) As(target any) bool {
 // Close deletes every array and executable, then closes the PJRT client. It is
 // idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
+	if !c.life.Close((*array).free, (*executable).free) {
 		return nil
-	}
-	c.mu.Lock()
-	arrays, exes := c.arrays, c.executables
-	c.arrays, c.executables = map[*array]struct{}{}, map[*executable]struct{}{}
-	c.mu.Unlock()
-	for a := range arrays {
-		a.free()
-	}
-	for e := range exes {
-		e.free()
 	}
 	if err := c.pc.Close(); err != nil {
 		return fromPJRT(err)
@@ -284,21 +272,14 @@ func (c *Client) Close() error {
 // Live reports how many arrays and executables the client holds; tests use it
 // to find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.arrays), len(c.executables)
+	return c.life.Live()
 }
 
 func (c *Client) String() string {
 	return fmt.Sprintf("pjrtifrt(%s, %d devices)", c.platform.Name, len(c.devices))
 }
 
-func (c *Client) checkOpen() error {
-	if c.closed.Load() {
-		return ifrt.ErrClientClosed
-	}
-	return nil
-}
+func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 
 // memoryFor returns the PJRT memory of the given kind on device d.
 func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, error) {
@@ -323,17 +304,10 @@ func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, 
 // checkSharding verifies that every device of s is an addressable device of c
 // with the memory kind of s.
 func (c *Client) checkSharding(s ifrt.Sharding) error {
-	if s == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: missing sharding")
-	}
-	devs := s.Devices()
-	if err := devs.Validate(); err != nil {
-		return err
-	}
-	for _, d := range devs {
-		if _, err := c.memoryFor(d, s.MemoryKind()); err != nil {
-			return err
+	return backend.CheckSharding("pjrtifrt", s, func(id ifrt.DeviceID) *ifrt.Device {
+		if d := c.byID[id]; d != nil && d.Addressable {
+			return d
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -29,8 +29,8 @@ func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token strin
 		return nil, ifrt.Errorf(ifrt.NotFound, "proxyserver: session %d has no array %d", sessionID, handle)
 	}
 	select {
-	case <-e.done:
-		return e.val, e.err
+	case <-e.Done():
+		return e.Await(ctx)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-ss.ctx.Done():
@@ -69,7 +69,7 @@ func (s *Server) AddSessionArray(sessionID uint64, token string, handle uint64, 
 		return ifrt.Errorf(ifrt.AlreadyExists, "proxyserver: session %d already has an array %d", sessionID, handle)
 	}
 	e := newEntry[ifrt.Array]()
-	e.resolve(a, nil)
+	e.Resolve(a, nil)
 	ss.arrays[handle] = e
 	ss.holdLocked(a)
 	return nil
