@@ -29,8 +29,9 @@
 //	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so>; default gocpu.
 //	                            pjrt:plugin=<.so>,devices=N,process=<i>/<n>,kv=<store> passes pjrtifrt's
 //	                            options through: process and kv make the worker process i of a
-//	                            multi-process PJRT client (kv names a store the program registered
-//	                            with pjrtifrt.RegisterKeyValueStore)
+//	                            multi-process PJRT client (kv=rm: the resource manager's
+//	                            coordination service; or a store a program embedding the worker
+//	                            registered with pjrtifrt.RegisterKeyValueStore)
 //
 // OpenPathways' own flags (see docs/security.md):
 //

@@ -17,7 +17,7 @@ import (
 	_ "github.com/openpathways/pathways/ifrt/gocpu" // registers "gocpu"
 	"github.com/openpathways/pathways/internal/envconfig"
 	"github.com/openpathways/pathways/internal/serverflags"
-	_ "github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/storage"
 	_ "github.com/openpathways/pathways/storage/gcs" // serves gs:// scratch locations
@@ -300,6 +300,11 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 	if it.count > 0 && slice >= it.count {
 		return fmt.Errorf("%s=%d but the resource manager has %d slices", envconfig.MegascaleSliceID, slice, it.count)
 	}
+	unregister, err := registerRMStore(c, log)
+	if err != nil {
+		return err
+	}
+	defer unregister()
 	backend, err := openBackend(ctx, c.backend, it.InstanceType)
 	if err != nil {
 		return fmt.Errorf("--backend=%s: %w", c.backend, err)
@@ -380,6 +385,29 @@ func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices
 		return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w (last error: %w)", c.rmAddress, context.Cause(ctx), last)
 	}
 	return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, context.Cause(ctx))
+}
+
+// rmStore is the key-value store name under which --backend=pjrt:...,kv=rm
+// reaches the resource manager's coordination service.
+const rmStore = "rm"
+
+// registerRMStore registers the resource manager's coordination service as
+// the store "rm" when --backend names it, so that the processes of one PJRT
+// client exchange what their plugin needs through the RM. The returned
+// function unregisters it and closes its RM client.
+func registerRMStore(c config, log *slog.Logger) (func(), error) {
+	if !strings.HasPrefix(c.backend, "pjrt:") || ifrt.ParseConfig(strings.TrimPrefix(c.backend, "pjrt:"))["kv"] != rmStore {
+		return func() {}, nil
+	}
+	client, err := rm.NewClient(c.rmAddress, rm.WithLogger(log), rm.WithSecurity(c.security))
+	if err != nil {
+		return nil, err
+	}
+	pjrtifrt.RegisterKeyValueStore(rmStore, client.KeyValue("pjrt"))
+	return func() {
+		pjrtifrt.RegisterKeyValueStore(rmStore, nil)
+		client.Close()
+	}, nil
 }
 
 // openBackend opens the worker's backend with one host's devices of it.
