@@ -31,6 +31,9 @@ const (
 	AttrSliceIndex = "slice_index" // int64: which slice a device belongs to
 	AttrCoords     = "coords"      // []int64: physical coordinates within a slice
 	AttrCoreOnChip = "core_on_chip"
+	// AttrColocationID (int64) is equal for the devices of one host: JAX's
+	// colocated_cpu_devices pairs accelerators with the CPU device of theirs.
+	AttrColocationID = "colocation_id"
 )
 
 // Int64 returns an int64 attribute.
@@ -51,8 +54,13 @@ type Device struct {
 	ProcessIndex    int
 	LocalHardwareID int
 	// Addressable devices are those the Client can put data on and run programs on.
-	Addressable   bool
-	Attributes    Attributes
+	Addressable bool
+	Attributes  Attributes
+	// NonPrimary devices are listed among a client's devices but are not the
+	// ones a program runs on by default: a host's CPU device beside its
+	// accelerators, for colocated Python (JAX lists only the primary ones in
+	// jax.devices()).
+	NonPrimary    bool
 	Memories      []*Memory // every memory the device can address
 	DefaultMemory *Memory
 }

@@ -69,6 +69,18 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 			}
 			return e, nil
 		}
+	case wire.TypeCustomCallProgram:
+		p, err := wire.CustomCallProgramFromBytes(prog.GetData(), s.lookup)
+		if err != nil {
+			return nil, nil, err
+		}
+		build = func(ctx context.Context) (*executable, error) {
+			exe, err := s.backend.Compile(ctx, p, &ifrt.CompileOptions{Devices: p.Devices})
+			if err != nil {
+				return nil, err
+			}
+			return &executable{name: exe.Name(), devices: exe.Devices(), xla: exe}, nil
+		}
 	default:
 		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "programs of type %q are not supported", prog.GetTypeName())
 	}

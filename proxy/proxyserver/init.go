@@ -63,7 +63,9 @@ func (s *session) init() (*proxypb.IfrtResponse, runFunc, error) {
 			resp.Memories = append(resp.Memories, mp)
 		}
 		resp.AllDevices = append(resp.AllDevices, dp)
-		resp.PrimaryDeviceIds = append(resp.PrimaryDeviceIds, int32(d.ID))
+		if !d.NonPrimary {
+			resp.PrimaryDeviceIds = append(resp.PrimaryDeviceIds, int32(d.ID))
+		}
 		if d.Addressable {
 			resp.AddressableDeviceIds = append(resp.AddressableDeviceIds, int32(d.ID))
 		}

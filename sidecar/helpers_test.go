@@ -1,0 +1,47 @@
+package sidecar_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/sidecar"
+)
+
+// sidecarPython is the interop environment's Python, which must have
+// cloudpickle (colocated_python needs it on both sides).
+func sidecarPython(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("sidecar tests run real Python processes; skipped with -short")
+	}
+	py := testenv.Python(t)
+	if out, err := exec.Command(py, "-c", "import cloudpickle, jax").CombinedOutput(); err != nil {
+		testenv.Missing(t, testenv.RequireInteropVar, "the Python interop environment lacks jax or cloudpickle ("+string(out)+"): run `make setup`")
+	}
+	return py
+}
+
+// script is the sidecar program in this repository.
+func script() string { return filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py") }
+
+func startSidecar(t *testing.T, py string, env ...string) *sidecar.Process {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := sidecar.Start(ctx, sidecar.Config{Command: []string{py, script()}, Env: env, RestartDelay: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
