@@ -26,7 +26,9 @@ func sidecarPython(t *testing.T) string {
 }
 
 // script is the sidecar program in this repository.
-func script() string { return filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py") }
+func script() string {
+	return filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py")
+}
 
 func startSidecar(t *testing.T, py string, env ...string) *sidecar.Process {
 	t.Helper()

@@ -64,7 +64,11 @@ type Process struct {
 	files atomic.Uint64
 	done  chan struct{} // closed by Close
 
-	// mu guards the fields below; exchange holds it for a whole request.
+	// xmu serializes requests: the sidecar serves one at a time.
+	xmu    sync.Mutex
+	nextID uint64 // guarded by xmu
+
+	// mu guards the fields below.
 	mu       sync.Mutex
 	conn     net.Conn
 	r        *bufio.Reader
@@ -73,7 +77,6 @@ type Process struct {
 	isUp     bool          // up is closed
 	versions Versions
 	pid      int
-	nextID   uint64
 	loaded   map[programKey]uint64 // the generation each program was loaded in
 	closed   bool
 }
@@ -308,17 +311,20 @@ var errClosed = ifrt.Errorf(ifrt.Unavailable, "sidecar: closed")
 // not loaded in the current process. A sidecar lost in the middle is
 // DATA_LOSS.
 func (p *Process) exchange(ctx context.Context, req *request, payload []byte, load *loadRequest) (*reply, error) {
+	p.xmu.Lock()
+	defer p.xmu.Unlock()
+	var l link
 	for {
 		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
+		closed, up := p.closed, p.up
+		l = link{conn: p.conn, r: p.r, gen: p.gen, pid: p.pid}
+		p.mu.Unlock()
+		if closed {
 			return nil, errClosed
 		}
-		if p.conn != nil {
+		if l.conn != nil {
 			break
 		}
-		up := p.up
-		p.mu.Unlock()
 		select {
 		case <-up:
 		case <-p.done:
@@ -327,18 +333,32 @@ func (p *Process) exchange(ctx context.Context, req *request, payload []byte, lo
 			return nil, ifrt.Errorf(ifrt.Unavailable, "sidecar: waiting for it to restart: %v", ctx.Err())
 		}
 	}
-	defer p.mu.Unlock()
-	if load != nil && p.loaded[load.key] != p.gen {
-		rep, err := p.roundTrip(&request{Op: "load", Session: load.key.session, Program: load.key.program}, load.pickle)
-		if err != nil {
-			return nil, err
+	if load != nil {
+		p.mu.Lock()
+		loaded := p.loaded[load.key] == l.gen
+		p.mu.Unlock()
+		if !loaded {
+			rep, err := p.roundTrip(l, &request{Op: "load", Session: load.key.session, Program: load.key.program}, load.pickle)
+			if err != nil {
+				return nil, err
+			}
+			if err := replyError(rep); err != nil {
+				return nil, ifrt.WithCode(ifrt.InvalidArgument, fmt.Errorf("sidecar: loading the function: %w", err))
+			}
+			p.mu.Lock()
+			p.loaded[load.key] = l.gen
+			p.mu.Unlock()
 		}
-		if err := replyError(rep); err != nil {
-			return nil, ifrt.WithCode(ifrt.InvalidArgument, fmt.Errorf("sidecar: loading the function: %w", err))
-		}
-		p.loaded[load.key] = p.gen
 	}
-	return p.roundTrip(req, payload)
+	return p.roundTrip(l, req, payload)
+}
+
+// link is one started sidecar's connection.
+type link struct {
+	conn net.Conn
+	r    *bufio.Reader
+	gen  uint64
+	pid  int
 }
 
 type loadRequest struct {
@@ -346,31 +366,26 @@ type loadRequest struct {
 	pickle []byte
 }
 
-// roundTrip writes req and reads its reply; p.mu is held.
-func (p *Process) roundTrip(req *request, payload []byte) (*reply, error) {
+// roundTrip writes req and reads its reply; p.xmu is held.
+func (p *Process) roundTrip(l link, req *request, payload []byte) (*reply, error) {
 	p.nextID++
 	req.ID = p.nextID
-	err := writeFrame(p.conn, req, payload)
+	err := writeFrame(l.conn, req, payload)
 	var rep *reply
 	if err == nil {
-		rep, err = p.readReplyTo(req.ID)
+		rep, err = readReply(l.r)
+	}
+	if err == nil && rep.ID != req.ID {
+		err = fmt.Errorf("reply %d to request %d", rep.ID, req.ID)
 	}
 	if err != nil {
 		// The process is dying or dead; supervise starts the next one.
-		p.down()
-		pid := p.pid
-		return nil, ifrt.Errorf(ifrt.DataLoss, "sidecar (pid %d) was lost during %s: %v", pid, req.Op, err)
-	}
-	return rep, nil
-}
-
-func (p *Process) readReplyTo(id uint64) (*reply, error) {
-	rep, err := readReply(p.r)
-	if err != nil {
-		return nil, err
-	}
-	if rep.ID != id {
-		return nil, fmt.Errorf("reply %d to request %d", rep.ID, id)
+		p.mu.Lock()
+		if p.gen == l.gen {
+			p.down()
+		}
+		p.mu.Unlock()
+		return nil, ifrt.Errorf(ifrt.DataLoss, "sidecar (pid %d) was lost during %s: %v", l.pid, req.Op, err)
 	}
 	return rep, nil
 }

@@ -1,0 +1,201 @@
+package sidecar_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/sidecar"
+)
+
+// serveHost serves a host of four gocpu devices and its CPU device through a
+// proxy server, each session with its own sidecar state.
+func serveHost(t *testing.T, proc *sidecar.Process) (addr string, host *sidecar.Client) {
+	t.Helper()
+	accel, err := gocpu.New(gocpu.Config{Devices: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err = sidecar.NewClient(accel, sidecar.ClientConfig{Process: proc, ColocationID: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := proxyserver.New(proxyserver.Config{
+		SessionBackend: func(context.Context, *slog.Logger) (ifrt.Client, error) { return host.Session(), nil },
+		Logger:         slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		host.Close()
+		accel.Close()
+	})
+	return lis.Addr().String(), host
+}
+
+// runJAX runs a testdata script under stock JAX against addr and returns the
+// fields of the JSON lines it printed.
+func runJAX(t *testing.T, py, addr, script string, env ...string) map[string]json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", script))
+	cmd.Env = append(append(os.Environ(),
+		"JAX_PLATFORMS=proxy",
+		"JAX_BACKEND_TARGET=grpc://"+addr,
+		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
+		"TF_CPP_MIN_LOG_LEVEL=1",
+	), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(sc.Bytes(), &obj) == nil {
+			for k, v := range obj {
+				out[k] = v
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, strings.Join(lines, "\n"), stderr.String())
+	}
+	return out
+}
+
+func field[T any](t *testing.T, out map[string]json.RawMessage, key string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(out[key], &v); err != nil {
+		t.Errorf("%s = %s: %v", key, out[key], err)
+	}
+	return v
+}
+
+// TestInteropColocatedPython runs jax.experimental.colocated_python from stock
+// JAX through the proxy server on one host: colocated_cpu_devices finds the
+// host's CPU device (left out of jax.devices()), arrays go there from numpy
+// and from an accelerator and back, a function adds one and names the host, a
+// colocated object counts across calls, a function's exception reaches the
+// client with its type and message, and killing the sidecar in the middle of
+// a call fails that call with DATA_LOSS while the next call works.
+func TestInteropColocatedPython(t *testing.T) {
+	py := sidecarPython(t)
+	mark := filepath.Join(t.TempDir(), "started")
+	proc := startSidecar(t, py, "PATHWAYS_HOST_NAME=host-0", "SIDECAR_TEST_MARK="+mark)
+	addr, host := serveHost(t, proc)
+
+	killed := make(chan int, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := os.Stat(mark); err == nil {
+				pid := proc.PID()
+				syscall.Kill(pid, syscall.SIGKILL)
+				killed <- pid
+				return
+			}
+		}
+	}()
+	out := runJAX(t, py, addr, "colocated.py")
+
+	cpuID := int(host.HostDevice().ID)
+	if got := field[int](t, out, "devices"); got != 4 {
+		t.Errorf("jax.devices() has %d devices, want the 4 accelerators", got)
+	}
+	if got := field[int](t, out, "all_devices"); got != 5 {
+		t.Errorf("_get_all_devices() has %d devices, want 4 accelerators and the CPU device", got)
+	}
+	if diff := cmp.Diff([]int{cpuID}, field[[]int](t, out, "cpu_ids")); diff != "" {
+		t.Errorf("colocated_cpu_devices (-want +got):\n%s", diff)
+	}
+	if got := field[string](t, out, "cpu_kind"); got != "cpu" {
+		t.Errorf("the CPU device's kind is %q", got)
+	}
+	if got := field[string](t, out, "accelerator_kind"); got != sidecar.DefaultAcceleratorKind {
+		t.Errorf("the accelerators' kind is %q", got)
+	}
+	if diff := cmp.Diff([]int{cpuID}, field[[]int](t, out, "on_cpu")); diff != "" {
+		t.Errorf("device_put to the CPU device (-want +got):\n%s", diff)
+	}
+	twice := []float64{0, 2, 4, 6, 8, 10, 12, 14}
+	for _, k := range []string{"from_accel", "back"} {
+		if diff := cmp.Diff(twice, field[[]float64](t, out, k)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", k, diff)
+		}
+	}
+	plusOne := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	if diff := cmp.Diff(plusOne, field[[]float64](t, out, "add_one")); diff != "" {
+		t.Errorf("add_one (-want +got):\n%s", diff)
+	}
+	if got := field[string](t, out, "host"); got != "host-0" {
+		t.Errorf("the function ran on host %q, want host-0", got)
+	}
+	if diff := cmp.Diff([]int{cpuID}, field[[]int](t, out, "result_device")); diff != "" {
+		t.Errorf("the result's devices (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]float64{1, 2, 3}, field[[]float64](t, out, "counter")); diff != "" {
+		t.Errorf("the colocated counter (-want +got):\n%s", diff)
+	}
+	if got := field[string](t, out, "raised"); !strings.Contains(got, "ValueError: colocated boom on (8,)") {
+		t.Errorf("the raising function gave %q, want the ValueError and its message", got)
+	}
+	if got := field[string](t, out, "killed"); !strings.Contains(got, "DATA_LOSS") {
+		t.Errorf("the call during which the sidecar died gave %q, want DATA_LOSS", got)
+	}
+	select {
+	case <-killed:
+	default:
+		t.Error("the sidecar was never killed")
+	}
+	if diff := cmp.Diff(plusOne, field[[]float64](t, out, "after_restart")); diff != "" {
+		t.Errorf("after the restart (-want +got):\n%s", diff)
+	}
+	t.Logf("the raising function: %s", out["raised"])
+	t.Logf("the killed call: %s", out["killed"])
+}
