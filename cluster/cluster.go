@@ -191,8 +191,12 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	return nil
 }
 
-// localDevice returns the worker's own device at local index i.
+// localDevice returns the worker's own device at local index i, or its host
+// CPU device for hostCPULocal.
 func (l *link) localDevice(client *proxy.Client, i int) (*ifrt.Device, error) {
+	if i == hostCPULocal {
+		return l.hostCPU(client)
+	}
 	devs := client.AddressableDevices()
 	if i < 0 || i >= len(devs) {
 		return nil, ifrt.Errorf(ifrt.Internal, "cluster: worker of slice %d host %d has %d devices, not %d", l.key.slice, l.key.host, len(devs), i+1)

@@ -92,6 +92,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 		c.Close()
 		return nil, err
 	}
+	c.addHostCPUs()
 	watchCtx, cancel := context.WithCancel(context.Background())
 	c.stopWatch = cancel
 	go c.watch(watchCtx)

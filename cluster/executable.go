@@ -44,6 +44,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		}
 		places[i] = p
 	}
+	if p, ok := program.(*ifrt.CustomCallProgram); ok {
+		return c.compileColocated(ctx, p, places)
+	}
 	for _, p := range places {
 		if p.link != places[0].link {
 			return c.compileGang(ctx, program, opts.Devices, places)

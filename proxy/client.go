@@ -53,6 +53,7 @@ type Client struct {
 	devices     ifrt.DeviceList // the primary devices, by id
 	addressable ifrt.DeviceList
 	byID        map[ifrt.DeviceID]*ifrt.Device
+	all         ifrt.DeviceList // every device, by id
 	attrs       ifrt.Attributes
 
 	nextHandle atomic.Uint64
@@ -294,16 +295,22 @@ func (c *Client) initFrom(r *proxypb.InitResponse) error {
 	}
 	if ids := r.GetPrimaryDeviceIds(); len(ids) > 0 {
 		c.devices = nil
+		primary := map[ifrt.DeviceID]bool{}
 		for _, id := range ids {
 			d, ok := c.byID[ifrt.DeviceID(id)]
 			if !ok {
 				return ifrt.Errorf(ifrt.Internal, "proxy: primary device %d is not among the server's devices", id)
 			}
 			c.devices = append(c.devices, d)
+			primary[d.ID] = true
+		}
+		for _, d := range all {
+			d.NonPrimary = !primary[d.ID]
 		}
 	} else {
 		c.devices = all
 	}
+	c.all = slices.SortedFunc(slices.Values(all), func(a, b *ifrt.Device) int { return cmp.Compare(a.ID, b.ID) })
 	slices.SortFunc(c.devices, func(a, b *ifrt.Device) int { return cmp.Compare(a.ID, b.ID) })
 	for _, d := range c.devices {
 		if d.Addressable {
@@ -316,6 +323,11 @@ func (c *Client) initFrom(r *proxypb.InitResponse) error {
 // Platform describes the server's runtime; RuntimeType is "proxy/" followed by the
 // server's.
 func (c *Client) Platform() ifrt.Platform { return c.platform }
+
+// AllDevices returns every device the server lists, in id order: the primary
+// ones and the others (such as a host's CPU device for colocated Python, which
+// LookupDevice finds but Devices leaves out).
+func (c *Client) AllDevices() ifrt.DeviceList { return c.all }
 
 // Devices returns the server's primary devices, in id order.
 func (c *Client) Devices() ifrt.DeviceList { return c.devices }

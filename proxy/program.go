@@ -3,6 +3,7 @@ package proxy
 import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/xlapb"
+	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/protobuf/proto"
 )
@@ -53,6 +54,13 @@ func encodeProgram(program ifrt.Program, opts *ifrt.CompileOptions) (prog, optio
 		data = append(append(data, pluginProgramPrefix...), p.Data...)
 		return &proxypb.Serialized{TypeName: typePluginProgram, Data: data},
 			&proxypb.Serialized{TypeName: typePluginCompileOptions}, nil
+	case *ifrt.CustomCallProgram:
+		data, err := wire.CustomCallProgramToBytes(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &proxypb.Serialized{TypeName: wire.TypeCustomCallProgram, Data: data},
+			&proxypb.Serialized{TypeName: wire.TypeCustomCallCompileOptions}, nil
 	case nil:
 		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: nil program")
 	}

@@ -44,14 +44,15 @@ type Client struct {
 
 // host is what every session of a Client shares.
 type host struct {
-	accel       ifrt.Client
-	cpu         *gocpu.Client
-	cpuDevice   *ifrt.Device
-	proc        *Process
-	devices     ifrt.DeviceList
-	byID        map[ifrt.DeviceID]*ifrt.Device
-	nextSession atomic.Uint64
-	nextProgram atomic.Uint64
+	accel        ifrt.Client
+	cpu          *gocpu.Client
+	cpuDevice    *ifrt.Device
+	proc         *Process
+	devices      ifrt.DeviceList // the backend's and the CPU device, by id
+	accelerators ifrt.DeviceList // the backend's
+	byID         map[ifrt.DeviceID]*ifrt.Device
+	nextSession  atomic.Uint64
+	nextProgram  atomic.Uint64
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -91,6 +92,7 @@ func NewClient(accel ifrt.Client, cfg ClientConfig) (*Client, error) {
 		}
 		h.devices = append(h.devices, c)
 	}
+	h.accelerators = slices.Clone(h.devices)
 	cpu, err := gocpu.New(gocpu.Config{Devices: 1, FirstDeviceID: int(id), ProcessIndex: accel.Platform().ProcessIndex})
 	if err != nil {
 		return nil, err
@@ -153,10 +155,16 @@ func (c *Client) As(target any) bool {
 	return c.accel.As(target)
 }
 
-func (c *Client) Platform() ifrt.Platform             { return c.accel.Platform() }
-func (c *Client) Devices() ifrt.DeviceList            { return c.devices }
-func (c *Client) AddressableDevices() ifrt.DeviceList { return c.devices }
-func (c *Client) Attributes() ifrt.Attributes         { return c.accel.Attributes() }
+func (c *Client) Platform() ifrt.Platform     { return c.accel.Platform() }
+func (c *Client) Attributes() ifrt.Attributes { return c.accel.Attributes() }
+
+// Devices lists the backend's devices and the host's CPU device.
+func (c *Client) Devices() ifrt.DeviceList { return c.devices }
+
+// AddressableDevices lists the backend's devices: the primary ones, which a
+// worker registers with the resource manager and programs run on by default.
+// The CPU device is addressable too (LookupDevice, Devices).
+func (c *Client) AddressableDevices() ifrt.DeviceList { return c.accelerators }
 
 func (c *Client) LookupDevice(id ifrt.DeviceID) (*ifrt.Device, error) {
 	if d, ok := c.byID[id]; ok {

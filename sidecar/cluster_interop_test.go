@@ -1,0 +1,101 @@
+package sidecar_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/sidecar"
+)
+
+// TestInteropColocatedPythonCluster runs colocated_python from stock JAX
+// through the proxy server of a two-slice cluster whose workers each run a
+// sidecar: one CPU device per host, a function run once per host on that
+// host's shard, a counter per host, the user's exception, and a sidecar killed
+// in the middle of a call (DATA_LOSS; the next call works).
+func TestInteropColocatedPythonCluster(t *testing.T) {
+	py := sidecarPython(t)
+	mark := filepath.Join(t.TempDir(), "started")
+	procs := make([]*sidecar.Process, 2)
+	for i := range procs {
+		procs[i] = startSidecar(t, py, fmt.Sprintf("PATHWAYS_HOST_NAME=host-%d", i), "SIDECAR_TEST_MARK="+mark)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := local.Start(ctx, local.Config{
+		Slices: 2, DevicesPerSlice: 2, Logger: slog.New(slog.DiscardHandler),
+		NewBackend: func(i int) (ifrt.Client, error) {
+			accel, err := gocpu.New(gocpu.Config{Devices: 2})
+			if err != nil {
+				return nil, err
+			}
+			return sidecar.NewClient(accel, sidecar.ClientConfig{Process: procs[i]})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+
+	stop := make(chan struct{})
+	defer close(stop)
+	killed := make(chan int, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := os.Stat(mark); err == nil {
+				pid := procs[1].PID()
+				syscall.Kill(pid, syscall.SIGKILL)
+				killed <- pid
+				return
+			}
+		}
+	}()
+	out := runJAX(t, py, cl.ProxyAddress, "colocated_cluster.py")
+
+	if got := field[int](t, out, "devices"); got != 4 {
+		t.Errorf("jax.devices() has %d devices, want 4 accelerators", got)
+	}
+	if got := field[int](t, out, "hosts"); got != 2 {
+		t.Errorf("colocated_cpu_devices found %d CPU devices (%s), want one per host", got, out["cpu_ids"])
+	}
+	if diff := cmp.Diff([][]float64{{1, 2, 3, 4}, {5, 6, 7, 8}}, field[[][]float64](t, out, "add_one")); diff != "" {
+		t.Errorf("add_one (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"host-0", "host-1"}, field[[]string](t, out, "names")); diff != "" {
+		t.Errorf("the hosts each shard ran on (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([][]float64{{1, 1}, {2, 2}, {3, 3}}, field[[][]float64](t, out, "counter")); diff != "" {
+		t.Errorf("the counters of the two hosts (-want +got):\n%s", diff)
+	}
+	if got := field[string](t, out, "raised"); !strings.Contains(got, "ValueError: colocated boom on (1, 4)") {
+		t.Errorf("the raising function gave %q, want the ValueError and its message", got)
+	}
+	if got := field[string](t, out, "killed"); !strings.Contains(got, "DATA_LOSS") {
+		t.Errorf("the call during which host-1's sidecar died gave %q, want DATA_LOSS", got)
+	}
+	select {
+	case <-killed:
+	default:
+		t.Error("the sidecar was never killed")
+	}
+	if diff := cmp.Diff([][]float64{{1, 2, 3, 4}, {5, 6, 7, 8}}, field[[][]float64](t, out, "after_restart")); diff != "" {
+		t.Errorf("after the restart (-want +got):\n%s", diff)
+	}
+	t.Logf("CPU devices: %s; raised: %s; killed: %s", out["cpu_ids"], out["raised"], out["killed"])
+}
