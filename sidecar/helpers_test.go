@@ -13,7 +13,7 @@ import (
 
 // sidecarPython is the interop environment's Python, which must have
 // cloudpickle (colocated_python needs it on both sides).
-func sidecarPython(t *testing.T) string {
+func sidecarPython(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("sidecar tests run real Python processes; skipped with -short")

@@ -63,7 +63,7 @@ func serveHost(t *testing.T, proc *sidecar.Process) (addr string, host *sidecar.
 
 // runJAX runs a testdata script under stock JAX against addr and returns the
 // fields of the JSON lines it printed.
-func runJAX(t *testing.T, py, addr, script string, env ...string) map[string]json.RawMessage {
+func runJAX(t testing.TB, py, addr, script string, env ...string) map[string]json.RawMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -102,7 +102,7 @@ func runJAX(t *testing.T, py, addr, script string, env ...string) map[string]jso
 	return out
 }
 
-func field[T any](t *testing.T, out map[string]json.RawMessage, key string) T {
+func field[T any](t testing.TB, out map[string]json.RawMessage, key string) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(out[key], &v); err != nil {

@@ -32,8 +32,9 @@ import (
 // platform has it. Dtypes are numpy's names ("float32", "bfloat16", "bool").
 const ProtocolVersion = 1
 
-// maxFrame bounds a frame's header and payload; the sidecar has the same bound.
-const maxFrame = 1 << 30
+// maxReply bounds a reply's header (replies carry no payload; a traceback is
+// the longest part).
+const maxReply = 16 << 20
 
 // request is a frame from the worker.
 type request struct {
@@ -109,7 +110,7 @@ func readReply(r *bufio.Reader) (*reply, error) {
 		return nil, err
 	}
 	size := binary.BigEndian.Uint32(n[:])
-	if size > maxFrame {
+	if size > maxReply {
 		return nil, fmt.Errorf("sidecar: a reply of %d bytes is too large", size)
 	}
 	head := make([]byte, size)

@@ -47,6 +47,7 @@ type config struct {
 	scratch       envconfig.Scratch
 	enableGCSOLM  bool
 	backend       string
+	sidecar       string // worker: the sidecar's command line
 	megascale     envconfig.Megascale
 	host          int // index in the slice; rm.AnyHost: the RM picks
 	hostAddress   string
@@ -75,6 +76,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory; workers keep the shared compilation cache there (compilation_cache/)")
 	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, fmt.Sprintf("resource manager: set a lifecycle rule on the gs:// scratch bucket that deletes compilation cache entries after %d days", cacheExpiryDays))
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
+	fs.StringVar(&c.sidecar, "sidecar", "", "worker: run jax.experimental.colocated_python functions in a sidecar started with this command, split at spaces, e.g. \"python3 sidecar/python/pathways_sidecar.py\" (see docs/sidecar.md); default none")
 	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
 	c.common.Register(fs)
 	c.limits.Register(fs)
@@ -133,7 +135,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	}
 
 	if c.isRM() {
-		for _, name := range []string{"resource_manager_address", "backend", "max_sessions", "max_session_host_buffer_bytes", "max_host_buffer_bytes", "max_session_live_bytes", "max_inflight_uploads", "max_message_bytes"} {
+		for _, name := range []string{"resource_manager_address", "backend", "sidecar", "max_sessions", "max_session_host_buffer_bytes", "max_host_buffer_bytes", "max_session_live_bytes", "max_inflight_uploads", "max_message_bytes"} {
 			if set[name] {
 				return c, fmt.Errorf("--%s is a worker flag; the resource manager (--node_type=resource_manager) does not take it", name)
 			}
@@ -310,6 +312,14 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		return fmt.Errorf("--backend=%s: %w", c.backend, err)
 	}
 	defer backend.Close()
+	if c.sidecar != "" {
+		host, stop, err := withSidecar(ctx, backend, c.sidecar, log)
+		if err != nil {
+			return fmt.Errorf("--sidecar=%q: %w", c.sidecar, err)
+		}
+		defer stop()
+		backend = host
+	}
 
 	lis, err := c.common.Listen(c.port)
 	if err != nil {
