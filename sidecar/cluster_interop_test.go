@@ -21,7 +21,8 @@ import (
 
 // TestInteropColocatedPythonCluster runs colocated_python from stock JAX
 // through the proxy server of a two-slice cluster whose workers each run a
-// sidecar: one CPU device per host, a function run once per host on that
+// sidecar: a jit over both workers' accelerators runs as without sidecars, one
+// CPU device per host, a function run once per host on that
 // host's shard, a counter per host, the user's exception, and a sidecar killed
 // in the middle of a call (DATA_LOSS; the next call works).
 func TestInteropColocatedPythonCluster(t *testing.T) {
@@ -70,6 +71,9 @@ func TestInteropColocatedPythonCluster(t *testing.T) {
 
 	if got := field[int](t, out, "devices"); got != 4 {
 		t.Errorf("jax.devices() has %d devices, want 4 accelerators", got)
+	}
+	if diff := cmp.Diff([]float64{0, 2, 4, 6, 8, 10, 12, 14}, field[[]float64](t, out, "gang")); diff != "" {
+		t.Errorf("a jit over both workers' accelerators (-want +got):\n%s", diff)
 	}
 	if got := field[int](t, out, "hosts"); got != 2 {
 		t.Errorf("colocated_cpu_devices found %d CPU devices (%s), want one per host", got, out["cpu_ids"])

@@ -151,7 +151,10 @@ func sharedMemoryDir() string {
 
 // supervise starts the sidecar, waits for it to exit and starts it again,
 // until Close. The first start's result goes to first.
+// A start that fails waits twice as long as the one before, up to
+// maxRestartDelay.
 func (p *Process) supervise(first chan<- error) {
+	delay := p.cfg.RestartDelay
 	for started := false; ; started = true {
 		exited, err := p.start()
 		if !started {
@@ -162,17 +165,28 @@ func (p *Process) supervise(first chan<- error) {
 		}
 		if err == nil {
 			p.lose(<-exited)
+			delay = p.cfg.RestartDelay
 		} else {
-			p.log.Warn("sidecar: start failed", "error", err)
+			p.log.Warn("sidecar: start failed", "error", err, "retry_in", delay)
 		}
 		select {
 		case <-p.done:
 			return
-		case <-time.After(p.cfg.RestartDelay):
+		case <-time.After(delay):
+		}
+		if err != nil {
+			delay = min(2*delay, max(maxRestartDelay, p.cfg.RestartDelay))
 		}
 		p.log.Info("sidecar: restarting")
 	}
 }
+
+// maxRestartDelay bounds the wait between failing starts.
+const maxRestartDelay = 30 * time.Second
+
+// notifyTimeout bounds how long a request whose reply says nothing (unload,
+// end_session) waits for a sidecar that is restarting.
+const notifyTimeout = 10 * time.Second
 
 // start runs the command and waits for it to connect and say hello. The
 // channel receives why the process exited, once it has.
@@ -433,7 +447,9 @@ func (p *Process) notify(req *request) {
 	if !running {
 		return
 	}
-	if _, err := p.exchange(context.Background(), req, nil, nil); err != nil && !errors.Is(err, errClosed) {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	if _, err := p.exchange(ctx, req, nil, nil); err != nil && !errors.Is(err, errClosed) {
 		p.log.Debug("sidecar: "+req.Op, "error", err)
 	}
 }

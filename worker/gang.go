@@ -40,8 +40,8 @@ func newGang(w *Server) *gang {
 // backend returns the worker's backend as one that can run a partition of a
 // program spanning processes.
 func (g *gang) backend() (*gocpu.Client, error) {
-	c, ok := g.w.cfg.Backend.(*gocpu.Client)
-	if !ok {
+	var c *gocpu.Client
+	if !g.w.cfg.Backend.As(&c) {
 		return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: this worker's %s backend (%T) cannot run its part of a program whose devices span several workers; workers on gocpu (--backend=gocpu) can, or compile for the devices of one worker", g.w.cfg.Backend.Platform().Name, g.w.cfg.Backend)
 	}
 	return c, nil

@@ -28,6 +28,11 @@ cpus = cp.colocated_cpu_devices(devices)
 hosts = list(dict.fromkeys(cpus))  # one CPU device per host, in order
 emit(devices=len(devices), cpu_ids=[d.id for d in cpus], hosts=len(hosts))
 
+# An ordinary program over both workers' accelerators runs as before.
+spread = NamedSharding(Mesh(np.array(devices), ("d",)), P("d"))
+doubled = jax.jit(lambda a: a * 2)(jax.device_put(np.arange(8, dtype=np.float32), spread))
+emit(gang=np.asarray(doubled).tolist())
+
 mesh = Mesh(np.array(hosts), ("host",))
 rows = NamedSharding(mesh, P("host"))
 x = jax.device_put(np.arange(8, dtype=np.float32).reshape(2, 4), rows)
