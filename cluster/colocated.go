@@ -198,13 +198,7 @@ func (e *colocatedExecutable) Delete() *ifrt.Future {
 // the arguments, and puts the outputs together from the hosts' shards. A lost
 // worker fails it with DATA_LOSS, as does a sidecar that dies during it.
 func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
-	arrays, err := e.c.check().Arrays(args)
+	arrays, err := e.c.executionArguments(e, args)
 	if err != nil {
 		return nil, err
 	}

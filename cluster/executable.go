@@ -228,13 +228,7 @@ func (e *executable) loaded(ctx context.Context) (*load, error) {
 // Execute puts each argument together on the worker (its shards are already there),
 // runs the program and splits every output back into per-device shards.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
-	arrays, err := e.c.check().Arrays(args)
+	arrays, err := e.c.executionArguments(e, args)
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +294,18 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		arrays[i].Delete()
 	}
 	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status, Donated: gone}, nil
+}
+
+// executionArguments checks that the client is open and e not deleted, and
+// returns args as the cluster's arrays.
+func (c *Client) executionArguments(e ifrt.LoadedExecutable, args []ifrt.Array) ([]*array, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	if e.IsDeleted() {
+		return nil, ifrt.ErrExecutableDeleted
+	}
+	return c.check().Arrays(args)
 }
 
 // donatedArguments says which arguments the execution donates, when the worker's

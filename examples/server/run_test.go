@@ -103,17 +103,22 @@ func (w *lineWaiter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// runInBackground runs the server with args until stop; its stdout lines go to
+// the waiter, its result to done.
+func runInBackground(ctx context.Context, args []string, env func(string) string) (out *lineWaiter, done <-chan error, stop context.CancelFunc) {
+	ctx, stop = context.WithCancel(ctx)
+	out = &lineWaiter{ch: make(chan string, 4)}
+	d := make(chan error, 1)
+	go func() { d <- run(ctx, args, env, out, io.Discard) }()
+	return out, d, stop
+}
+
 // TestRunRMAndWorker runs an RM and a gocpu worker in process through run, and
 // stops both by cancelling their contexts (as SIGTERM does).
 func TestRunRMAndWorker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rmCtx, stopRM := context.WithCancel(ctx)
-	rmOut := &lineWaiter{ch: make(chan string, 4)}
-	rmDone := make(chan error, 1)
-	go func() {
-		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf(), rmOut, io.Discard)
-	}()
+	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
 	var addr string
 	select {
 	case line := <-rmOut.ch:
@@ -126,12 +131,7 @@ func TestRunRMAndWorker(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 
-	wCtx, stopW := context.WithCancel(ctx)
-	wOut := &lineWaiter{ch: make(chan string, 4)}
-	wDone := make(chan error, 1)
-	go func() {
-		wDone <- run(wCtx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"), wOut, io.Discard)
-	}()
+	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"))
 	select {
 	case line := <-wOut.ch:
 		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {

@@ -33,23 +33,13 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rmCtx, stopRM := context.WithCancel(ctx)
-	rmOut := &lineWaiter{ch: make(chan string, 4)}
-	rmDone := make(chan error, 1)
-	go func() {
-		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf(), rmOut, io.Discard)
-	}()
+	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
 	line := <-rmOut.ch
 	_, port, _ := strings.Cut(line, "]:")
 	addr := "127.0.0.1:" + port
 
-	wCtx, stopW := context.WithCancel(ctx)
-	wOut := &lineWaiter{ch: make(chan string, 4)}
-	wDone := make(chan error, 1)
 	script := filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py")
-	go func() {
-		wDone <- run(wCtx, []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"), wOut, io.Discard)
-	}()
+	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"))
 	select {
 	case line := <-wOut.ch:
 		if !strings.Contains(line, "2 cpu devices") {
