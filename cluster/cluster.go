@@ -39,6 +39,7 @@ type Client struct {
 	links   map[hostKey]*link
 
 	elastic *elasticPolicy // nil: any number of slices may be lost
+	failure *failure       // see Err
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc

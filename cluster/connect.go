@@ -81,8 +81,9 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 		log: o.logger, rm: rmc, dialOpts: append(rpc.DialOptions(o.security, o.keepalive), append([]grpc.DialOption{rpc.ClusterClientDialOption()}, o.dialOpts...)...),
 		probe: o.keepalive, devices: devs, byID: byID, links: links,
 		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
-		watchDone: make(chan struct{}), elastic: newElasticPolicy(o.elasticSlices, o.logger),
+		watchDone: make(chan struct{}), failure: newFailure(),
 	}
+	c.elastic = newElasticPolicy(o.elasticSlices, o.logger, c.failure)
 	c.elastic.observe(rm.Event{Type: rm.EventSnapshot, Cluster: view})
 	for _, l := range links {
 		l.log = o.logger
@@ -199,7 +200,10 @@ func (c *Client) watch(ctx context.Context) {
 		}
 	}
 	if ctx.Err() == nil && last != nil {
-		c.log.Error("cluster: stopped watching the resource manager; membership changes will not be seen", "error", last)
+		err := ifrt.Errorf(ifrt.CodeOf(last), "cluster: the resource manager's watch ended, so workers coming and going are not seen; the session has failed: %w", last)
+		if c.failure.set(err) {
+			c.log.Error("cluster: stopped watching the resource manager; the session has failed", "error", last)
+		}
 	}
 }
 
@@ -244,5 +248,5 @@ func (c *Client) checkOpen() error {
 	if c.closed.Load() {
 		return ifrt.ErrClientClosed
 	}
-	return c.elastic.failure()
+	return c.failure.get()
 }

@@ -31,13 +31,14 @@ func WithElasticSlices(k int) Option {
 	return optionFunc(func(o *options) { o.elasticSlices = k })
 }
 
-// Err returns why the client's session failed (more slices lost than
-// WithElasticSlices allows), or nil.
-func (c *Client) Err() error { return c.elastic.failure() }
+// Err returns why the client's session failed, or nil: more slices lost than
+// WithElasticSlices allows, or the watch of the resource manager ended for
+// good (it refused the client), after which the client could not see workers
+// come and go. The failure is sticky: every later operation fails with it.
+func (c *Client) Err() error { return c.failure.get() }
 
-// Failed is closed when the client's session fails because more slices were
-// lost than WithElasticSlices allows. It is never closed without that option.
-func (c *Client) Failed() <-chan struct{} { return c.elastic.failedCh() }
+// Failed is closed when the client's session fails (see Err).
+func (c *Client) Failed() <-chan struct{} { return c.failure.failed }
 
 // elasticPolicy tracks which slices are down and fails the session when more of
 // them than the limit are down at once. A nil policy tolerates everything.
@@ -49,15 +50,14 @@ type elasticPolicy struct {
 	rmIncarnation string       // of the RM run the last snapshot came from
 	wasUp         map[int]bool // slices seen up since the client connected
 	down          map[int]bool // slices lost (down after being up)
-	err           error        // the session's failure; sticky
-	failed        chan struct{}
+	fail          *failure     // the client's
 }
 
-func newElasticPolicy(limit int, log *slog.Logger) *elasticPolicy {
+func newElasticPolicy(limit int, log *slog.Logger, fail *failure) *elasticPolicy {
 	if limit < 0 {
 		return nil
 	}
-	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, failed: make(chan struct{})}
+	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, fail: fail}
 }
 
 // observe applies one event of the RM's watch. A snapshot (the first event,
@@ -101,10 +101,8 @@ func (p *elasticPolicy) downLocked(slice int) {
 		p.log.Warn("cluster: slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
 		return
 	}
-	if p.err == nil {
-		p.err = ifrt.Errorf(ifrt.Unavailable, "cluster: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
-			len(lost), lost, p.limit)
-		close(p.failed)
+	if p.fail.set(ifrt.Errorf(ifrt.Unavailable, "cluster: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
+		len(lost), lost, p.limit)) {
 		p.log.Error("cluster: too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
 	}
 }
@@ -119,22 +117,4 @@ func (p *elasticPolicy) upLocked(slice int) {
 
 func (p *elasticPolicy) lostLocked() []int {
 	return slices.Sorted(maps.Keys(p.down))
-}
-
-func (p *elasticPolicy) failure() error {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-var neverClosed = make(chan struct{})
-
-func (p *elasticPolicy) failedCh() <-chan struct{} {
-	if p == nil {
-		return neverClosed
-	}
-	return p.failed
 }

@@ -14,13 +14,12 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -431,17 +430,7 @@ func (c *Client) newHandles(n int) ([]uint64, error) {
 }
 
 // rpcError turns the error of a unary or streaming gRPC call into an ifrt error
-// with the same code. Context errors come back unchanged.
+// with the same code (rpc.CallError). Context errors come back unchanged.
 func rpcError(ctx context.Context, what string, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	st, ok := status.FromError(err)
-	if !ok {
-		return ifrt.Errorf(ifrt.Unknown, "proxy: %s: %w", what, err)
-	}
-	if st.Code() == codes.OK {
-		return nil
-	}
-	return &ifrt.Error{Code: ifrt.Code(st.Code()), Msg: "proxy: " + what + ": " + st.Message(), Err: err}
+	return rpc.CallError(ctx, "proxy: "+what+": ", err)
 }

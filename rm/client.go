@@ -158,7 +158,7 @@ func errClientClosed() error { return ifrt.Errorf(ifrt.FailedPrecondition, "rm: 
 func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 	resp, err := c.rpc.GetCluster(ctx, &rmpb.GetClusterRequest{})
 	if err != nil {
-		return nil, fromStatus(ctx, err)
+		return nil, rpc.CallError(ctx, "rm: ", err)
 	}
 	return clusterFromPB(resp.GetCluster()), nil
 }
@@ -220,7 +220,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 	defer cancel()
 	stream, err := c.rpc.Watch(wctx, &rmpb.WatchRequest{})
 	if err != nil {
-		return fromStatus(ctx, err)
+		return rpc.CallError(ctx, "rm: ", err)
 	}
 	for {
 		ev, err := stream.Recv()
@@ -228,7 +228,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 			if errors.Is(err, io.EOF) {
 				return ifrt.Errorf(ifrt.Unavailable, "rm: watch stream ended")
 			}
-			return fromStatus(ctx, err)
+			return rpc.CallError(ctx, "rm: ", err)
 		}
 		b.reset()
 		failing.succeeded(c.log, c.target)
@@ -384,7 +384,7 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 			r.store(info, resp)
 			return resp.GetLeaseId(), nil
 		}
-		err = fromStatus(ctx, err)
+		err = rpc.CallError(ctx, "rm: ", err)
 		if ctx.Err() != nil {
 			if last == nil {
 				return 0, err
@@ -476,12 +476,12 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 	defer cancel()
 	stream, err := r.c.rpc.Heartbeat(sctx)
 	if err != nil {
-		return fromStatus(sctx, err)
+		return rpc.CallError(sctx, "rm: ", err)
 	}
 	req := &rmpb.HeartbeatRequest{LeaseId: lease}
 	if err := stream.Send(req); err != nil {
 		_, err = stream.Recv() // the real error
-		return fromStatus(sctx, err)
+		return rpc.CallError(sctx, "rm: ", err)
 	}
 	errc := make(chan error, 1)
 	acks := make(chan struct{}, 1)
@@ -521,7 +521,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 			if errors.Is(err, io.EOF) {
 				return ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager ended the heartbeat stream")
 			}
-			return fromStatus(sctx, err)
+			return rpc.CallError(sctx, "rm: ", err)
 		case <-acks:
 			lastAck = time.Now()
 		case <-ticker.C:
@@ -529,7 +529,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 				return ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager did not answer heartbeats for %v", timeout)
 			}
 			if err := stream.Send(req); err != nil {
-				return fromStatus(sctx, <-errc)
+				return rpc.CallError(sctx, "rm: ", <-errc)
 			}
 		}
 	}

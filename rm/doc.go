@@ -106,11 +106,16 @@
 //
 // # Lifetimes
 //
-// New validates its Config and starts nothing. Serve runs until Shutdown
-// (graceful: heartbeat and watch streams end with UNAVAILABLE, other calls
-// finish; Serve returns nil) or Close (immediate; Serve returns
-// ErrServerClosed). Both are idempotent. Stopping the RM does not mark
-// workers lost; its state simply ends with it.
+// New validates its Config and starts nothing. The RM shares its lifecycle
+// with the worker and the proxy server: Serve runs until Shutdown (graceful:
+// heartbeat and watch streams end with UNAVAILABLE, other calls finish; Serve
+// returns nil; if Shutdown's context ends first the rest is cut off and its
+// error returned) or Close (immediate; Serve returns ErrServerClosed). Serve
+// called after either returns ErrServerClosed at once. Both are idempotent.
+// ErrServerClosed is the same value as worker.ErrServerClosed and
+// proxyserver.ErrServerClosed. A panic in a handler fails that call with
+// INTERNAL (logged at Error with its stack); the RM goes on. Stopping the RM
+// does not mark workers lost; its state simply ends with it.
 //
 // A Registration lives until its context ends, Registration.Close or
 // Client.Close; each makes the worker leave (close its heartbeat stream), so

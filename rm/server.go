@@ -42,14 +42,7 @@ type Server struct {
 	stopping  bool
 	isReady   bool
 
-	srvMu    sync.Mutex
-	srv      *grpc.Server
-	stopped  bool // Shutdown or Close began
-	hardStop bool // Close was called
-
-	stopOnce     sync.Once
-	shutdownOnce sync.Once
-	closeOnce    sync.Once
+	life rpc.Lifecycle
 }
 
 // slot is one host of one slice.
@@ -107,6 +100,15 @@ func New(cfg Config) (*Server, error) {
 			s.slots[sl][h] = &slot{slice: sl, host: h, ids: ids, state: StateMissing}
 		}
 	}
+	s.life = rpc.Lifecycle{
+		Build: func() *grpc.Server {
+			gs := grpc.NewServer(s.ServerOptions()...)
+			s.Register(gs)
+			grpc_health_v1.RegisterHealthServer(gs, s.health)
+			return gs
+		},
+		Begin: s.stop,
+	}
 	return s, nil
 }
 
@@ -128,6 +130,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	opts := rpc.ServerOptions(rpc.ServerConfig{
 		Auth:      s.cfg.Security,
 		Keepalive: rpc.Keepalive{Interval: s.cfg.KeepaliveInterval, Timeout: s.cfg.KeepaliveTimeout},
+		Logger:    s.log,
 	})
 	return append(opts, s.cfg.ServerOptions...)
 }
@@ -137,33 +140,11 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 // Shutdown, ErrServerClosed after Close or when called after either, and
 // otherwise the listener's error. Serve may be called for several listeners.
 func (s *Server) Serve(lis net.Listener) error {
-	s.srvMu.Lock()
-	if s.stopped {
-		s.srvMu.Unlock()
-		lis.Close()
-		return ErrServerClosed
-	}
-	if s.srv == nil {
-		s.srv = grpc.NewServer(s.ServerOptions()...)
-		s.Register(s.srv)
-		grpc_health_v1.RegisterHealthServer(s.srv, s.health)
-	}
-	srv := s.srv
-	s.srvMu.Unlock()
-
-	s.log.Info("resource manager serving", "addr", lis.Addr().String(), "instance_type", s.it.Name,
-		"instance_count", s.cfg.InstanceCount, "hosts_per_slice", s.it.Hosts, "devices_per_host", s.it.DevicesPerHost())
-	err := srv.Serve(lis)
-
-	s.srvMu.Lock()
-	defer s.srvMu.Unlock()
-	switch {
-	case s.hardStop:
-		return ErrServerClosed
-	case s.stopped:
+	return s.life.Serve(lis, func() error {
+		s.log.Info("resource manager serving", "addr", lis.Addr().String(), "instance_type", s.it.Name,
+			"instance_count", s.cfg.InstanceCount, "hosts_per_slice", s.it.Hosts, "devices_per_host", s.it.DevicesPerHost())
 		return nil
-	}
-	return err
+	})
 }
 
 // ListenAndServe listens on the TCP address addr (e.g. ":29001") and calls
@@ -181,63 +162,24 @@ func (s *Server) ListenAndServe(addr string) error {
 // finish. If ctx ends first the remaining calls are cut off and ctx's error
 // is returned. Workers are not marked lost: the RM's memory goes with it.
 // Calls after the first return nil.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.shutdownOnce.Do(func() {
-		srv := s.stop(false)
-		if srv == nil {
-			return
-		}
-		done := make(chan struct{})
-		go func() {
-			srv.GracefulStop()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			srv.Stop()
-			<-done
-			err = ctx.Err()
-		}
-	})
-	return err
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Close stops the server at once, cutting off every call. It is idempotent
 // and always returns nil.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		if srv := s.stop(true); srv != nil {
-			srv.Stop()
-		}
-	})
-	return nil
-}
+func (s *Server) Close() error { return s.life.Close() }
 
-// stop begins stopping (once) and returns the server's own grpc.Server, if
-// Serve made one.
-func (s *Server) stop(hard bool) *grpc.Server {
-	s.srvMu.Lock()
-	s.stopped = true
-	if hard {
-		s.hardStop = true
+// stop ends what the RM serves when Shutdown or Close begins: leases stop
+// expiring, and the heartbeat and watch streams end.
+func (s *Server) stop(graceful bool) {
+	s.mu.Lock()
+	s.stopping = true
+	for _, l := range s.leases {
+		l.timer.Stop()
 	}
-	srv := s.srv
-	s.srvMu.Unlock()
-
-	s.stopOnce.Do(func() {
-		s.mu.Lock()
-		s.stopping = true
-		for _, l := range s.leases {
-			l.timer.Stop()
-		}
-		s.mu.Unlock()
-		close(s.quit)
-		s.health.Shutdown()
-		s.log.Info("resource manager stopping", "graceful", !hard)
-	})
-	return srv
+	s.mu.Unlock()
+	close(s.quit)
+	s.health.Shutdown()
+	s.log.Info("resource manager stopping", "graceful", graceful)
 }
 
 func errShuttingDown() error {

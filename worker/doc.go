@@ -40,9 +40,15 @@
 //
 // A Server is safe for concurrent use. New starts nothing; Serve serves until
 // Shutdown (graceful: report NOT_SERVING, finish the requests, transfers and
-// peer calls in progress while still registered, then end the sessions and
-// leave the RM) or Close (immediate: to the RM it looks like a crash). Both are
-// idempotent. Connections are pinged (Config.KeepaliveInterval and
+// peer calls in progress while still registered, then end the sessions, wait
+// until they have freed their arrays and leave the RM; Serve returns nil) or
+// Close (immediate: to the RM it looks like a crash; Serve returns
+// ErrServerClosed). Both are idempotent, and Serve after either returns
+// ErrServerClosed at once: a stopped worker does not serve again (make a new
+// one). A registration the RM refuses closes the worker, and Serve returns the
+// RM's error. This is the lifecycle of the RM and the proxy server too, with
+// the same ErrServerClosed. A panic in a handler, IFRT Proxy or peer, fails
+// that call with INTERNAL (logged at Error with its stack); the worker goes on. Connections are pinged (Config.KeepaliveInterval and
 // KeepaliveTimeout), so a frozen or vanished peer is dropped within seconds. The backend belongs to
 // the caller and is not closed. Arrays belong to the IFRT Proxy sessions of the
 // clients that made them and are freed when those sessions end.

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"sync"
@@ -17,8 +16,9 @@ import (
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
-// ErrServerClosed is returned by Serve after Close.
-var ErrServerClosed = errors.New("worker: server closed")
+// ErrServerClosed is returned by Serve after Close, and by Serve called after
+// Shutdown or Close. It is the one value every server of the module returns.
+var ErrServerClosed = rpc.ErrServerClosed
 
 // Config configures a worker. Backend is required; the zero value of every other
 // field is a valid default.
@@ -99,16 +99,15 @@ type Server struct {
 	proxy *proxyserver.Server
 	peer  *peer
 
-	mu         sync.Mutex
-	grpc       *grpc.Server
-	reg        *rm.Registration
-	rmClient   *rm.Client
-	stopOnce   sync.Once
-	closeOnce  sync.Once
-	closed     bool
-	stopping   chan struct{}
-	stopOnceCh sync.Once
-	ready      chan struct{}
+	life rpc.Lifecycle
+
+	mu        sync.Mutex
+	reg       *rm.Registration
+	rmClient  *rm.Client
+	leaving   chan struct{} // closed when the worker leaves the RM
+	leaveOnce sync.Once
+	ready     chan struct{}
+	readyOnce sync.Once
 }
 
 // New validates cfg and builds the worker. It starts nothing.
@@ -137,8 +136,31 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), leaving: make(chan struct{})}
 	s.peer = newPeer(s)
+	s.life = rpc.Lifecycle{
+		Build: func() *grpc.Server {
+			gs := grpc.NewServer(s.ServerOptions()...)
+			s.Register(gs)
+			return gs
+		},
+		Begin: func(graceful bool) {
+			if graceful {
+				s.log.Info("worker: draining")
+			}
+		},
+		// Draining, the worker stays registered until its sessions are done.
+		Drain: func(ctx context.Context) error {
+			err := s.proxy.Shutdown(ctx)
+			s.leave()
+			return err
+		},
+		Abort: func() {
+			s.leave()
+			s.proxy.Close()
+		},
+		Finish: s.peer.close,
+	}
 	return s, nil
 }
 
@@ -155,6 +177,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	opts := rpc.ServerOptions(rpc.ServerConfig{
 		Auth: s.cfg.Security, Keepalive: s.cfg.keepalive(),
 		MaxRecvMsgSize: s.cfg.MaxRecvMsgSize, MaxSendMsgSize: proxyserver.DefaultMaxSendMsgSize,
+		Logger: s.log,
 	})
 	return append(opts, s.cfg.ServerOptions...)
 }
@@ -179,44 +202,24 @@ func (s *Server) Proxy() *proxyserver.Server { return s.proxy }
 
 // Serve serves on lis until Shutdown or Close, registering with the RM (when one is
 // configured) and keeping the registration alive, re-registering if the RM
-// restarts. It returns nil after Shutdown and ErrServerClosed after Close.
+// restarts. It returns nil after Shutdown, ErrServerClosed after Close or when
+// called after either, and the registration's error (closing the worker) when
+// the RM refuses it.
 func (s *Server) Serve(lis net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrServerClosed
-	}
-	s.grpc = grpc.NewServer(s.ServerOptions()...)
-	s.Register(s.grpc)
-	gs := s.grpc
-	s.mu.Unlock()
-
-	addr := s.cfg.Address
-	if addr == "" {
-		addr = lis.Addr().String()
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- gs.Serve(lis) }()
-	if s.cfg.ResourceManager != "" {
-		if err := s.register(addr); err != nil {
-			gs.Stop()
-			<-errc
-			return err
+	return s.life.Serve(lis, func() error {
+		addr := s.cfg.Address
+		if addr == "" {
+			addr = lis.Addr().String()
 		}
-	}
-	close(s.ready)
-	s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
-	err := <-errc
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return ErrServerClosed
-	}
-	if errors.Is(err, grpc.ErrServerStopped) {
+		if s.cfg.ResourceManager != "" {
+			if err := s.register(addr); err != nil {
+				return err
+			}
+		}
+		s.readyOnce.Do(func() { close(s.ready) })
+		s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
 		return nil
-	}
-	return err
+	})
 }
 
 // register claims the worker's host at the RM; the registration then keeps itself
@@ -230,7 +233,7 @@ func (s *Server) register(addr string) error {
 	// The registration lives as long as ctx: until the worker stops.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-s.stopped()
+		<-s.leaving
 		cancel()
 	}()
 	reg, err := client.RegisterAndHeartbeat(ctx, s.workerInfo(addr))
@@ -241,15 +244,16 @@ func (s *Server) register(addr string) error {
 	s.mu.Lock()
 	s.reg, s.rmClient = reg, client
 	s.mu.Unlock()
+	select {
+	case <-s.leaving: // stopped while registering
+		s.leave()
+		return ErrServerClosed
+	default:
+	}
 	a := reg.Assignment()
 	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
 }
-
-// stopped is closed when Shutdown or Close begins.
-func (s *Server) stopped() <-chan struct{} { return s.stopping }
-
-func (s *Server) markStopping() { s.stopOnceCh.Do(func() { close(s.stopping) }) }
 
 func (s *Server) workerInfo(addr string) rm.WorkerInfo {
 	p := s.cfg.Backend.Platform()
@@ -284,53 +288,18 @@ func (s *Server) ListenAndServe(addr string) error {
 // Shutdown drains the worker: it turns its health service NOT_SERVING and takes
 // no new sessions, but stays registered and serves its sessions until no
 // request, transfer or peer call is in progress (the step a client is running
-// finishes), or until ctx ends; then it ends the sessions, leaves the RM (which
-// reports the host lost) and stops. It is idempotent.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.stopOnce.Do(func() {
-		s.log.Info("worker: draining")
-		err = s.proxy.Shutdown(ctx)
-		s.markStopping()
-		s.leave()
-		s.mu.Lock()
-		gs := s.grpc
-		s.mu.Unlock()
-		if gs != nil {
-			done := make(chan struct{})
-			go func() { gs.GracefulStop(); close(done) }()
-			select {
-			case <-done:
-			case <-ctx.Done():
-				gs.Stop()
-				err = ctx.Err()
-			}
-		}
-		s.peer.close()
-	})
-	return err
-}
+// finishes), or until ctx ends; then it ends the sessions, waits until they
+// have freed their arrays, leaves the RM (which reports the host lost) and
+// stops. Later calls return nil.
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Close stops the worker at once, without leaving the RM gracefully: to the RM it
 // looks like a lost worker. It is idempotent.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		gs := s.grpc
-		s.mu.Unlock()
-		s.markStopping()
-		s.leave()
-		s.proxy.Close()
-		if gs != nil {
-			gs.Stop()
-		}
-		s.peer.close()
-	})
-	return nil
-}
+func (s *Server) Close() error { return s.life.Close() }
 
+// leave ends the worker's registration, once.
 func (s *Server) leave() {
+	s.leaveOnce.Do(func() { close(s.leaving) })
 	s.mu.Lock()
 	reg, client := s.reg, s.rmClient
 	s.reg, s.rmClient = nil, nil

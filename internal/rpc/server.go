@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"log/slog"
+
 	"google.golang.org/grpc"
 )
 
@@ -15,13 +17,17 @@ type ServerConfig struct {
 	// defaults (4 MiB received, unlimited sent).
 	MaxRecvMsgSize int
 	MaxSendMsgSize int
+	// Logger receives the panics of handlers. Default slog.Default().
+	Logger *slog.Logger
 }
 
 // ServerOptions returns the options every server of the module starts its
-// grpc.Server with: authentication first, then the lenient codec with its
-// INVALID_ARGUMENT check, keepalive and message limits.
+// grpc.Server with, the one interceptor chain of the module: panic recovery
+// outermost (a panic is INTERNAL for its call), then authentication, then the
+// lenient codec with its INVALID_ARGUMENT check; keepalive and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
-	opts := c.Auth.ServerOptions()
+	opts := recoverInterceptors(c.Logger)
+	opts = append(opts, c.Auth.ServerOptions()...)
 	opts = append(opts,
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.ChainUnaryInterceptor(decodeCheckUnary),

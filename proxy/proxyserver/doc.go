@@ -72,9 +72,12 @@
 // New starts nothing. Serve (or Register on a grpc.Server the caller runs)
 // starts serving; Shutdown drains: it refuses new sessions and reports
 // NOT_SERVING, lets the requests, transfers and executions in progress finish
-// (until its context ends), then ends the sessions; Close ends everything now.
-// Serve returns nil after Shutdown and ErrServerClosed after Close. The
-// backend is the caller's: the server never closes it.
+// (until its context ends), then ends the sessions and returns once they have
+// freed what they held, under Serve and under Register alike; Close ends
+// everything now. Serve returns nil after Shutdown and ErrServerClosed after
+// Close, and ErrServerClosed at once when called after either. The RM and the
+// worker share this lifecycle and this ErrServerClosed. The backend is the
+// caller's: the server never closes it.
 //
 // A session lasts as long as its IfrtSession stream. When the stream ends —
 // the client exits or drops its client object, its connection stops answering
@@ -88,7 +91,9 @@
 // The server logs through Config.Logger (default slog.Default()): the version
 // range each client advertises in GetVersion and the version chosen at Info,
 // session starts and ends at Info, every request (op id, kind, error) at
-// Debug, recovered panics at Error with their stack. Sessions reports the
+// Debug, recovered panics at Error with their stack (a panicking handler
+// fails its call, or its request, with INTERNAL; the server goes on; under
+// Register, start the grpc.Server with ServerOptions for the handlers' part). Sessions reports the
 // number of open sessions; the standard gRPC health service (RegisterHealth,
 // SetServing) tells orchestrators whether the server serves.
 package proxyserver

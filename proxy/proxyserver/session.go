@@ -12,9 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -161,7 +159,7 @@ func (s *session) run() error {
 			if s.stream.Context().Err() != nil {
 				return nil
 			}
-			return status.Error(codes.Unavailable, "the IFRT proxy server is closing")
+			return rpc.ToStatus(ifrt.Errorf(ifrt.Unavailable, "the IFRT proxy server is closing"))
 		}
 	}
 }

@@ -1,0 +1,71 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// TestPeerHandlerPanicIsInternal: a panic in a peer handler (here in the
+// backend, reading an array for ReadArray) killed the worker. It now fails
+// that call with INTERNAL and the worker goes on.
+func TestPeerHandlerPanicIsInternal(t *testing.T) {
+	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { return panickyReads{b} })
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := proxy.Dial(ctx, "grpc://"+s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	read := func(elems int) error {
+		a, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 4*elems), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{int64(elems)}, Sharding: ifrt.NewSingleDeviceSharding(c.AddressableDevices()[0], "")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer runtime.KeepAlive(a)
+		var h proxy.ArrayHandle
+		if !a.As(&h) {
+			t.Fatal("no handle")
+		}
+		stream, err := s.peer(t).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: uint64(h)}})
+		if err != nil {
+			return err
+		}
+		_, err = stream.Recv()
+		return err
+	}
+	if err := read(panickyElems); !errors.Is(rpc.FromStatus(err), ifrt.ErrInternal) {
+		t.Fatalf("ReadArray whose handler panicked = %v, want INTERNAL", err)
+	}
+	if err := read(4); err != nil {
+		t.Errorf("ReadArray after the panic: %v", err)
+	}
+}
+
+// panickyElems is the size of the arrays whose reads panic.
+const panickyElems = 5
+
+// panickyReads is a backend whose arrays of panickyElems elements panic when
+// read.
+type panickyReads struct{ ifrt.Client }
+
+func (p panickyReads) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
+	a, err := p.Client.MakeArrayFromHostBuffer(ctx, data, spec, opts)
+	if err != nil || spec.Shape.NumElements() != panickyElems {
+		return a, err
+	}
+	return panickyArray{a}, nil
+}
+
+type panickyArray struct{ ifrt.Array }
+
+func (panickyArray) CopyToHostBuffer(context.Context, []byte, []int64) error {
+	panic("test: a bug in the backend")
+}
