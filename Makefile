@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 export PATHWAYS_PYTHON ?= $(CURDIR)/.venv/bin/python
 
-.PHONY: all build setup test testrace testnocgo lint fmtcheck vet generate verify bench fuzz
+.PHONY: all build setup test testrace testnocgo lint fmtcheck vet linters generate verify bench fuzz
 
 all: build
 
@@ -29,7 +29,7 @@ testrace: test
 testnocgo:
 	CGO_ENABLED=0 $(GO) build ./...
 
-lint: fmtcheck vet
+lint: fmtcheck vet linters
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
@@ -37,6 +37,10 @@ fmtcheck:
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck and errcheck (scripts/lint.sh says how they are configured).
+linters:
+	scripts/lint.sh
 
 generate:
 	scripts/genproto.sh

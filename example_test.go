@@ -2,11 +2,9 @@ package pathways_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
@@ -37,8 +35,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	x, err := client.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7),
-		ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: rows}, nil)
+	x, err := ifrt.MakeArrayFromSlice(ctx, client, []float32{0, 1, 2, 3, 4, 5, 6, 7}, ifrt.Shape{8}, rows)
 	if err != nil {
 		panic(err)
 	}
@@ -49,8 +46,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	moved, err := client.Reshard(ctx, []ifrt.Array{x},
-		[]ifrt.ArraySpec{{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: halves}}, ifrt.DonateInput)
+	moved, err := ifrt.Reshard(ctx, client, x, halves, ifrt.DonateInput)
 	if err != nil {
 		panic(err)
 	}
@@ -62,15 +58,15 @@ func Example() {
 		panic(err)
 	}
 	defer exe.Delete()
-	res, err := exe.Execute(ctx, moved, nil)
+	res, err := exe.Execute(ctx, []ifrt.Array{moved}, nil)
 	if err != nil {
 		panic(err)
 	}
-	out := make([]byte, 4*8)
-	if err := res.Outputs[0].CopyToHostBuffer(ctx, out, nil); err != nil {
+	out, err := ifrt.ArrayToSlice[float32](ctx, res.Outputs[0])
+	if err != nil {
 		panic(err)
 	}
-	fmt.Println("2x =", f32s(out))
+	fmt.Println("2x =", out)
 	// Output:
 	// device 0 on slice 0
 	// device 1 on slice 0
@@ -86,19 +82,3 @@ const double = `module @double attributes {mhlo.num_partitions = 2 : i32, mhlo.n
     return %0 : tensor<8xf32>
   }
 }`
-
-func f32Bytes(v ...float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func f32s(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // shard is one device's part of a cluster array: a single-device array in the
@@ -22,8 +23,11 @@ func (s *shard) check() error { return s.place.link.current(s.gen) }
 // array is a cluster array: one shard per device of its sharding, in order.
 type array struct {
 	ifrt.UnimplementedArray
-	c    *Client
-	spec ifrt.ArraySpec
+	c *Client
+	backend.Described
+	// computed says every shard held its data when the array was made (a
+	// gang launch's outputs, which its workers registered when done).
+	computed bool
 
 	mu      sync.RWMutex
 	shards  []*shard
@@ -32,12 +36,7 @@ type array struct {
 
 var _ ifrt.Array = (*array)(nil)
 
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
-func (a *array) As(any) bool             { return false }
+func (a *array) As(any) bool { return false }
 
 // live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
 // shard was lost.
@@ -64,7 +63,7 @@ func (a *array) IsDeleted() bool {
 // Ready waits for every shard.
 func (a *array) Ready() *ifrt.Future {
 	shards, err := a.live()
-	if err != nil {
+	if err != nil || a.computed {
 		return ifrt.ReadyFuture(err)
 	}
 	fs := make([]*ifrt.Future, len(shards))
@@ -111,28 +110,25 @@ func (a *array) release() {
 // CopyToHostBuffer reads one shard of each distinct domain from its worker, in
 // parallel, and assembles them here: the bytes must come to the caller anyway.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.c.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.c.check().CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	shards, err := a.live()
 	if err != nil {
 		return err
 	}
-	elem := a.spec.DType.HostByteSize()
+	elem := a.ArraySpec.DType.HostByteSize()
+	all := make([]ifrt.IndexDomain, len(shards))
+	for i, s := range shards {
+		all[i] = s.domain
+	}
 	var (
 		unique  []*shard
-		seen    = map[string]bool{}
 		domains []ifrt.IndexDomain
 	)
-	for _, s := range shards {
-		if k := s.domain.String(); !seen[k] {
-			seen[k] = true
-			unique = append(unique, s)
-			domains = append(domains, s.domain)
-		}
+	for _, i := range backend.UniqueDomains(all) {
+		unique = append(unique, shards[i])
+		domains = append(domains, all[i])
 	}
 	parts := make([][]byte, len(unique))
 	errs := make([]error, len(unique))
@@ -150,10 +146,10 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return err
 	}
 	full := parts[0]
-	if len(unique) > 1 || !domains[0].Shape().Equal(a.spec.Shape) {
-		full = ifrt.AssembleDense(elem, a.spec.Shape, domains, parts)
+	if len(unique) > 1 || !domains[0].Shape().Equal(a.ArraySpec.Shape) {
+		full = ifrt.AssembleDense(elem, a.ArraySpec.Shape, domains, parts)
 	}
-	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	ifrt.CopyDenseToStrided(dst, full, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	return nil
 }
 
@@ -178,15 +174,11 @@ func firstError(errs []error) error {
 	return nil
 }
 
-// take returns the cluster arrays behind xs, checking that they are this client's.
-func (c *Client) take(xs []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(xs))
-	for i, x := range xs {
-		a, ok := x.(*array)
-		if !ok || a.c != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d is not an array of this client", i)
-		}
-		out[i] = a
+// check is the client's side of ifrt/backend's checks.
+func (c *Client) check() backend.Checker[*array] {
+	return backend.Checker[*array]{
+		Name: "cluster", Open: c.checkOpen,
+		Owns: func(a *array) bool { return a.c == c },
+		Spec: func(s ifrt.ArraySpec) error { _, _, err := c.checkSpec(s); return err },
 	}
-	return out, nil
 }

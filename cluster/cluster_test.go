@@ -37,7 +37,8 @@ func startLocal(t *testing.T, cfg local.Config) *localtest.Cluster {
 }
 
 // TestConformance runs the ifrt suite over a cluster of two workers with four
-// devices each, so that copies and reshards cross workers.
+// devices each, so that copies, reshards and programs (gangs, whose
+// collectives cross workers) span workers.
 func TestConformance(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ifrttest.RunConformance(t, ifrttest.Harness{
@@ -50,8 +51,8 @@ func TestConformance(t *testing.T) {
 			}
 			return c
 		},
-		Programs:          true,
-		MaxProgramDevices: 4,
+		Programs:    true,
+		Collectives: true,
 	})
 }
 
@@ -84,7 +85,7 @@ const double = `module @double attributes {mhlo.num_partitions = 4 : i32, mhlo.n
 }`
 
 // TestProgramsRunOnTheirWorker compiles a program for the devices of one slice and
-// runs it there; a program spanning slices is refused clearly.
+// runs it there; a program spanning slices runs on both.
 func TestProgramsRunOnTheirWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
@@ -111,10 +112,27 @@ func TestProgramsRunOnTheirWorker(t *testing.T) {
 		t.Errorf("2x = %v", got)
 	}
 
+	// Across workers, the program runs as a gang; its output stays spread
+	// over both.
 	spanning := ifrt.DeviceList{c.Devices()[2], c.Devices()[3], c.Devices()[4], c.Devices()[5]}
-	_, err = c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: spanning})
-	if !errors.Is(err, ifrt.ErrUnimplemented) {
-		t.Errorf("Compile across workers: got %v, want Unimplemented", err)
+	gang, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: spanning})
+	if err != nil {
+		t.Fatalf("Compile across workers: %v", err)
+	}
+	s, _ = ifrt.NewTiledSharding(spanning, 4)
+	y, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4, 5, 6, 7, 8), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = gang.Execute(ctx, []ifrt.Array{y}, nil)
+	if err != nil {
+		t.Fatalf("Execute across workers: %v", err)
+	}
+	if got := res.Outputs[0].Sharding().Devices(); !got.Equal(spanning) {
+		t.Errorf("output is on %v, want %v", got, spanning)
+	}
+	if got := readF32(t, ctx, res.Outputs[0]); got[0] != 2 || got[7] != 16 {
+		t.Errorf("2x across workers = %v", got)
 	}
 }
 

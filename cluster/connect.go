@@ -221,7 +221,11 @@ func (c *Client) LookupDevice(id ifrt.DeviceID) (*ifrt.Device, error) {
 
 // As sets *target to c when target is a **Client.
 func (c *Client) As(target any) bool {
-	if p, ok := target.(**Client); ok {
+	switch p := target.(type) {
+	case **Client:
+		*p = c
+		return true
+	case *ifrt.Persister:
 		*p = c
 		return true
 	}

@@ -25,8 +25,11 @@
 // Arrays live as one single-device array per shard on the worker that owns the
 // shard's device. Copies and reshards between workers are done by the workers
 // (the destination gathers from the sources); the client only says what goes
-// where. A program runs on the worker that owns its devices; programs whose
-// devices span workers are Unimplemented for now.
+// where. Likewise WriteArrays and ReadArrays (ifrt.Persister: Orbax checkpoints)
+// have each worker write or read its own shards in storage. A program runs on
+// the worker that owns its devices; a program whose devices span workers runs
+// as a gang, compiled and launched on all of them in the resource manager's
+// order, all or nothing (see docs/cluster.md).
 //
 // This package links the client side alone: the resource manager's client and
 // the IFRT Proxy client it speaks to each worker, none of the servers and no

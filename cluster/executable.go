@@ -8,13 +8,14 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/xlapb"
 )
 
 // Compile compiles the program on the worker that owns opts.Devices. A program
-// whose devices span several workers would run as a gang, each worker executing
-// its devices' part; no backend here can run one partition of a program across
-// processes yet, so such programs are Unimplemented.
+// whose devices span several workers runs as a gang (see gangExecutable):
+// compiled on each of them, launched on all together, each worker running
+// its devices' partitions.
 //
 // An executable outlives the worker it was loaded on, as a Pathways program
 // does: while the worker is lost, executions fail with DATA_LOSS; once a worker
@@ -41,10 +42,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		if !ok {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
 		}
-		if i > 0 && p.link != places[0].link {
-			return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the program's devices %v span several workers; running one program across workers is not supported by these backends yet", opts.Devices)
-		}
 		places[i] = p
+	}
+	for _, p := range places {
+		if p.link != places[0].link {
+			return c.compileGang(ctx, program, opts.Devices, places)
+		}
 	}
 	e := &executable{c: c, link: places[0].link, program: program, xla: opts.XLA, devices: opts.Devices, places: places}
 	ld, err := e.loadOn(ctx, e.link)
@@ -228,7 +231,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if e.IsDeleted() {
 		return nil, ifrt.ErrExecutableDeleted
 	}
-	arrays, err := e.c.take(args)
+	arrays, err := e.c.check().Arrays(args)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +257,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			a.Delete()
 		}
 	}()
-	if err := ifrt.CheckArguments("cluster", e, args); err != nil {
+	if err := backend.CheckExecute("cluster", e, args); err != nil {
 		return nil, err
 	}
 	donated := donatedArguments(ld.exe, arrays, opts)
@@ -281,8 +284,19 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			return nil, err
 		}
 	}
-	retireDonated(ld.exe, arrays, localArgs, opts)
-	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status}, nil
+	// The worker says which worker-side arguments the program consumed; an
+	// assembled argument consumed its shards whatever the program did.
+	gone := slices.Clone(res.Donated)
+	for i, a := range arrays {
+		if donated[i] && len(a.Sharding().Devices()) > 1 && !slices.Contains(gone, i) {
+			gone = append(gone, i)
+		}
+	}
+	slices.Sort(gone)
+	for _, i := range gone {
+		arrays[i].Delete()
+	}
+	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status, Donated: gone}, nil
 }
 
 // donatedArguments says which arguments the execution donates, when the worker's
@@ -301,27 +315,6 @@ func donatedArguments(exe ifrt.LoadedExecutable, arrays []*array, opts *ifrt.Exe
 			slices.Index(arrays, a) == i && slices.Index(arrays[i+1:], a) < 0
 	}
 	return donated
-}
-
-// retireDonated deletes the arguments whose worker-side arrays the execution
-// consumed. When the worker cannot say which parameters its program donates (a
-// PJRT backend given a module it cannot read), every argument not excluded
-// may have been, so each is asked.
-func retireDonated(exe ifrt.LoadedExecutable, arrays []*array, localArgs []ifrt.Array, opts *ifrt.ExecuteOptions) {
-	var excluded []int
-	if opts != nil {
-		excluded = opts.NonDonatableInputs
-	}
-	known := ifrt.ParametersKnown(exe)
-	donatable := exe.DonatableParameters()
-	for i, a := range arrays {
-		if slices.Contains(excluded, i) || known && !slices.Contains(donatable, i) {
-			continue
-		}
-		if localArgs[i].IsDeleted() {
-			a.Delete()
-		}
-	}
 }
 
 // localArray assembles argument i from its shards on the worker, with its sharding
@@ -345,11 +338,11 @@ func (e *executable) localArray(ctx context.Context, client interface {
 	if len(shards) == 1 {
 		return parts[0], nil
 	}
-	sharding, err := a.spec.Sharding.WithDevices(devs, a.spec.Sharding.MemoryKind())
+	sharding, err := a.ArraySpec.Sharding.WithDevices(devs, a.ArraySpec.Sharding.MemoryKind())
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
+	spec := a.ArraySpec
 	spec.Sharding = sharding
 	sem := ifrt.ReuseInput
 	if donate {
@@ -393,7 +386,7 @@ func (e *executable) globalArray(ctx context.Context, client interface {
 	for k, p := range parts {
 		shards[k] = &shard{place: places[k], gen: ld.gen, array: p, domain: domains[k]}
 	}
-	return &array{c: e.c, spec: spec, shards: shards}, nil
+	return &array{c: e.c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // localDeviceAssignment rewrites the device assignment in the serialized

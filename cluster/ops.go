@@ -4,34 +4,23 @@ import (
 	"context"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
+	arrays, err := c.check().Assemble(spec, parts)
+	if err != nil {
 		return nil, err
 	}
 	places, domains, err := c.checkSpec(spec)
 	if err != nil {
 		return nil, err
 	}
-	arrays, err := c.take(parts)
-	if err != nil {
-		return nil, err
-	}
-	if len(arrays) != len(places) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays to assemble over %d devices", len(arrays), len(places))
-	}
 	src := make([]*shard, len(arrays))
 	for i, a := range arrays {
 		shards, err := a.live()
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: array %d: %w", i, err)
-		}
-		switch {
-		case len(shards) != 1 || shards[0].place != places[i]:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is on %v, want device %d alone", i, a.spec.Sharding.Devices(), places[i].device.ID)
-		case a.spec.DType != spec.DType || !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: array %d is %v%v, the shard is %v%v", i, a.spec.DType, a.spec.Shape, spec.DType, domains[i].Shape())
 		}
 		s := *shards[0]
 		s.domain = domains[i]
@@ -41,7 +30,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	return &array{c: c, spec: spec, shards: shards}, nil
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // adopt returns shards for a new array that holds exactly the given source shards
@@ -63,7 +52,7 @@ func (c *Client) adopt(ctx context.Context, sem ifrt.CopySemantics, kind ifrt.Me
 		deleteShards(out)
 		return nil, err
 	}
-	finish(sem, inputs...)
+	backend.Donate(sem, inputs...)
 	return out, nil
 }
 
@@ -77,19 +66,15 @@ func sameKind(src []*shard, kind ifrt.MemoryKind) bool {
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, err := c.check().Array(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
 	shards, err := a.live()
 	if err != nil {
 		return nil, err
 	}
-	kind := a.spec.Sharding.MemoryKind()
+	kind := a.ArraySpec.Sharding.MemoryKind()
 	places := make([]*placement, len(shards))
 	for i, s := range shards {
 		places[i] = s.place
@@ -100,48 +85,30 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	}
 	out := make([]ifrt.Array, len(parts))
 	for i, s := range parts {
-		spec := localSpec(a.spec.DType, s.domain, s.place.device, kind)
-		spec.Layout = a.spec.Layout
+		spec := localSpec(a.ArraySpec.DType, s.domain, s.place.device, kind)
+		spec.Layout = a.ArraySpec.Layout
 		s.domain = ifrt.FullDomain(spec.Shape)
-		out[i] = &array{c: c, spec: spec, shards: []*shard{s}}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: []*shard{s}}
 	}
 	return out, nil
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	_, specs, err := c.check().Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
-	}
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
 	}
 	return c.Reshard(ctx, xs, specs, sem)
 }
 
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: %d arrays and %d specs", len(xs), len(specs))
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check().Reshard(xs, specs)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ifrt.Array, len(arrays))
 	for i, a := range arrays {
 		spec := specs[i]
-		if spec.DType != a.spec.DType || !spec.Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: cannot reshard %v%v into %v%v", a.spec.DType, a.spec.Shape, spec.DType, spec.Shape)
-		}
 		places, domains, err := c.checkSpec(spec)
 		if err != nil {
 			return nil, err
@@ -154,24 +121,14 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &array{c: c, spec: spec, shards: shards}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
-	if err != nil {
-		return nil, err
-	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
+	arrays, sources, err := c.check().Remap(plan, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -214,35 +171,26 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	}
 	out := make([]ifrt.Array, len(shards))
 	for i := range shards {
-		out[i] = &array{c: c, spec: plan.OutputSpecs[i], shards: shards[i]}
+		out[i] = &array{c: c, Described: backend.Described{ArraySpec: plan.OutputSpecs[i]}, shards: shards[i]}
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, spec, err := c.check().FullyReplicated(x)
 	if err != nil {
 		return nil, err
-	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "cluster: %v is not fully replicated", a.spec.Sharding)
 	}
 	shards, err := a.live()
 	if err != nil {
 		return nil, err
 	}
 	first := shards[0]
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(first.place.device, a.spec.Sharding.MemoryKind())
 	s, err := c.copyShard(ctx, first, first.place, first.domain, spec.Sharding.MemoryKind())
 	if err != nil {
 		return nil, err
 	}
-	finish(sem, a)
-	return &array{c: c, spec: spec, shards: []*shard{s}}, nil
+	backend.Donate(sem, a)
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: []*shard{s}}, nil
 }

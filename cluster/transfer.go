@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -16,16 +18,18 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) ([]*placement, []ifrt.IndexDomai
 	if err := spec.Validate(); err != nil {
 		return nil, nil, err
 	}
+	err := backend.CheckSharding("cluster", spec.Sharding, func(id ifrt.DeviceID) *ifrt.Device {
+		if p := c.byID[id]; p != nil {
+			return p.device
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	places := make([]*placement, len(spec.Sharding.Devices()))
 	for i, d := range spec.Sharding.Devices() {
-		p, ok := c.byID[d.ID]
-		if !ok {
-			return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: device %d is not in the cluster", d.ID)
-		}
-		if _, err := p.device.Memory(spec.Sharding.MemoryKind()); err != nil {
-			return nil, nil, err
-		}
-		places[i] = p
+		places[i] = c.byID[d.ID]
 	}
 	domains, err := spec.Sharding.IndexDomains(spec.Shape)
 	return places, domains, err
@@ -52,27 +56,16 @@ func localSpec(dtype ifrt.DType, domain ifrt.IndexDomain, dev *ifrt.Device, kind
 }
 
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
-	if opts == nil {
-		opts = &ifrt.HostBufferOptions{}
-	}
-	if opts.OnDoneWithHostBuffer != nil {
+	if opts != nil && opts.OnDoneWithHostBuffer != nil {
 		defer opts.OnDoneWithHostBuffer()
 	}
-	if err := c.checkOpen(); err != nil {
+	dense, err := c.check().HostBuffer(data, spec, opts)
+	if err != nil {
 		return nil, err
 	}
 	places, domains, err := c.checkSpec(spec)
 	if err != nil {
 		return nil, err
-	}
-	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
-		return nil, err
-	}
-	dense := data
-	if opts.ByteStrides != nil {
-		n, _ := spec.Shape.ByteSize(spec.DType)
-		dense = make([]byte, n)
-		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
 	}
 	// Upload each distinct domain once per worker; other devices of that worker
 	// that hold the same domain get copies made on the worker.
@@ -126,7 +119,7 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 		deleteShards(shards)
 		return nil, err
 	}
-	return &array{c: c, spec: spec, shards: shards}, nil
+	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
 }
 
 // linkError turns an error from a worker into DataLoss when the worker has gone.
@@ -219,7 +212,7 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		MemoryKind: string(kind),
 	}
 	for _, s := range sources {
-		if !overlaps(s.domain, domain) {
+		if _, ok := backend.Intersect(s.domain, domain); !ok {
 			continue
 		}
 		srcClient, _, srcGen, err := s.place.link.session()
@@ -260,27 +253,6 @@ func wireDomain(d ifrt.IndexDomain) *workerpb.Domain {
 	return w
 }
 
-func overlaps(a, b ifrt.IndexDomain) bool {
-	for i := range a {
-		if a[i].Start >= b[i].End || b[i].Start >= a[i].End {
-			return false
-		}
-	}
-	return true
-}
-
-func sameDomain(a, b ifrt.IndexDomain) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // place makes the shards of a new array with the given placements and domains from
 // the shards of an existing one: a shard with the same domain is copied whole
 // (preferring one on the same worker); any other domain is gathered from the
@@ -290,7 +262,7 @@ func (c *Client) place(ctx context.Context, dtype ifrt.DType, kind ifrt.MemoryKi
 	err := parallel(len(places), func(i int) error {
 		var match *shard
 		for _, s := range src {
-			if sameDomain(s.domain, domains[i]) && (match == nil || s.place.link == places[i].link && match.place.link != places[i].link) {
+			if slices.Equal(s.domain, domains[i]) && (match == nil || s.place.link == places[i].link && match.place.link != places[i].link) {
 				match = s
 			}
 		}
@@ -307,13 +279,4 @@ func (c *Client) place(ctx context.Context, dtype ifrt.DType, kind ifrt.MemoryKi
 		return nil, err
 	}
 	return out, nil
-}
-
-// finish retires the inputs of an operation: donated inputs are deleted.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
 }

@@ -14,15 +14,25 @@
 //
 //	client, err := ifrt.Open(ctx, "gocpu:devices=8") // or gocpu.New(gocpu.Config{})
 //	devs := client.AddressableDevices()
-//	sharding, err := ifrt.NewTiledSharding(devs, 8, 1) // rows over 8 devices
-//	a, err := client.MakeArrayFromHostBuffer(ctx, data,
-//		ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8, 4}, Sharding: sharding}, nil)
+//	rows, err := ifrt.NewTiledSharding(devs, 8, 1) // one tile count per dimension: rows over 8 devices
+//	a, err := ifrt.MakeArrayFromSlice(ctx, client, values, ifrt.Shape{8, 4}, rows) // values []float32
+//	all, err := ifrt.NewReplicatedSharding(devs)
+//	b, err := ifrt.Reshard(ctx, client, a, all, ifrt.AlwaysCopy) // a whole copy on each device
 //	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: src}, &ifrt.CompileOptions{Devices: devs})
 //	res, err := exe.Execute(ctx, []ifrt.Array{a}, nil)
-//	err = res.Outputs[0].CopyToHostBuffer(ctx, out, nil)
+//	out, err := ifrt.ArrayToSlice[float32](ctx, res.Outputs[0])
 //
 // Explicit constructors are the primary way to make a client; Register and Open let
 // binaries choose a backend by name ("name:config").
+//
+// # Host data
+//
+// MakeArrayFromSlice and ArrayToSlice move Go slices of every Element type
+// (bool, the sized integers, Float16 and BFloat16 bits, float32, float64, the
+// complex types) to and from arrays, the element type following from the Go type.
+// Client.MakeArrayFromHostBuffer and Array.CopyToHostBuffer take raw little-endian
+// bytes instead, with optional byte strides. Reshard and CopyArray move one array
+// without restating its dtype and shape.
 //
 // # Errors
 //

@@ -13,15 +13,15 @@ type LoadedExecutable interface {
 	// the shardings the program expects and produces). A backend that cannot read
 	// the program may know only the parameters' shardings (DType invalid, Shape
 	// nil) or nothing (Parameters nil); then DonatableParameters is unknown too
-	// (see ParametersKnown), and callers learn what an execution donated from its
-	// arguments' IsDeleted.
+	// (see ParametersKnown); ExecuteResult.Donated still says what an
+	// execution donated.
 	Parameters() []ArgumentInfo
 	Outputs() []ArgumentInfo
 	// DonatableParameters lists the parameter indices the program may donate.
 	DonatableParameters() []int
 
 	// Execute runs the program with one array per parameter. Donated arguments are
-	// deleted by the call.
+	// deleted by the call and listed in ExecuteResult.Donated.
 	Execute(ctx context.Context, args []Array, opts *ExecuteOptions) (*ExecuteResult, error)
 
 	// Delete releases the executable; afterwards Execute fails with
@@ -71,6 +71,10 @@ type ExecuteResult struct {
 	Outputs []Array
 	// Status resolves when the execution finishes (set only with FillStatus).
 	Status *Future
+	// Donated lists, in order, the indices of the arguments the execution
+	// donated: they are deleted, and IsDeleted says so without asking
+	// anyone. Nil when it donated none.
+	Donated []int
 }
 
 // CheckArguments checks args against what e says of its parameters: their

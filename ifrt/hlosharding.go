@@ -229,7 +229,17 @@ func NewHloSharding(devices DeviceList, kind MemoryKind, spec OpSharding) (*HloS
 	return s, nil
 }
 
-// NewTiledSharding is NewHloSharding(devices, "", Tiled(tiles, len(devices))).
+// NewReplicatedSharding returns the sharding that places the whole array on every
+// device: NewHloSharding(devices, "", Replicated()).
+func NewReplicatedSharding(devices DeviceList) (*HloSharding, error) {
+	return NewHloSharding(devices, "", Replicated())
+}
+
+// NewTiledSharding splits each dimension i of an array into tiles[i] parts over
+// devices, one tile count per dimension of the arrays it is for; when there are k
+// times more devices than tiles, each tile is replicated on k devices. It is
+// NewHloSharding(devices, "", Tiled(tiles, len(devices))). For a sharding that
+// replicates the whole array, see NewReplicatedSharding.
 func NewTiledSharding(devices DeviceList, tiles ...int64) (*HloSharding, error) {
 	spec, err := Tiled(tiles, len(devices))
 	if err != nil {
@@ -322,7 +332,7 @@ func (s *HloSharding) IndexDomains(shape Shape) ([]IndexDomain, error) {
 	}
 	dims := Shape(s.Spec.TileAssignmentDimensions)
 	if data := len(dims) - s.subgroupDims(); data != len(shape) {
-		return nil, Errorf(InvalidArgument, "ifrt: HLO sharding %v has %d data dimensions for an array of rank %d", s.Spec, data, len(shape))
+		return nil, Errorf(InvalidArgument, "ifrt: HLO sharding %v has %d data dimensions for an array of rank %d (a tiled sharding needs one tile count per dimension; NewReplicatedSharding replicates)", s.Spec, data, len(shape))
 	}
 	for tile, pos := range assign {
 		coords := unravel(int64(tile), dims)

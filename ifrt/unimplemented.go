@@ -61,6 +61,7 @@ func (UnimplementedArray) isArray() {}
 // embed it.
 type UnimplementedExecutable struct{}
 
+//lint:ignore U1000 backends in other packages embed UnimplementedExecutable to implement LoadedExecutable through this method
 func (UnimplementedExecutable) isExecutable() {}
 
 func unimplemented(method string) error {

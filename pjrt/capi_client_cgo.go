@@ -15,13 +15,17 @@ import (
 	"unsafe"
 )
 
-// createClient calls Client_Create with opts as named values.
-func (a *capi) createClient(opts []namedValue) (unsafe.Pointer, error) {
+// createClient calls Client_Create with opts as named values and, if kv is
+// set, the key-value callbacks that reach it.
+func (a *capi) createClient(opts []namedValue, kv *kvBridge) (unsafe.Pointer, error) {
 	nvs, free := cNamedValues(opts)
 	defer free()
 	var args C.PJRT_Client_Create_Args
 	args.create_options = nvs
 	args.num_options = C.size_t(len(opts))
+	if kv != nil {
+		kvCreateArgs(&args, kv)
+	}
 	if err := a.callClientCreate(&args); err != nil {
 		return nil, err
 	}

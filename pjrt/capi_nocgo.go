@@ -35,7 +35,7 @@ func (a *capi) extensionTypes() []int {
 	return nil
 }
 
-func (a *capi) createClient(opts []namedValue) (unsafe.Pointer, error) {
+func (a *capi) createClient(opts []namedValue, kv *kvBridge) (unsafe.Pointer, error) {
 	return nil, ErrCgoUnavailable
 }
 

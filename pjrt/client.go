@@ -111,8 +111,11 @@ func toNamedValues(opts map[string]any) ([]namedValue, error) {
 // float32/float64 (float, 32-bit) and bool. Which names a plugin accepts is its
 // own business; for example the XLA CPU plugin takes "cpu_device_count".
 //
+// more adds options that are not named values: WithKeyValueStore gives a
+// multi-process client its key-value store.
+//
 // ctx is checked before the call; client creation itself cannot be interrupted.
-func (p *Plugin) NewClient(ctx context.Context, opts map[string]any) (*Client, error) {
+func (p *Plugin) NewClient(ctx context.Context, opts map[string]any, more ...ClientOption) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -126,12 +129,23 @@ func (p *Plugin) NewClient(ctx context.Context, opts map[string]any) (*Client, e
 	if err := p.api.need(fnClientCreate); err != nil {
 		return nil, err
 	}
-	ptr, err := p.api.createClient(nvs)
+	var co clientOptions
+	for _, o := range more {
+		o(&co)
+	}
+	var kv *kvBridge
+	if co.kv != nil {
+		kv = newKVBridge(co.kv)
+	}
+	ptr, err := p.api.createClient(nvs, kv)
 	if err != nil {
+		if kv != nil {
+			kv.close()
+		}
 		return nil, fmt.Errorf("pjrt: creating client: %w", err)
 	}
 	live.clients.Add(1)
-	st := &clientState{api: p.api, ptr: ptr}
+	st := &clientState{api: p.api, ptr: ptr, kv: kv}
 	c := &Client{plugin: p, st: st}
 	if err := c.describe(); err != nil {
 		_ = st.close()

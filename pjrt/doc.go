@@ -34,6 +34,29 @@
 // (int64) and "asynchronous" (bool) and rejects unknown names, while the 0.81
 // one ignores unknown names.
 //
+// # Multi-process clients
+//
+// Some plugins make one client of several processes, each owning some of its
+// devices: the CUDA plugin with "node_id" and "num_nodes" (int64) create
+// options, libtpu from the TPU_* and MEGASCALE_* environment of a multi-host
+// or multi-slice job. Such a plugin reaches its peers through a key-value
+// store that the caller provides: NewClient(ctx, opts,
+// WithKeyValueStore(kv)) passes PJRT_Client_Create the kv_get, kv_try_get
+// and kv_put callbacks, which call kv (a KeyValueStore) from the plugin's
+// threads until the client is closed. Close cancels the store's calls in
+// flight, destroys the client, and only then frees the callbacks, so the
+// plugin may call them until PJRT_Client_Destroy returns. The callbacks never
+// read struct_size from their argument structs (XLA leaves it unset there);
+// store errors reach the plugin with their CodeOf code through its
+// callback_error. MemoryKeyValueStore serves clients within one process.
+//
+// The XLA CPU plugins have no cross-process collectives: the 0.115 one takes
+// "process_id" (global device ids become process_id<<11 + local), the 0.81 one
+// ignores it (every process is process 0, ids collide), neither calls the
+// key-value store, and both refuse a device assignment naming another
+// process's device with INVALID_ARGUMENT ("Multiprocess computations aren't
+// implemented on the CPU backend").
+//
 // # Versions
 //
 // The package is built against pjrt_c_api.h 0.114 (HeaderMinorVersion) and loads

@@ -154,17 +154,3 @@ func (e *Event) Close() error {
 	}
 	return err
 }
-
-// awaitAll waits for every event with ctx and returns the first error.
-func awaitAll(ctx context.Context, events []*Event) error {
-	var first error
-	for _, ev := range events {
-		if ev == nil {
-			continue
-		}
-		if err := ev.Await(ctx); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}

@@ -24,7 +24,6 @@ type testPlugin struct {
 var (
 	cpuPlugin    = testPlugin{"xla_cpu", "PATHWAYS_PJRT_CPU_PLUGIN", ".plugins/cpu.so"}
 	lammpsPlugin = testPlugin{"lammps_cpu", "PATHWAYS_PJRT_LAMMPS_PLUGIN", ".plugins/lammps_cpu.so"}
-	tpuPlugin    = testPlugin{"libtpu", "PATHWAYS_LIBTPU", ".plugins/libtpu.so"}
 	cpuPlugins   = []testPlugin{cpuPlugin, lammpsPlugin}
 )
 

@@ -41,8 +41,9 @@ func TestCheckVersion(t *testing.T) {
 	}
 }
 
-// buildFakePlugin compiles testdata/fakeplugin.c into a shared library.
-func buildFakePlugin(t *testing.T, minor int, last string) string {
+// buildFakePlugin compiles testdata/fakeplugin.c into a shared library;
+// defines are more -D flags.
+func buildFakePlugin(t *testing.T, minor int, last string, defines ...string) string {
 	t.Helper()
 	if !haveCgo {
 		t.Skip("needs cgo")
@@ -55,8 +56,11 @@ func buildFakePlugin(t *testing.T, minor int, last string) string {
 		t.Skipf("no C compiler (%s) to build the fake plugin", cc)
 	}
 	out := filepath.Join(t.TempDir(), "fake.so")
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-O1", "-I.", "-o", out,
-		"-DFAKE_MINOR="+itoa(minor), "-DFAKE_LAST="+last, "testdata/fakeplugin.c")
+	args := []string{"-shared", "-fPIC", "-O1", "-I.", "-o", out, "-DFAKE_MINOR=" + itoa(minor), "-DFAKE_LAST=" + last}
+	for _, d := range defines {
+		args = append(args, "-D"+d)
+	}
+	cmd := exec.Command(cc, append(args, "testdata/fakeplugin.c")...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building fake plugin: %v\n%s", err, b)
 	}

@@ -149,6 +149,7 @@ type clientState struct {
 	api *capi
 	mu  sync.RWMutex // read: calls using ptr; write: close
 	ptr unsafe.Pointer
+	kv  *kvBridge // nil without a key-value store
 
 	childMu  sync.Mutex
 	children map[*resource]struct{}
@@ -207,8 +208,14 @@ func (s *clientState) close() error {
 			}
 		}
 	}
+	if s.kv != nil {
+		s.kv.cancel() // a plugin thread blocked in a Get returns now
+	}
 	err := s.api.destroyClient(s.ptr)
 	s.ptr = nil
+	if s.kv != nil {
+		s.kv.close() // the plugin no longer calls back: retire the callbacks' id
+	}
 	live.clients.Add(-1)
 	if first == nil {
 		first = err

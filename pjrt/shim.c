@@ -10,6 +10,11 @@
 
 // Defined in Go (callback_cgo.go).
 extern void pjrtGoEventReady(uintptr_t handle, PJRT_Error* err);
+// Defined in Go (kvstore_cgo.go).
+extern pjrt_kv_result pjrtGoKVGet(uintptr_t handle, char* key, size_t key_size,
+                                  int timeout_ms, int try_only);
+extern pjrt_kv_result pjrtGoKVPut(uintptr_t handle, char* key, size_t key_size,
+                                  char* value, size_t value_size);
 
 // ---- loading ----
 
@@ -117,6 +122,86 @@ PJRT_Event_OnReady_Args pjrt_on_ready_args(PJRT_Event_OnReady_Args args,
   ctx->handle = handle;
   args.callback = on_ready;
   args.user_arg = ctx;
+  return args;
+}
+
+// ---- key-value store callbacks ----
+
+// The plugin frees a value we return with this; Go allocated it with malloc.
+static void kv_free_value(char* value) { free(value); }
+
+// kv_error turns a failed result into the plugin's own PJRT_Error through its
+// callback_error. Without one there is no way to fail, so the error is
+// written to stderr and the call reports success with an empty value.
+static PJRT_Error* kv_error(PJRT_CallbackError* callback_error,
+                            pjrt_kv_result r) {
+  PJRT_Error* err = NULL;
+  if (callback_error != NULL && *callback_error != NULL) {
+    err = (*callback_error)((PJRT_Error_Code)r.code,
+                            r.msg != NULL ? r.msg : "", r.msg_size);
+  } else {
+    fprintf(stderr,
+            "pjrt: key-value callback failed (code %d) and the plugin gave "
+            "no callback_error: %.*s\n",
+            r.code, (int)r.msg_size, r.msg != NULL ? r.msg : "");
+  }
+  free(r.msg);
+  free(r.value);
+  return err;
+}
+
+// The user_arg of the callbacks: C memory holding the id of the client's Go
+// bridge (an integer, which Go must never see in a pointer-typed field).
+static uintptr_t kv_handle(void* user_arg) { return *(uintptr_t*)user_arg; }
+
+// kv_value fills a get's out fields from r (the deleter always, so a plugin
+// that calls it on an empty value is safe).
+static PJRT_Error* kv_value(pjrt_kv_result r, PJRT_CallbackError* callback_error,
+                           char** value, size_t* value_size,
+                           void (**deleter)(char*)) {
+  *value = NULL;
+  *value_size = 0;
+  *deleter = kv_free_value;
+  if (r.code != 0) return kv_error(callback_error, r);
+  *value = r.value;
+  *value_size = r.value_size;
+  return NULL;
+}
+
+static PJRT_Error* kv_get(PJRT_KeyValueGetCallback_Args* args) {
+  pjrt_kv_result r =
+      pjrtGoKVGet(kv_handle(args->user_arg), (char*)args->key, args->key_size,
+                  args->timeout_in_ms, 0);
+  return kv_value(r, args->callback_error, &args->value, &args->value_size,
+                  &args->value_deleter_callback);
+}
+
+static PJRT_Error* kv_try_get(PJRT_KeyValueTryGetCallback_Args* args) {
+  pjrt_kv_result r = pjrtGoKVGet(kv_handle(args->user_arg), (char*)args->key,
+                                 args->key_size, 0, 1);
+  return kv_value(r, args->callback_error, &args->value, &args->value_size,
+                  &args->value_deleter_callback);
+}
+
+static PJRT_Error* kv_put(PJRT_KeyValuePutCallback_Args* args) {
+  pjrt_kv_result r =
+      pjrtGoKVPut(kv_handle(args->user_arg), (char*)args->key, args->key_size,
+                  (char*)args->value, args->value_size);
+  if (r.code != 0) return kv_error(args->callback_error, r);
+  return NULL;
+}
+
+PJRT_Client_Create_Args pjrt_kv_create_args(PJRT_Client_Create_Args args,
+                                            uintptr_t handle) {
+  uintptr_t* user_arg = malloc(sizeof(uintptr_t));
+  if (user_arg == NULL) abort();
+  *user_arg = handle;
+  args.kv_get_callback = kv_get;
+  args.kv_get_user_arg = user_arg;
+  args.kv_try_get_callback = kv_try_get;
+  args.kv_try_get_user_arg = user_arg;
+  args.kv_put_callback = kv_put;
+  args.kv_put_user_arg = user_arg;
   return args;
 }
 

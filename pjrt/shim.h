@@ -1,8 +1,8 @@
 // The hand-written C of package pjrt: what Go cannot do itself. Calls into a
 // plugin's function table go through the generated trampolines of
 // calls_gen.h; this file has the rest: loading a plugin, named values (a C
-// union), the PJRT_Event_OnReady callback, calling a plugin's deleter
-// function pointers, the Shardings extension (not in pjrt_c_api.h) and two
+// union), the PJRT_Event_OnReady callback, the key-value store callbacks of
+// PJRT_Client_Create, calling a plugin's deleter function pointers, the Shardings extension (not in pjrt_c_api.h) and two
 // helpers for tests and benchmarks.
 
 #ifndef OPENPATHWAYS_PJRT_SHIM_H_
@@ -44,6 +44,26 @@ void pjrt_nv_set(PJRT_NamedValue* nvs, size_t i, const char* name,
 // fails the caller frees it.
 PJRT_Event_OnReady_Args pjrt_on_ready_args(PJRT_Event_OnReady_Args args,
                                            uintptr_t handle);
+
+// Returns args with the three key-value store callbacks of PJRT_Client_Create
+// set; each passes handle to the Go functions pjrtGoKVGet and pjrtGoKVPut.
+// Their user_arg (args.kv_get_user_arg) is malloc'ed and never freed: a
+// plugin may call back after its client is gone, and then gets CANCELLED.
+// The callbacks read only the fields their argument structs have had since
+// they were introduced, never struct_size (XLA's callers leave it unset), and
+// report errors through the plugin's callback_error.
+PJRT_Client_Create_Args pjrt_kv_create_args(PJRT_Client_Create_Args args,
+                                            uintptr_t handle);
+
+// What pjrtGoKVGet and pjrtGoKVPut return: on success (code 0) a malloc'ed
+// value (get only; NULL when empty), else a code and a malloc'ed message.
+typedef struct {
+  char* value;
+  size_t value_size;
+  int code;
+  char* msg;
+  size_t msg_size;
+} pjrt_kv_result;
 
 // Calls a plugin-provided deleter (serialized executables, compile options,
 // device assignments) on owner.

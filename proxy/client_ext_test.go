@@ -46,7 +46,9 @@ func startServerWith(t testing.TB, devices int) ([]proxy.Option, *proxyserver.Se
 	go func() { served <- srv.Serve(lis) }()
 	t.Cleanup(func() {
 		srv.Close()
-		<-served
+		if err := <-served; !errors.Is(err, proxyserver.ErrServerClosed) {
+			t.Errorf("Serve after Close = %v, want ErrServerClosed", err)
+		}
 		backend.Close()
 	})
 	return []proxy.Option{
@@ -204,7 +206,9 @@ func startTCPServer(t testing.TB, devices int) string {
 	go func() { served <- srv.Serve(lis) }()
 	t.Cleanup(func() {
 		srv.Close()
-		<-served
+		if err := <-served; !errors.Is(err, proxyserver.ErrServerClosed) {
+			t.Errorf("Serve after Close = %v, want ErrServerClosed", err)
+		}
 		backend.Close()
 	})
 	return "grpc://" + lis.Addr().String()

@@ -391,7 +391,9 @@ func TestEncodeProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proto.Unmarshal(opts.GetData(), &xo)
+	if err := proto.Unmarshal(opts.GetData(), &xo); err != nil {
+		t.Fatal(err)
+	}
 	da := xo.GetCompileOptions().GetExecutableBuildOptions().GetDeviceAssignment()
 	if c0, c1 := da.GetComputationDevices()[0].GetReplicaDeviceIds(), da.GetComputationDevices()[1].GetReplicaDeviceIds(); !slices.Equal(c0, []int64{4, 5}) || !slices.Equal(c1, []int64{6, 7}) {
 		t.Errorf("2x2 assignment = %v %v", c0, c1)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -237,36 +238,21 @@ func (e *executable) Delete() *ifrt.Future {
 // Arguments the program donates (DonatableParameters, less
 // opts.NonDonatableInputs) count as deleted once the call succeeds.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.state.deleted.Load() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	ins := make([]*array, len(args))
-	handles := make([]uint64, len(args))
-	for i, x := range args {
-		a, err := e.c.arrayOf(x, "Execute")
-		if err != nil {
-			return nil, err
-		}
-		ins[i], handles[i] = a, a.handle
-	}
-	if err := ifrt.CheckArguments("proxy", e, args); err != nil {
+	ins, err := e.c.check().Execute(e, args)
+	if err != nil {
 		return nil, err
 	}
 	req := &proxypb.LoadedExecutableExecuteRequest{
 		LoadedExecutableHandle: e.handle,
-		ArgsHandles:            handles,
+		ArgsHandles:            handlesOf(ins),
 		ExecuteOptions:         wire.ExecuteOptionsToProto(opts),
 	}
 	e.mu.Lock()
 	specs := e.outSpecs
 	e.mu.Unlock()
-	var err error
 	if specs != nil {
 		if req.ResultArrayHandle, err = e.c.newHandles(len(specs)); err != nil {
 			return nil, err
@@ -291,7 +277,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if err == nil {
 		var r *proxypb.LoadedExecutableExecuteResponse
 		if r, err = typed(resp.GetLoadedExecutableExecuteResponse(), "LoadedExecutableExecuteRequest"); err == nil {
-			return e.results(ins, opts, req, r)
+			return e.results(ctx, ins, opts, req, r)
 		}
 	}
 	for _, h := range req.ResultArrayHandle {
@@ -321,12 +307,12 @@ func (e *executable) dispatch(ctx context.Context, ins []*array, opts *ifrt.Exec
 	if opts.FillStatus {
 		res.Status = ifrt.JoinFutures(pending, e.c.executionStatus(req.ResultStatusHandle))
 	}
-	e.markDonated(ins, opts)
+	res.Donated = e.markDonated(ctx, ins, opts)
 	return res, nil
 }
 
 // results builds the ExecuteResult from a successful response.
-func (e *executable) results(ins []*array, opts *ifrt.ExecuteOptions, req *proxypb.LoadedExecutableExecuteRequest, r *proxypb.LoadedExecutableExecuteResponse) (*ifrt.ExecuteResult, error) {
+func (e *executable) results(ctx context.Context, ins []*array, opts *ifrt.ExecuteOptions, req *proxypb.LoadedExecutableExecuteRequest, r *proxypb.LoadedExecutableExecuteResponse) (*ifrt.ExecuteResult, error) {
 	res := &ifrt.ExecuteResult{}
 	if req.ResultArrayHandle != nil {
 		e.mu.Lock()
@@ -365,7 +351,7 @@ func (e *executable) results(ins []*array, opts *ifrt.ExecuteOptions, req *proxy
 		}
 		res.Status = e.c.executionStatus(h)
 	}
-	e.markDonated(ins, opts)
+	res.Donated = e.markDonated(ctx, ins, opts)
 	return res, nil
 }
 
@@ -388,20 +374,26 @@ func (e *executable) learnOutputs(specs []ifrt.ArraySpec) {
 	}
 }
 
-// markDonated marks the arguments the execution donated as deleted; when the
-// server did not say which it donates, they may have been, and IsDeleted asks.
-func (e *executable) markDonated(ins []*array, opts *ifrt.ExecuteOptions) {
-	for i, a := range ins {
-		if slices.Contains(opts.NonDonatableInputs, i) {
-			continue
+// markDonated marks the arguments the execution donated as deleted and
+// returns their indices. When the server did not say which parameters the
+// program donates, it asks about each candidate now (IsArrayDeleted, which
+// the server answers once the execution has taken its arguments), so that
+// IsDeleted answers locally afterwards.
+func (e *executable) markDonated(ctx context.Context, ins []*array, opts *ifrt.ExecuteOptions) []int {
+	if e.donationKnown {
+		donated := backend.Donated(e.donatable, opts)
+		for _, i := range donated {
+			ins[i].deleted.Store(true)
 		}
-		switch {
-		case !e.donationKnown:
-			a.mayBeDonated.Store(true)
-		case slices.Contains(e.donatable, i):
-			a.deleted.Store(true)
+		return donated
+	}
+	var donated []int
+	for i, a := range ins {
+		if !slices.Contains(opts.NonDonatableInputs, i) && a.askDeleted(ctx) {
+			donated = append(donated, i)
 		}
 	}
+	return donated
 }
 
 // executionStatus returns a future for an execution's status handle: polled with

@@ -122,7 +122,7 @@ func (s *session) end(err error) error {
 // close ends the session from the client side: the stream is cancelled, which
 // makes the server free everything the session holds.
 func (s *session) close() {
-	s.end(ifrt.ErrClientClosed)
+	_ = s.end(ifrt.ErrClientClosed) // an earlier end's error is no news to the closer
 	s.cancel()
 	<-s.recvDone
 }
@@ -163,7 +163,7 @@ func (s *session) sendLocked(req *proxypb.IfrtRequest, f responseFunc) error {
 	if err := s.stream.Send(req); err != nil {
 		// The receive loop sees the stream's real status and fails f with it.
 		if !errors.Is(err, io.EOF) {
-			s.end(disconnected(err))
+			_ = s.end(disconnected(err)) // f fails with whichever error ended the session
 		}
 		<-s.done
 		return s.Err()

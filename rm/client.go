@@ -513,7 +513,8 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 			// Leave: close our side so the RM marks the worker lost now.
 			stream.CloseSend()
 			select {
-			case <-errc:
+			case err := <-errc:
+				r.c.log.Debug("rm: heartbeat stream ended after leaving", "err", err)
 			case <-time.After(leaveTimeout):
 			}
 			return context.Cause(ctx)

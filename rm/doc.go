@@ -43,7 +43,8 @@
 //
 // Config.InstanceType is "<kind>:<topology>" as Pathways' --instance_type:
 // tpuv4, tpuv5 (v5p), tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x, or cpu for
-// slices of one host with N CPU devices (cpu:4, cpu:2x2). ParseInstanceType
+// slices of one host with N CPU devices (cpu:4, cpu:2x2) or of H hosts of N
+// devices each (cpu:2hx4: 2 hosts of 4 devices). ParseInstanceType
 // documents hosts per slice and chips per host for each kind, with sources.
 //
 // Device ids are a pure function of where a device sits:
@@ -76,6 +77,17 @@
 // Registration) register again on their own, and watchers (through
 // Client.Watch) reconnect and receive a fresh snapshot; Cluster.RMIncarnation
 // tells one run of the RM from the next.
+//
+// # Gang scheduling and coordination
+//
+// Besides membership the RM serves the gang scheduler (Client.Sequence): one
+// sequence number per worker for each launch of a program spanning workers,
+// handed out atomically, so that launches whose workers overlap start in one
+// order on all of them; and a small key-value store (Client.KeyValue) with a
+// blocking Get, scoped by launch group, through which the processes of a
+// multi-process runtime exchange what they need before they can talk (PJRT's
+// kv callbacks). Neither survives a restart of the RM: sequence numbers start
+// again (with a new incarnation) and the store starts empty.
 //
 // # Errors
 //

@@ -18,7 +18,7 @@ type InstanceType struct {
 	// Platform is the PJRT platform of the devices: "tpu" or "cpu".
 	Platform string
 	// Topology is the slice's chip grid, e.g. [4 4] or [2 2 1]. For cpu it is
-	// the device grid ([4] for cpu:4).
+	// the device grid of each host ([4] for cpu:4 and cpu:2hx4).
 	Topology []int
 	// Untwisted records an "_untwisted" suffix on the topology (axlearn
 	// writes it for twisted v4/v5p shapes); it does not change the counts.
@@ -32,9 +32,13 @@ type InstanceType struct {
 	DevicesPerChip int
 }
 
-// Chips returns the number of chips per slice (the product of the topology).
+// Chips returns the number of chips per slice: the product of the
+// topology, times the host count for cpu slices (whose topology is per host).
 func (t InstanceType) Chips() int {
 	n := 1
+	if t.Platform == "cpu" {
+		n = t.Hosts
+	}
 	for _, d := range t.Topology {
 		n *= d
 	}
@@ -77,7 +81,10 @@ const (
 // ParseInstanceType parses "<kind>:<topology>", e.g. "tpuv5e:4x4". An
 // optional "_untwisted" suffix on the topology is accepted and recorded.
 // "cpu:<N>" or "cpu:<A>x<B>[x<C>]" is a slice of one host with that many CPU
-// devices. Errors are INVALID_ARGUMENT.
+// devices; "cpu:<H>hx<N>" (or "cpu:<H>hx<A>x<B>...") is a slice of H hosts,
+// each with that many devices: cpu:2hx4 is 2 hosts of 4 devices, 8 per
+// slice. The "h" marks the leading factor as hosts, so every one-host
+// spelling keeps its meaning. Errors are INVALID_ARGUMENT.
 //
 // The TPU kinds are those Pathways on Cloud accepts. Chips per host follow the
 // GKE machine types behind each kind; a slice with fewer chips than that is
@@ -117,6 +124,18 @@ func ParseInstanceType(s string) (InstanceType, error) {
 	if topo == "" {
 		return bad("empty topology")
 	}
+	hosts := 1
+	if lead, rest, ok := strings.Cut(topo, "x"); ok && strings.HasSuffix(lead, "h") {
+		if kind != "cpu" {
+			return bad("only cpu slices take a host count (<H>hx<devices>); %s derives its hosts from the topology", kind)
+		}
+		h := strings.TrimSuffix(lead, "h")
+		n, err := strconv.Atoi(h)
+		if h == "" || strings.TrimLeft(h, "0123456789") != "" || len(h) > 5 || err != nil || n < 1 || n > maxTopologyDim {
+			return bad("host count %q must be an integer in [1, %d]", lead, maxTopologyDim)
+		}
+		hosts, topo = n, rest
+	}
 	parts := strings.Split(topo, "x")
 	if len(parts) > 3 {
 		return bad("topology has %d dimensions, at most 3 are allowed", len(parts))
@@ -144,7 +163,10 @@ func ParseInstanceType(s string) (InstanceType, error) {
 		if chips > maxDevicesPerHost {
 			return bad("%d cpu devices on one host; at most %d", chips, maxDevicesPerHost)
 		}
-		t.Platform, t.Hosts, t.ChipsPerHost, t.DevicesPerChip = "cpu", 1, chips, 1
+		if hosts*chips > maxDevicesPerSlice {
+			return bad("more than %d devices per slice", maxDevicesPerSlice)
+		}
+		t.Platform, t.Hosts, t.ChipsPerHost, t.DevicesPerChip = "cpu", hosts, chips, 1
 		return t, nil
 	}
 	k, ok := tpuKinds[kind]

@@ -45,6 +45,10 @@ func TestParseInstanceType(t *testing.T) {
 		{"cpu:4", "cpu", []int{4}, 1, 4, 4, 4},
 		{"cpu:2x2", "cpu", []int{2, 2}, 1, 4, 4, 4},
 		{"cpu:1", "cpu", []int{1}, 1, 1, 1, 1},
+		// CPU slices of several hosts: <H>h leads.
+		{"cpu:2hx4", "cpu", []int{4}, 2, 4, 4, 8},
+		{"cpu:4hx2x2", "cpu", []int{2, 2}, 4, 4, 4, 16},
+		{"cpu:1hx8", "cpu", []int{8}, 1, 8, 8, 8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -79,6 +83,13 @@ func TestParseInstanceTypeErrors(t *testing.T) {
 		"cpu:99999999999", // overflow
 		"cpu:5000",        // too many devices on one host
 		"cpu:2_untwisted",
+		"cpu:2hx",          // no devices
+		"cpu:2h",           // no devices
+		"cpu:0hx4",         // zero hosts
+		"cpu:hx4",          // no host count
+		"cpu:2hx2hx4",      // two host counts
+		"tpuv5e:2hx4",      // TPU hosts come from the topology
+		"cpu:99999hx99999", // too many devices
 		"tpuv5e:1024x1025", // too many chips
 	} {
 		if it, err := ParseInstanceType(in); err == nil {
@@ -90,7 +101,7 @@ func TestParseInstanceTypeErrors(t *testing.T) {
 }
 
 func FuzzParseInstanceType(f *testing.F) {
-	for _, s := range []string{"tpuv4:2x2x1", "tpuv5e:4x4", "tpuv5e1t:2x4", "tpu7x:4x4x4", "cpu:8", "cpu:2x2", "tpuv5:2x4x4_untwisted", "x:", ":"} {
+	for _, s := range []string{"tpuv4:2x2x1", "tpuv5e:4x4", "tpuv5e1t:2x4", "tpu7x:4x4x4", "cpu:8", "cpu:2x2", "cpu:2hx4", "tpuv5:2x4x4_untwisted", "x:", ":"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -53,6 +53,7 @@ type slot struct {
 	info        WorkerInfo // the last registration; Host is resolved
 	lostReason  string
 	lease       *lease // while live
+	seq         sequenceState
 }
 
 // lease is one registration of a slot. It ends when the worker is lost or

@@ -315,7 +315,9 @@ func TestReRegistrationKeepsDeviceIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId})
-	stream.Recv()
+	if _, err := stream.Recv(); err != nil {
+		t.Fatalf("heartbeat ack: %v", err)
+	}
 	stream.CloseSend()
 	waitFor(ctx, t, events, rm.EventWorkerLost)
 	moved, err := register("10.0.0.3:29005", "boot-3")
@@ -418,7 +420,10 @@ func TestRegistrationEndsWithContext(t *testing.T) {
 	if !errors.Is(reg.Err(), context.Canceled) {
 		t.Errorf("Err = %v, want context.Canceled", reg.Err())
 	}
-	for ev := range c.Watch(ctx) {
+	for ev, err := range c.Watch(ctx) {
+		if err != nil {
+			t.Fatalf("Watch: %v", err)
+		}
 		if ev.Type == rm.EventSnapshot && ev.Cluster.Workers[0].State == rm.StateLost {
 			break
 		}
@@ -556,7 +561,9 @@ func TestAnyHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId})
-	stream.Recv()
+	if _, err := stream.Recv(); err != nil {
+		t.Fatalf("heartbeat ack: %v", err)
+	}
 	stream.CloseSend()
 	if _, err := stream.Recv(); err == nil {
 		t.Fatal("heartbeat stream still open after CloseSend")

@@ -22,6 +22,8 @@ type service struct {
 
 func registerService(r grpc.ServiceRegistrar, s *Server) {
 	rmpb.RegisterResourceManagerServer(r, &service{s: s})
+	rmpb.RegisterGangSchedulerServer(r, &gangService{s: s})
+	rmpb.RegisterKeyValueServer(r, newKeyValueService(s))
 }
 
 func (svc *service) RegisterWorker(ctx context.Context, req *rmpb.RegisterWorkerRequest) (*rmpb.RegisterWorkerResponse, error) {

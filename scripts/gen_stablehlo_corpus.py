@@ -544,27 +544,69 @@ def sharded():
         return jnp.tanh(a @ b.T) * 2, jnp.sum(a * b)
 
     kwargs = dict(in_shardings=(row, part), out_shardings=(part, rep), donate_argnums=(1,))
-    prev = jax.config.jax_use_shardy_partitioner
-    try:
-        jax.config.update("jax_use_shardy_partitioner", False)
-        emit("sharded_spmd_gspmd", f, x, y, jit_kwargs=kwargs, rtol=1e-5, atol=1e-5)
-        jax.config.update("jax_use_shardy_partitioner", True)
-        emit("sharded_spmd_shardy", f, x, y, jit_kwargs=kwargs, rtol=1e-5, atol=1e-5)
-    finally:
-        jax.config.update("jax_use_shardy_partitioner", prev)
-    # shard_map bodies hold per-device collectives: the interpreter rejects
-    # them (Unimplemented) and Module.UsesCollectives reports them.
-    smap = jax.shard_map(lambda a: lax.psum(a * 2, "x"), mesh=jax.sharding.Mesh(np.array(jax.devices()[:4]), ("x",)),
-                         in_specs=P("x"), out_specs=P())
-    try:
-        jax.config.update("jax_use_shardy_partitioner", False)
-        emit("shard_map_psum_gspmd", smap, f32(134, 8))
-        jax.config.update("jax_use_shardy_partitioner", True)
-        emit("shard_map_psum_shardy", smap, f32(134, 8))
-    finally:
-        jax.config.update("jax_use_shardy_partitioner", prev)
+    emit_both("sharded_spmd", f, x, y, jit_kwargs=kwargs, rtol=1e-5, atol=1e-5)
     emit("donated_alias", lambda a, b: (a + b, b * 2), f32(132, 3), f32(133, 3),
          jit_kwargs=dict(donate_argnums=(0,)))
+
+
+def emit_both(name, f, *args, **kw):
+    """Emits NAME_gspmd and NAME_shardy: f lowered by each partitioner."""
+    prev = jax.config.jax_use_shardy_partitioner
+    try:
+        for shardy in (False, True):
+            jax.config.update("jax_use_shardy_partitioner", shardy)
+            emit(name + ("_shardy" if shardy else "_gspmd"), f, *args, **kw)
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", prev)
+
+
+def shard_maps():
+    """shard_map bodies: per-device programs whose collectives exchange data
+    between the partitions; GSPMD writes them as SPMDFullToShardShape and
+    SPMDShardToFullShape custom calls, Shardy as sdy.manual_computation."""
+    devs = np.array(jax.devices()[:8])
+    m1 = jax.sharding.Mesh(devs, ("x",))
+    m4 = jax.sharding.Mesh(devs[:4], ("x",))
+    m2 = jax.sharding.Mesh(devs.reshape(2, 4), ("x", "y"))
+    smap = jax.shard_map
+    ring8 = [(i, (i + 1) % 8) for i in range(8)]
+    ring4 = [(i, (i + 3) % 4) for i in range(4)]
+    emit_both("shard_map_psum", smap(lambda a: lax.psum(a * 2, "x"), mesh=m4, in_specs=P("x"), out_specs=P()),
+              f32(134, 8))
+    emit_both("shard_map_all_gather", smap(lambda a: lax.all_gather(a, "x", tiled=True), mesh=m1,
+                                           in_specs=P("x"), out_specs=P(), check_vma=False), f32(140, 16, 3))
+    emit_both("shard_map_ppermute", smap(lambda a: lax.ppermute(a, "x", ring8), mesh=m1, in_specs=P("x"),
+                                         out_specs=P("x")), f32(141, 16))
+    emit_both("shard_map_psum_scatter", smap(lambda a: lax.psum_scatter(a, "x", tiled=True), mesh=m1,
+                                             in_specs=P("x"), out_specs=P("x")), f32(142, 64))
+    emit_both("shard_map_all_to_all", smap(lambda a: lax.all_to_all(a, "x", 0, 1, tiled=True), mesh=m1,
+                                           in_specs=P("x"), out_specs=P("x")), f32(143, 64, 8))
+    emit_both("shard_map_axis_index", smap(lambda a: a + lax.axis_index("y").astype(a.dtype) * 10 + lax.axis_index("x"),
+                                           mesh=m2, in_specs=P("x", "y"), out_specs=P("x", "y")), f32(144, 4, 8))
+    # A 2x4 mesh: groups along "x" are strided ([0, 4], [1, 5], ...), along
+    # "y" contiguous, and over both the whole mesh.
+    emit_both("shard_map_2d", smap(lambda a: (lax.psum(a, "x"), lax.psum(a, ("x", "y")), lax.pmax(a, "y"),
+                                              lax.all_gather(a, "y", axis=1, tiled=True)),
+                                   mesh=m2, in_specs=P("x", "y"), out_specs=(P(None, "y"), P(), P("x"), P("x")),
+                                   check_vma=False), f32(145, 4, 8))
+    emit_both("shard_map_psum_i32", smap(lambda a: lax.psum(a, "x"), mesh=m2, in_specs=P("x", "y"),
+                                         out_specs=P(None, "y")), ints(146, -1000, 1000, (4, 8), np.int32))
+    emit_both("shard_map_between_global_ops",
+              lambda a: smap(lambda b: lax.psum(b, "x"), mesh=m1, in_specs=P("x"), out_specs=P())(a * 2) + 1,
+              f32(148, 8))
+    emit_both("shard_map_in_loop",
+              lambda a: lax.fori_loop(0, 3, lambda i, c: smap(lambda b: lax.ppermute(b, "x", ring4) * 0.5 + lax.psum(b, "x"),
+                                                             mesh=m4, in_specs=P("x"), out_specs=P("x"))(c), a),
+              f32(149, 8))
+    # Manual over "x" only, "y" left to the partitioner: Shardy only (the
+    # interpreter does not run partially manual GSPMD regions).
+    prev = jax.config.jax_use_shardy_partitioner
+    try:
+        jax.config.update("jax_use_shardy_partitioner", True)
+        emit("shard_map_partial_auto_shardy", smap(lambda a: lax.psum(a, "x"), mesh=m2, in_specs=P("x"), out_specs=P(),
+                                                   axis_names={"x"}), f32(147, 4, 8))
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", prev)
 
 
 def main():
@@ -578,7 +620,7 @@ def main():
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
                     shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
-                    models, transformer, random, sharded):
+                    models, transformer, random, sharded, shard_maps):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")
 

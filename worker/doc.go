@@ -6,9 +6,18 @@
 // Pathways client (package cluster) puts arrays on its devices and runs programs;
 // the peer protocol (workerpb), through which other workers read its arrays and it
 // gathers pieces of theirs, so that copies between workers never pass through the
-// client; and, with Config.ResourceManager set, a registration with the resource
+// client; the gang protocol (workerpb.Gang), through which it runs its partitions
+// of programs spanning workers and streams their collectives' data straight to
+// the workers of the other partitions (gocpu backends; others refuse with
+// UNIMPLEMENTED); and, with Config.ResourceManager set, a registration with the resource
 // manager (package rm) kept alive by a heartbeat stream and renewed if the RM
 // restarts.
+//
+// The worker also stores and loads its own shards of Orbax checkpoints when the
+// cluster client asks it to (the internal shardio plugin program), straight to
+// and from storage (package storage; gs:// when storage/gcs is linked), and,
+// with Config.ScratchLocation, keeps a compilation cache shared by every worker
+// there (CompileCacheStats counts its hits). See docs/storage.md.
 //
 // # Usage
 //

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
@@ -106,7 +107,7 @@ func within(d ifrt.IndexDomain, shape ifrt.Shape) bool {
 // global array's coordinates), from this worker or from another; want is its
 // size.
 func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap ifrt.IndexDomain, want int64) ([]byte, error) {
-	region := wireDomain(shift(overlap, dom))
+	region := wireDomain(backend.Shift(overlap, dom))
 	addr := piece.GetWorkerAddress()
 	var data []byte
 	if addr == "" {
@@ -224,7 +225,7 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 		if len(dom) != len(target) {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: piece %d has rank %d, the result %d", i, len(dom), len(target))
 		}
-		if overlap, ok := intersect(dom, target); ok {
+		if overlap, ok := backend.Intersect(dom, target); ok {
 			parts = append(parts, part{piece, dom, overlap})
 			covered += overlap.Shape().NumElements()
 		}
@@ -247,7 +248,7 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 		if pt.piece.GetWorkerAddress() != "" {
 			remote += int64(len(data))
 		}
-		ifrt.InsertDomain(result, elem, shape, shift(pt.inside, target), data)
+		ifrt.InsertDomain(result, elem, shape, backend.Shift(pt.inside, target), data)
 	}
 	spec := ifrt.ArraySpec{DType: dtype, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, ifrt.MemoryKind(req.GetMemoryKind()))}
 	a, err := p.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, result, spec, nil)
@@ -286,25 +287,4 @@ func wireDomain(d ifrt.IndexDomain) *workerpb.Domain {
 		w.Origin[i], w.Shape[i] = r.Start, r.Len()
 	}
 	return w
-}
-
-// intersect returns the common part of a and b, and whether it holds any element.
-func intersect(a, b ifrt.IndexDomain) (ifrt.IndexDomain, bool) {
-	out := make(ifrt.IndexDomain, len(a))
-	for i := range a {
-		out[i] = ifrt.Range{Start: max(a[i].Start, b[i].Start), End: min(a[i].End, b[i].End)}
-		if out[i].Start >= out[i].End {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// shift expresses d relative to the origin of base.
-func shift(d, base ifrt.IndexDomain) ifrt.IndexDomain {
-	out := make(ifrt.IndexDomain, len(d))
-	for i, r := range d {
-		out[i] = ifrt.Range{Start: r.Start - base[i].Start, End: r.End - base[i].Start}
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -51,7 +52,8 @@ type Config struct {
 	// MaxRecvMsgSize bounds the messages the worker receives. Default
 	// proxyserver.DefaultMaxRecvMsgSize.
 	MaxRecvMsgSize int
-	// MaxGatherBytes bounds the array one Gather makes. Default
+	// MaxGatherBytes bounds the array one Gather makes, and one shard the
+	// worker stores or loads for a checkpoint. Default
 	// DefaultMaxGatherBytes.
 	MaxGatherBytes int64
 	// KeepaliveInterval and KeepaliveTimeout are how often the worker pings its
@@ -66,6 +68,13 @@ type Config struct {
 	DialOptions []grpc.DialOption
 	// ServerOptions are added to the grpc.Server that Serve creates.
 	ServerOptions []grpc.ServerOption
+	// ScratchLocation is the cluster's scratch storage (--gcs_scratch_location):
+	// "gs://bucket/prefix" (with package storage/gcs linked), "file:///dir" or a
+	// directory. The worker keeps its compilation cache there, under
+	// CompileCacheDir, shared by every worker and across restarts, when the
+	// backend can serialize executables (ifrt.ExecutableSerializer). Empty: no
+	// cache.
+	ScratchLocation string
 }
 
 // DefaultMaxGatherBytes bounds one Gather result when Config.MaxGatherBytes is
@@ -98,6 +107,9 @@ type Server struct {
 	log   *slog.Logger
 	proxy *proxyserver.Server
 	peer  *peer
+	store *shardStore
+	cache *compileCache // nil without a scratch location
+	gang  *gang
 
 	life rpc.Lifecycle
 
@@ -129,15 +141,22 @@ func New(cfg Config) (*Server, error) {
 	if limits.MaxSessionLiveBytes == 0 && cfg.Backend.Platform().Name == "cpu" {
 		limits.MaxSessionLiveBytes = proxyserver.DefaultHostBufferBytes()
 	}
+	store := newShardStore(cfg.MaxGatherBytes)
+	backend, cache, err := withCompileCache(cfg, log)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := proxyserver.New(proxyserver.Config{
-		Backend: cfg.Backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		Backend: backend, Logger: log, Limits: limits, ClusterClientsOnly: true,
+		PluginPrograms:    map[string]proxyserver.PluginHandler{shardio.Key: store.handler},
 		KeepaliveInterval: cfg.KeepaliveInterval, KeepaliveTimeout: cfg.KeepaliveTimeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, ready: make(chan struct{}), leaving: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), leaving: make(chan struct{})}
 	s.peer = newPeer(s)
+	s.gang = newGang(s)
 	s.life = rpc.Lifecycle{
 		Build: func() *grpc.Server {
 			gs := grpc.NewServer(s.ServerOptions()...)
@@ -159,7 +178,13 @@ func New(cfg Config) (*Server, error) {
 			s.leave()
 			s.proxy.Close()
 		},
-		Finish: s.peer.close,
+		Finish: func() {
+			s.peer.close()
+			s.store.close()
+			if s.cache != nil {
+				s.cache.loc.Close()
+			}
+		},
 	}
 	return s, nil
 }
@@ -182,12 +207,13 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append(opts, s.cfg.ServerOptions...)
 }
 
-// Register mounts the IFRT Proxy service, the peer service and the health
-// service on r.
+// Register mounts the IFRT Proxy service, the peer and gang services and the
+// health service on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	s.proxy.Register(r)
 	s.proxy.RegisterHealth(r)
 	workerpb.RegisterPeerServer(r, s.peer)
+	workerpb.RegisterGangServer(r, s.gang)
 }
 
 // Ready is closed once the worker serves and, with an RM, has registered.
@@ -254,6 +280,11 @@ func (s *Server) register(addr string) error {
 	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
 }
+
+// stopped is closed when the worker stops serving its sessions: once
+// Shutdown's drain is over, or when Close begins. What lives as long as the
+// worker (a gang launch's streams, a program's entry) ends with it.
+func (s *Server) stopped() <-chan struct{} { return s.leaving }
 
 func (s *Server) workerInfo(addr string) rm.WorkerInfo {
 	p := s.cfg.Backend.Platform()

@@ -155,7 +155,9 @@ func TestShutdownDeadline(t *testing.T) {
 		t.Errorf("Shutdown with a request in progress past the deadline = %v, want DeadlineExceeded", err)
 	}
 	close(g.release)
-	<-upload
+	if err := <-upload; err != nil {
+		t.Logf("the upload whose session Shutdown ended: %v", err) // either outcome is fine
+	}
 	deadline := time.Now().Add(defaultTestTimeout)
 	for arrays, _ := s.backend.Live(); arrays != 0; arrays, _ = s.backend.Live() {
 		if time.Now().After(deadline) {

@@ -19,17 +19,23 @@ import (
 
 // Config configures Start. The zero value is one slice of 8 gocpu devices.
 type Config struct {
-	// Slices is the number of slices, each one worker (one host). Default 1.
+	// Slices is the number of slices. Default 1.
 	Slices int
-	// DevicesPerSlice is the number of devices of each worker. Default 8.
+	// HostsPerSlice is the number of hosts (workers) of each slice. Default 1.
+	HostsPerSlice int
+	// DevicesPerSlice is the number of devices of each worker (of each host:
+	// a slice has HostsPerSlice × DevicesPerSlice). Default 8.
 	DevicesPerSlice int
-	// NewBackend makes the backend of the worker of a slice. Default: gocpu with
-	// DevicesPerSlice devices.
-	NewBackend func(slice int) (ifrt.Client, error)
+	// NewBackend makes the backend of worker i (slice i/HostsPerSlice, host
+	// i%HostsPerSlice). Default: gocpu with DevicesPerSlice devices.
+	NewBackend func(i int) (ifrt.Client, error)
 	// Logger receives the logs of every component. Default slog.Default().
 	Logger *slog.Logger
 	// NoProxy leaves out the IFRT Proxy server over the cluster.
 	NoProxy bool
+	// ScratchLocation is the workers' scratch storage (worker.Config), where
+	// they keep their shared compilation cache. Default none.
+	ScratchLocation string
 }
 
 // Cluster is an in-process cluster: a resource manager, one worker per slice
@@ -70,6 +76,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Slices == 0 {
 		cfg.Slices = 1
 	}
+	if cfg.HostsPerSlice == 0 {
+		cfg.HostsPerSlice = 1
+	}
 	if cfg.DevicesPerSlice == 0 {
 		cfg.DevicesPerSlice = 8
 	}
@@ -80,7 +89,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		n := cfg.DevicesPerSlice
 		cfg.NewBackend = func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: n}) }
 	}
-	l := &Cluster{cfg: cfg, workers: make([]*localWorker, cfg.Slices)}
+	l := &Cluster{cfg: cfg, workers: make([]*localWorker, cfg.Slices*cfg.HostsPerSlice)}
 	rms, err := rm.New(l.rmConfig())
 	if err != nil {
 		return nil, err
@@ -93,7 +102,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	l.RMAddress = lis.Addr().String()
 	go l.serve("resource manager", func() error { return rms.Serve(lis) })
 
-	for i := range cfg.Slices {
+	for i := range l.workers {
 		if err := l.startWorker(ctx, i); err != nil {
 			l.Close()
 			return nil, err
@@ -155,29 +164,36 @@ func (l *Cluster) restartRM() error {
 }
 
 func (l *Cluster) rmConfig() rm.Config {
+	it := fmt.Sprintf("cpu:%d", l.cfg.DevicesPerSlice)
+	if l.cfg.HostsPerSlice > 1 {
+		it = fmt.Sprintf("cpu:%dhx%d", l.cfg.HostsPerSlice, l.cfg.DevicesPerSlice)
+	}
 	return rm.Config{
-		InstanceType:  fmt.Sprintf("cpu:%d", l.cfg.DevicesPerSlice),
+		InstanceType:  it,
 		InstanceCount: l.cfg.Slices,
 		Logger:        l.cfg.Logger,
 	}
 }
 
-// startWorker starts the worker of a slice (again, after stopWorker): a fresh
-// backend on a new port. Its devices keep their ids.
-func (l *Cluster) startWorker(ctx context.Context, slice int) error {
+// startWorker starts worker i (again, after stopWorker): a fresh backend on a
+// new port. Its devices keep their ids. Worker i is host i%HostsPerSlice of
+// slice i/HostsPerSlice.
+func (l *Cluster) startWorker(ctx context.Context, i int) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if slice < 0 || slice >= len(l.workers) {
-		return fmt.Errorf("local: no slice %d", slice)
+	if i < 0 || i >= len(l.workers) {
+		return fmt.Errorf("local: no worker %d", i)
 	}
-	if l.workers[slice] != nil {
-		return fmt.Errorf("local: the worker of slice %d is running", slice)
+	if l.workers[i] != nil {
+		return fmt.Errorf("local: worker %d is running", i)
 	}
-	backend, err := l.cfg.NewBackend(slice)
+	backend, err := l.cfg.NewBackend(i)
 	if err != nil {
 		return err
 	}
-	ws, err := worker.New(worker.Config{Backend: backend, ResourceManager: l.RMAddress, Slice: slice, Logger: l.cfg.Logger})
+	slice, host := i/l.cfg.HostsPerSlice, i%l.cfg.HostsPerSlice
+	ws, err := worker.New(worker.Config{Backend: backend, ResourceManager: l.RMAddress, Slice: slice, Host: host, Logger: l.cfg.Logger,
+		ScratchLocation: l.cfg.ScratchLocation})
 	if err != nil {
 		backend.Close()
 		return err
@@ -189,7 +205,7 @@ func (l *Cluster) startWorker(ctx context.Context, slice int) error {
 	}
 	go func() {
 		if err := ws.Serve(lis); err != nil && !errors.Is(err, worker.ErrServerClosed) {
-			l.cfg.Logger.Warn("local: worker stopped", "slice", slice, "error", err)
+			l.cfg.Logger.Warn("local: worker stopped", "slice", slice, "host", host, "error", err)
 		}
 	}()
 	select {
@@ -199,36 +215,36 @@ func (l *Cluster) startWorker(ctx context.Context, slice int) error {
 		backend.Close()
 		return ctx.Err()
 	}
-	l.workers[slice] = &localWorker{server: ws, backend: backend}
+	l.workers[i] = &localWorker{server: ws, backend: backend}
 	return nil
 }
 
-// stopWorker kills the worker of a slice at once, as a crash would: its arrays
-// are gone and the RM reports it lost.
-func (l *Cluster) stopWorker(slice int) error {
+// stopWorker kills worker i at once, as a crash would: its arrays are gone
+// and the RM reports it lost.
+func (l *Cluster) stopWorker(i int) error {
 	l.mu.Lock()
-	if slice < 0 || slice >= len(l.workers) {
+	if i < 0 || i >= len(l.workers) {
 		l.mu.Unlock()
-		return fmt.Errorf("local: no slice %d", slice)
+		return fmt.Errorf("local: no worker %d", i)
 	}
-	w := l.workers[slice]
-	l.workers[slice] = nil
+	w := l.workers[i]
+	l.workers[i] = nil
 	l.mu.Unlock()
 	if w == nil {
-		return fmt.Errorf("local: the worker of slice %d is not running", slice)
+		return fmt.Errorf("local: worker %d is not running", i)
 	}
 	w.server.Close()
 	return w.backend.Close()
 }
 
-// worker returns the worker server of a slice (nil while stopped).
-func (l *Cluster) worker(slice int) *worker.Server {
+// worker returns worker i's server (nil while stopped).
+func (l *Cluster) worker(i int) *worker.Server {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if slice < 0 || slice >= len(l.workers) {
+	if i < 0 || i >= len(l.workers) {
 		return nil
 	}
-	if w := l.workers[slice]; w != nil {
+	if w := l.workers[i]; w != nil {
 		return w.server
 	}
 	return nil

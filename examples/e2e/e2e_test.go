@@ -253,7 +253,9 @@ func (c *procCluster) runJAX(python, script string, onStep func(step string)) (m
 		var step string
 		if raw, ok := obj["waiting"]; ok && json.Unmarshal(raw, &step) == nil {
 			onStep(step)
-			io.WriteString(stdin, step+"\n")
+			if _, err := io.WriteString(stdin, step+"\n"); err != nil {
+				t.Fatalf("%s: answer step %q: %v", script, step, err)
+			}
 		}
 	}
 	if err := cmd.Wait(); err != nil {
@@ -284,7 +286,9 @@ func checkDevices(t *testing.T, out map[string]json.RawMessage) {
 		ID         int `json:"id"`
 		SliceIndex int `json:"slice_index"`
 	}
-	json.Unmarshal(out["devices"], &devs)
+	if err := json.Unmarshal(out["devices"], &devs); err != nil {
+		t.Fatalf("devices %s: %v", out["devices"], err)
+	}
 	perSlice := map[int]int{}
 	for _, d := range devs {
 		perSlice[d.SliceIndex]++
@@ -416,4 +420,35 @@ func testGoCPUCluster(t *testing.T, python string) {
 	if t.Failed() {
 		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
 	}
+}
+
+// TestGangCluster runs one program across two worker processes from stock
+// JAX, kills one participant with SIGKILL during a loop of launches (the
+// launch fails with DATA_LOSS, nothing hangs, slice 0 alone goes on) and
+// starts it again (spanning launches work again).
+func TestGangCluster(t *testing.T) {
+	skipShort(t)
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
+		out, stderr := c.runJAX(jax.Python, "gang_cluster.py", func(step string) {
+			switch step {
+			case "killed":
+				c.kill9(1)
+			case "restarted":
+				c.startWorker(1)
+			}
+		})
+		check := checker(t, out)
+		check("spanning", "true")
+		errorSays(t, out, "lost", "DATA_LOSS")
+		check("hung", "false")
+		check("slice0_while_down", "true")
+		check("spanning_after_restart", "true")
+		t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
+		if t.Failed() {
+			t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+		}
+	})
 }

@@ -782,6 +782,15 @@ func TestChecksCatchMistakes(t *testing.T) {
 			js.Spec.ReplicatedJobs[1].Template.Spec.Completions = &two
 			js.Spec.ReplicatedJobs[1].Template.Spec.Parallelism = &two
 		}, "slice 0 has 2 worker pods; tpuv5e:4x4 needs 4"},
+		{"CPU slices of two hosts", "pathways-cpu.yaml", func(js *jobset.JobSet) {
+			replaceArg(&head(js).Containers[0], "--instance_type", "--instance_type=cpu:2hx4")
+			two := int32(2)
+			js.Spec.ReplicatedJobs[1].Template.Spec.Completions = &two
+			js.Spec.ReplicatedJobs[1].Template.Spec.Parallelism = &two
+		}, ""},
+		{"CPU slices of two hosts, one pod each", "pathways-cpu.yaml", func(js *jobset.JobSet) {
+			replaceArg(&head(js).Containers[0], "--instance_type", "--instance_type=cpu:2hx4")
+		}, "slice 0 has 1 worker pods; cpu:2hx4 needs 2"},
 		{"TPU worker on gocpu", "pathways-tpu.yaml", func(js *jobset.JobSet) { replaceArg(worker(js), "--backend", "--backend=gocpu") }, "cannot open TPUs"},
 		{"sidecar that never ends", "pathways-tpu.yaml", func(js *jobset.JobSet) { head(js).InitContainers[0].RestartPolicy = nil }, "without restartPolicy: Always"},
 		{"program to the RM", "pathways-tpu.yaml", func(js *jobset.JobSet) {
@@ -874,6 +883,7 @@ func helpFlags(out string) map[string]bool {
 }
 
 func goCommand() string {
+	//lint:ignore SA1019 the go command of the toolchain that built this test is the one to build the images' binaries with
 	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
 		return p
 	}

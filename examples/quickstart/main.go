@@ -7,11 +7,9 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
-	"math"
 	"os"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -41,15 +39,15 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// An 8x4 f32 array holding 0..31, rows split over the 8 devices.
 	shape := ifrt.Shape{8, 4}
-	host := make([]byte, 4*shape.NumElements())
-	for i := range shape.NumElements() {
-		binary.LittleEndian.PutUint32(host[4*i:], math.Float32bits(float32(i)))
+	host := make([]float32, shape.NumElements())
+	for i := range host {
+		host[i] = float32(i)
 	}
 	rows, err := ifrt.NewTiledSharding(devs, 8, 1)
 	if err != nil {
 		return err
 	}
-	x, err := client.MakeArrayFromHostBuffer(ctx, host, ifrt.ArraySpec{DType: ifrt.F32, Shape: shape, Sharding: rows}, nil)
+	x, err := ifrt.MakeArrayFromSlice(ctx, client, host, shape, rows)
 	if err != nil {
 		return err
 	}
@@ -60,11 +58,10 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out, err := client.Reshard(ctx, []ifrt.Array{x}, []ifrt.ArraySpec{{DType: ifrt.F32, Shape: shape, Sharding: grid}}, ifrt.DonateInput)
+	y, err := ifrt.Reshard(ctx, client, x, grid, ifrt.DonateInput)
 	if err != nil {
 		return err
 	}
-	y := out[0]
 	domains, err := grid.IndexDomains(shape)
 	if err != nil {
 		return err
@@ -74,8 +71,8 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "  device %d holds %v\n", d.ID, domains[i])
 	}
 
-	back := make([]byte, len(host))
-	if err := y.CopyToHostBuffer(ctx, back, nil); err != nil {
+	back, err := ifrt.ArrayToSlice[float32](ctx, y)
+	if err != nil {
 		return err
 	}
 	printMatrix(w, back, shape)
@@ -111,25 +108,24 @@ func compute(ctx context.Context, client ifrt.Client, w io.Writer, x ifrt.Array)
 	}
 	affine, sum := res.Outputs[0], res.Outputs[1]
 	fmt.Fprintf(w, "ran %s on %d devices: 2x+1 has %v\n", exe.Name(), len(exe.Devices()), affine.Sharding())
-	back := make([]byte, 4*affine.Shape().NumElements())
-	if err := affine.CopyToHostBuffer(ctx, back, nil); err != nil {
+	back, err := ifrt.ArrayToSlice[float32](ctx, affine)
+	if err != nil {
 		return err
 	}
 	printMatrix(w, back, affine.Shape())
-	total := make([]byte, 4)
-	if err := sum.CopyToHostBuffer(ctx, total, nil); err != nil {
+	total, err := ifrt.ArrayToSlice[float32](ctx, sum)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "sum of x = %g\n", math.Float32frombits(binary.LittleEndian.Uint32(total)))
+	fmt.Fprintf(w, "sum of x = %g\n", total[0])
 	return nil
 }
 
-func printMatrix(w io.Writer, b []byte, shape ifrt.Shape) {
+func printMatrix(w io.Writer, v []float32, shape ifrt.Shape) {
 	for r := range shape[0] {
 		fmt.Fprint(w, " ")
 		for c := range shape[1] {
-			i := r*shape[1] + c
-			fmt.Fprintf(w, " %4g", math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+			fmt.Fprintf(w, " %4g", v[r*shape[1]+c])
 		}
 		fmt.Fprintln(w)
 	}

@@ -17,15 +17,21 @@
 //	--node_type                 "resource_manager"; absent (or "worker") runs a worker
 //	--server_port               gRPC port; default 29001 for the RM, 29005 for a worker (0: any free port)
 //	--instance_type             RM: the shape of every slice, <kind>:<topology> (tpuv5e:4x4, tpuv6e:2x4,
-//	                            tpu7x:2x2x1, cpu:4). Worker, optional: how many devices its
+//	                            tpu7x:2x2x1, cpu:4, cpu:2hx4 = 2 hosts of 4). Worker, optional: how many devices its
 //	                            backend opens; by default the worker asks the RM
 //	--instance_count            RM: the number of slices (default 1)
 //	--resource_manager_address  worker: the RM's host:port (required)
-//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: validated and
-//	                            logged; nothing is stored there yet (suspend/resume is not implemented)
-//	--enable_gcs_olm            accepted for compatibility; no lifecycle rule is ever created
-//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so> (pjrt:plugin=<.so>,devices=N
-//	                            also works); default gocpu
+//	--gcs_scratch_location      gs://bucket/prefix, file:///dir or a directory: workers keep the
+//	                            shared compilation cache in compilation_cache/ there (PJRT
+//	                            backends); suspend/resume is not implemented
+//	--enable_gcs_olm            RM: a lifecycle rule on the gs:// scratch bucket deletes
+//	                            compilation cache entries after 30 days
+//	--backend                   worker: gocpu (pure Go) or pjrt:<plugin .so>; default gocpu.
+//	                            pjrt:plugin=<.so>,devices=N,process=<i>/<n>,kv=<store> passes pjrtifrt's
+//	                            options through: process and kv make the worker process i of a
+//	                            multi-process PJRT client (kv=rm: the resource manager's
+//	                            coordination service; or a store a program embedding the worker
+//	                            registered with pjrtifrt.RegisterKeyValueStore)
 //
 // OpenPathways' own flags (see docs/security.md):
 //

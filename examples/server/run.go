@@ -17,8 +17,10 @@ import (
 	_ "github.com/openpathways/pathways/ifrt/gocpu" // registers "gocpu"
 	"github.com/openpathways/pathways/internal/envconfig"
 	"github.com/openpathways/pathways/internal/serverflags"
-	_ "github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt" // registers "pjrt"
 	"github.com/openpathways/pathways/rm"
+	"github.com/openpathways/pathways/storage"
+	_ "github.com/openpathways/pathways/storage/gcs" // serves gs:// scratch locations
 	"github.com/openpathways/pathways/worker"
 )
 
@@ -70,8 +72,8 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&c.instanceType, "instance_type", "", "shape of every slice, <kind>:<topology>, e.g. tpuv5e:4x4 or cpu:4 (required for the resource manager)")
 	fs.IntVar(&c.instanceCount, "instance_count", 1, "resource manager: number of slices")
 	fs.StringVar(&c.rmAddress, "resource_manager_address", "", "worker: the resource manager's host:port (required)")
-	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory (validated; nothing is stored yet)")
-	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, "accepted for compatibility; no object lifecycle rule is created")
+	fs.StringVar(&scratch, "gcs_scratch_location", "", "scratch storage: gs://bucket/prefix, file:///dir or a directory; workers keep the shared compilation cache there (compilation_cache/)")
+	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, fmt.Sprintf("resource manager: set a lifecycle rule on the gs:// scratch bucket that deletes compilation cache entries after %d days", cacheExpiryDays))
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
 	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
 	c.common.Register(fs)
@@ -278,6 +280,9 @@ func runRM(ctx context.Context, c config, log *slog.Logger, stdout io.Writer) er
 	log.Info("resource manager starting", "instance_type", c.instanceType, "instance_count", c.instanceCount,
 		"address", lis.Addr().String(), "host_address", c.hostAddress, "gcs_scratch_location", c.scratch.String(),
 		"enable_gcs_olm", c.enableGCSOLM, "tpu_skip_mds_query", c.skipMDS)
+	if c.enableGCSOLM {
+		setCacheLifecycle(ctx, c.scratch.String(), log)
+	}
 	return serve(ctx, srv, lis, log, c.common.DrainTimeout, nil, func() {
 		fmt.Fprintf(stdout, "resource manager ready on %s\n", lis.Addr())
 	})
@@ -295,6 +300,11 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 	if it.count > 0 && slice >= it.count {
 		return fmt.Errorf("%s=%d but the resource manager has %d slices", envconfig.MegascaleSliceID, slice, it.count)
 	}
+	unregister, err := registerRMStore(c, log)
+	if err != nil {
+		return err
+	}
+	defer unregister()
 	backend, err := openBackend(ctx, c.backend, it.InstanceType)
 	if err != nil {
 		return fmt.Errorf("--backend=%s: %w", c.backend, err)
@@ -315,6 +325,7 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		Backend: backend, ResourceManager: c.rmAddress, Slice: slice, Host: c.host,
 		Address: addr, Logger: log, Security: c.security, Limits: c.limits.Proxy(),
 		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
+		ScratchLocation: c.scratch.String(),
 	})
 	if err != nil {
 		lis.Close()
@@ -376,6 +387,29 @@ func workerInstanceType(ctx context.Context, c config, log *slog.Logger) (slices
 	return slices{}, fmt.Errorf("waiting for the resource manager at %s: %w", c.rmAddress, context.Cause(ctx))
 }
 
+// rmStore is the key-value store name under which --backend=pjrt:...,kv=rm
+// reaches the resource manager's coordination service.
+const rmStore = "rm"
+
+// registerRMStore registers the resource manager's coordination service as
+// the store "rm" when --backend names it, so that the processes of one PJRT
+// client exchange what their plugin needs through the RM. The returned
+// function unregisters it and closes its RM client.
+func registerRMStore(c config, log *slog.Logger) (func(), error) {
+	if !strings.HasPrefix(c.backend, "pjrt:") || ifrt.ParseConfig(strings.TrimPrefix(c.backend, "pjrt:"))["kv"] != rmStore {
+		return func() {}, nil
+	}
+	client, err := rm.NewClient(c.rmAddress, rm.WithLogger(log), rm.WithSecurity(c.security))
+	if err != nil {
+		return nil, err
+	}
+	pjrtifrt.RegisterKeyValueStore(rmStore, client.KeyValue("pjrt"))
+	return func() {
+		pjrtifrt.RegisterKeyValueStore(rmStore, nil)
+		client.Close()
+	}, nil
+}
+
 // openBackend opens the worker's backend with one host's devices of it.
 func openBackend(ctx context.Context, spec string, it rm.InstanceType) (ifrt.Client, error) {
 	name, plugin, err := splitBackend(spec)
@@ -389,8 +423,13 @@ func openBackend(ctx context.Context, spec string, it rm.InstanceType) (ifrt.Cli
 		}
 		return ifrt.Open(ctx, fmt.Sprintf("gocpu:devices=%d", n))
 	}
-	cfg := "plugin=" + plugin
-	if it.Platform == "cpu" {
+	// The options of pjrt:plugin=<.so>,... pass through (process=<i>/<n>,kv=<store>
+	// make the worker one process of a multi-process client; see pjrtifrt).
+	cfg := strings.TrimPrefix(spec, "pjrt:")
+	if !strings.Contains(cfg, "=") {
+		cfg = "plugin=" + plugin
+	}
+	if _, set := ifrt.ParseConfig(cfg)["devices"]; !set && it.Platform == "cpu" {
 		// The CPU plugins make one device unless told otherwise.
 		cfg += fmt.Sprintf(",devices=%d", n)
 	}
@@ -437,4 +476,24 @@ func (p *portFlag) Set(s string) error {
 	}
 	p.port, p.set = n, true
 	return nil
+}
+
+// cacheExpiryDays is how old a compilation cache entry gets before the bucket's
+// lifecycle rule (--enable_gcs_olm) deletes it.
+const cacheExpiryDays = 30
+
+// setCacheLifecycle sets the scratch bucket's lifecycle rule for the
+// compilation cache. A failure (often a missing storage.buckets.update
+// permission) is logged: the cluster works without the rule.
+func setCacheLifecycle(ctx context.Context, scratch string, log *slog.Logger) {
+	loc, err := storage.Open(ctx, scratch)
+	if err == nil {
+		defer loc.Close()
+		err = loc.ExpireAfter(ctx, worker.CompileCacheDir, cacheExpiryDays)
+	}
+	if err != nil {
+		log.Warn("--enable_gcs_olm: no lifecycle rule was set", "gcs_scratch_location", scratch, "error", err)
+		return
+	}
+	log.Info("lifecycle rule set: compilation cache entries are deleted after their age limit", "gcs_scratch_location", scratch, "days", cacheExpiryDays)
 }

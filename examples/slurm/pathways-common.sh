@@ -51,13 +51,17 @@ if [[ -z ${WORKER_BACKEND:-} ]]; then
 fi
 
 # hosts_per_slice prints how many machines (workers) one slice of
-# INSTANCE_TYPE spans: one for cpu, else the slice's chips over the chips of
-# one TPU VM (8 for the *1t kinds, else 4), at least one. The resource manager
-# counts the same way (rm.ParseInstanceType).
+# INSTANCE_TYPE spans: for cpu the leading <H>h of cpu:<H>hx<N> (2 for
+# cpu:2hx4) or one, else the slice's chips over the chips of one TPU VM (8 for
+# the *1t kinds, else 4), at least one. The resource manager counts the same
+# way (rm.ParseInstanceType).
 hosts_per_slice() {
 	local kind=${INSTANCE_TYPE%%:*} topo=${INSTANCE_TYPE#*:} chips=1 per=4 d
 	topo=${topo%_untwisted}
-	[[ $kind == cpu ]] && { echo 1; return; }
+	if [[ $kind == cpu ]]; then
+		if [[ $topo =~ ^([0-9]+)hx ]]; then echo "${BASH_REMATCH[1]}"; else echo 1; fi
+		return
+	fi
 	[[ $kind == *1t ]] && per=8
 	IFS=x read -ra dims <<<"$topo"
 	for d in "${dims[@]}"; do chips=$((chips * d)); done

@@ -1,8 +1,12 @@
-"""Writes train_step.mlir: one SGD step of a small MLP, lowered by JAX to StableHLO text.
+"""Writes train_step.mlir and train_step_shard_map.mlir: one SGD step of a small MLP,
+lowered by JAX to StableHLO text.
 
 The step is data-parallel: parameters are replicated, the batch is split by rows over
-N devices, and XLA's SPMD annotations (mhlo.sharding, mhlo.num_partitions) say so. The
-Go driver (main.go) runs it on any ifrt backend that compiles StableHLO text.
+N devices. train_step.mlir says so with XLA's SPMD annotations (mhlo.sharding,
+mhlo.num_partitions); train_step_shard_map.mlir is the same step written with
+shard_map: each device computes the gradients of its rows, and a psum (an all_reduce)
+averages them, as data parallelism over several hosts does. The Go driver (main.go)
+runs either on any ifrt backend that compiles StableHLO text.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=8 .venv/bin/python examples/train/gen_step.py
 """
@@ -33,7 +37,16 @@ def train_step(w1, b1, w2, b2, x, y):
     return (*new, loss)
 
 
-def main(out):
+def sharded_step(w1, b1, w2, b2, x, y):
+    """train_step on this device's rows, its gradients and loss averaged over all."""
+    params = (w1, b1, w2, b2)
+    loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+    grads = jax.lax.psum(grads, "data")
+    new = tuple(p - LEARNING_RATE * g / DEVICES for p, g in zip(params, grads))
+    return (*new, jax.lax.psum(loss, "data") / DEVICES)
+
+
+def main(out, out_shard_map):
     mesh = Mesh(jax.devices()[:DEVICES], ("data",))
     rep = NamedSharding(mesh, P())
     rows = NamedSharding(mesh, P("data"))
@@ -51,10 +64,19 @@ def main(out):
         in_shardings=(rep, rep, rep, rep, rows, rows),
         out_shardings=(rep, rep, rep, rep, rep),
     )
-    text = step.lower(*args).as_text()
     with open(out, "w") as f:
-        f.write(text)
+        f.write(step.lower(*args).as_text())
+    sharded = jax.jit(jax.shard_map(
+        sharded_step, mesh=mesh,
+        in_specs=(P(), P(), P(), P(), P("data"), P("data")),
+        out_specs=(P(), P(), P(), P(), P()),
+        # Gradients stay per device until the explicit psum (with the check,
+        # JAX would sum the replicated parameters' gradients itself).
+        check_vma=False))
+    with open(out_shard_map, "w") as f:
+        f.write(sharded.lower(*args).as_text())
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "train_step.mlir"))
+    here = os.path.dirname(__file__)
+    main(os.path.join(here, "train_step.mlir"), os.path.join(here, "train_step_shard_map.mlir"))

@@ -7,13 +7,19 @@
 // batch split by rows over the devices. Each step puts a fresh batch on the devices,
 // runs the step, keeps the new parameters on the devices and prints the loss.
 //
+// With -workers N (2, 4 or 8) the cluster has N workers of 8/N devices, and the
+// step is the shard_map form of the same step (train_step_shard_map.mlir): each
+// device computes its rows' gradients and an all-reduce across the workers
+// averages them. The cluster runs it as one program over all workers (a gang);
+// it prints the same losses as -workers 1, which runs that step on one worker.
+//
 //	go run ./examples/train -steps 100
+//	go run ./examples/train -workers 2
 package main
 
 import (
 	"context"
 	_ "embed"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -31,6 +37,9 @@ import (
 //go:embed train_step.mlir
 var trainStep []byte
 
+//go:embed train_step_shard_map.mlir
+var trainStepShardMap []byte
+
 // The model's sizes, as gen_step.py lowered them.
 const (
 	devices = 8
@@ -44,6 +53,7 @@ func main() {
 	steps := flag.Int("steps", 100, "training steps")
 	seed := flag.Uint64("seed", 1, "seed for the initial parameters and the data")
 	verbose := flag.Bool("v", false, "log the cluster's events")
+	workers := flag.Int("workers", 0, "run the shard_map step, data-parallel over this many workers (1, 2, 4 or 8) with an all-reduce across them; 0: the annotated step on one worker")
 	flag.Parse()
 	log.SetFlags(0)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -51,35 +61,42 @@ func main() {
 		logger = slog.Default()
 	}
 
+	step, slices := trainStep, 1
+	if *workers != 0 {
+		if *workers < 0 || devices%*workers != 0 {
+			log.Fatalf("train: -workers %d does not divide the %d devices", *workers, devices)
+		}
+		step, slices = trainStepShardMap, *workers
+	}
 	ctx := context.Background()
-	cluster, err := local.Start(ctx, local.Config{Slices: 1, DevicesPerSlice: devices, NoProxy: true, Logger: logger})
+	cluster, err := local.Start(ctx, local.Config{Slices: slices, DevicesPerSlice: devices / slices, NoProxy: true, Logger: logger})
 	if err != nil {
 		log.Fatalf("train: start the local cluster: %v", err)
 	}
 	defer cluster.Close()
-	fmt.Printf("cluster: resource manager at %s, %d devices\n", cluster.RMAddress, len(cluster.Client.Devices()))
-	losses, err := train(ctx, cluster.Client, *steps, *seed, os.Stdout)
+	fmt.Printf("cluster: resource manager at %s, %d devices on %d workers\n", cluster.RMAddress, len(cluster.Client.Devices()), slices)
+	losses, err := train(ctx, cluster.Client, step, *steps, *seed, os.Stdout)
 	if err != nil {
 		log.Fatalf("train: %v", err)
 	}
 	fmt.Printf("loss %.5f -> %.5f over %d steps\n", losses[0], losses[len(losses)-1], len(losses))
 }
 
-// train runs steps SGD steps on the client's first 8 devices and returns the loss of
-// each step.
-func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io.Writer) ([]float32, error) {
+// train runs steps SGD steps of program on the client's first 8 devices
+// and returns the loss of each step.
+func train(ctx context.Context, client ifrt.Client, program []byte, steps int, seed uint64, w io.Writer) ([]float32, error) {
 	devs := client.AddressableDevices()
 	if len(devs) < devices {
 		return nil, fmt.Errorf("the step needs %d devices, the client has %d", devices, len(devs))
 	}
 	devs = devs[:devices]
-	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: trainStep}, &ifrt.CompileOptions{Devices: devs})
+	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: program}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		return nil, fmt.Errorf("compile the training step: %w", err)
 	}
 	defer exe.Delete()
 
-	replicated, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	replicated, err := ifrt.NewReplicatedSharding(devs)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +105,6 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0))
-	put := func(values []float32, shape ifrt.Shape, s ifrt.Sharding) (ifrt.Array, error) {
-		return client.MakeArrayFromHostBuffer(ctx, f32Bytes(values), ifrt.ArraySpec{DType: ifrt.F32, Shape: shape, Sharding: s}, nil)
-	}
 
 	// Parameters: w1, b1, w2, b2, scaled for tanh.
 	var params []ifrt.Array
@@ -98,7 +112,7 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 		shape ifrt.Shape
 		scale float64
 	}{{ifrt.Shape{in, hidden}, 1 / math.Sqrt(in)}, {ifrt.Shape{hidden}, 0}, {ifrt.Shape{hidden, out}, 1 / math.Sqrt(hidden)}, {ifrt.Shape{out}, 0}} {
-		a, err := put(normal(r, int(p.shape.NumElements()), p.scale), p.shape, replicated)
+		a, err := ifrt.MakeArrayFromSlice(ctx, client, normal(r, int(p.shape.NumElements()), p.scale), p.shape, replicated)
 		if err != nil {
 			return nil, err
 		}
@@ -108,11 +122,11 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 	losses := make([]float32, 0, steps)
 	for step := range steps {
 		xs, ys := batchOf(r)
-		x, err := put(xs, ifrt.Shape{batch, in}, rows)
+		x, err := ifrt.MakeArrayFromSlice(ctx, client, xs, ifrt.Shape{batch, in}, rows)
 		if err != nil {
 			return nil, err
 		}
-		y, err := put(ys, ifrt.Shape{batch, out}, rows)
+		y, err := ifrt.MakeArrayFromSlice(ctx, client, ys, ifrt.Shape{batch, out}, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -124,13 +138,13 @@ func train(ctx context.Context, client ifrt.Client, steps int, seed uint64, w io
 			a.Delete()
 		}
 		params = res.Outputs[:4]
-		loss, err := scalar(ctx, res.Outputs[4])
+		loss, err := ifrt.ArrayToSlice[float32](ctx, res.Outputs[4])
 		if err != nil {
 			return nil, err
 		}
 		res.Outputs[4].Delete()
-		losses = append(losses, loss)
-		fmt.Fprintf(w, "step %4d/%d %s loss %.5f\n", step+1, steps, bar(step+1, steps), loss)
+		losses = append(losses, loss[0])
+		fmt.Fprintf(w, "step %4d/%d %s loss %.5f\n", step+1, steps, bar(step+1, steps), loss[0])
 	}
 	for _, a := range params {
 		a.Delete()
@@ -155,22 +169,6 @@ func normal(r *rand.Rand, n int, scale float64) []float32 {
 		out[i] = float32(r.NormFloat64() * scale)
 	}
 	return out
-}
-
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func scalar(ctx context.Context, a ifrt.Array) (float32, error) {
-	b := make([]byte, 4)
-	if err := a.CopyToHostBuffer(ctx, b, nil); err != nil {
-		return 0, err
-	}
-	return math.Float32frombits(binary.LittleEndian.Uint32(b)), nil
 }
 
 func bar(done, total int) string {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // array holds one dense row-major byte slice per device of its sharding. Shard bytes
@@ -13,7 +14,7 @@ type array struct {
 	ifrt.UnimplementedArray
 
 	client *Client
-	spec   ifrt.ArraySpec
+	backend.Described
 
 	mu      sync.RWMutex
 	shards  [][]byte // nil once deleted
@@ -22,19 +23,14 @@ type array struct {
 
 // newArray registers an array made of shards with the client.
 func (c *Client) newArray(spec ifrt.ArraySpec, shards [][]byte) *array {
-	a := &array{client: c, spec: spec, shards: shards}
-	c.mu.Lock()
-	c.arrays[a] = struct{}{}
-	c.mu.Unlock()
+	a := &array{client: c, Described: backend.Described{ArraySpec: spec}, shards: shards}
+	if !c.life.Arrays.Add(a) {
+		a.free() // the client closed meanwhile
+	}
 	return a
 }
 
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
-func (a *array) As(any) bool             { return false }
+func (a *array) As(any) bool { return false }
 
 // Ready is always resolved: gocpu computes arrays before returning them.
 func (a *array) Ready() *ifrt.Future {
@@ -52,9 +48,7 @@ func (a *array) IsDeleted() bool {
 
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.mu.Lock()
-	delete(a.client.arrays, a)
-	a.client.mu.Unlock()
+	a.client.life.Arrays.Remove(a)
 	return ifrt.ReadyFuture(nil)
 }
 
@@ -83,49 +77,21 @@ func (a *array) dense() ([]byte, error) {
 	if len(shards) == 1 {
 		return shards[0], nil
 	}
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	domains, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return nil, err
 	}
-	return ifrt.AssembleDense(a.spec.DType.HostByteSize(), a.spec.Shape, domains, shards), nil
+	return ifrt.AssembleDense(a.ArraySpec.DType.HostByteSize(), a.ArraySpec.Shape, domains, shards), nil
 }
 
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.client.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.client.check.CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	full, err := a.dense()
 	if err != nil {
 		return err
 	}
-	ifrt.CopyDenseToStrided(dst, full, a.spec.DType, a.spec.Shape, byteStrides)
+	ifrt.CopyDenseToStrided(dst, full, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	return nil
-}
-
-// take returns the gocpu arrays behind as, checking they belong to c and are live.
-func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(as))
-	for i, x := range as {
-		a, ok := x.(*array)
-		if !ok || a.client != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d is not an array of this client", i)
-		}
-		if a.IsDeleted() {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, ifrt.ErrArrayDeleted)
-		}
-		out[i] = a
-	}
-	return out, nil
-}
-
-// finish deletes the inputs when the semantics donate them.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
 }

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // DefaultDevices is the number of devices of a client whose Config leaves it zero.
@@ -67,11 +66,9 @@ type Client struct {
 	log     *slog.Logger
 	devices ifrt.DeviceList
 	byID    map[ifrt.DeviceID]*ifrt.Device
-	closed  atomic.Bool
 
-	mu          sync.Mutex
-	arrays      map[*array]struct{}
-	executables map[*executable]struct{}
+	check backend.Checker[*array]
+	life  backend.Lifetime[*array, *executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -86,14 +83,16 @@ func New(cfg Config) (*Client, error) {
 		cfg.Devices = DefaultDevices
 	}
 	c := &Client{
-		cfg:         cfg,
-		log:         cfg.Logger,
-		byID:        make(map[ifrt.DeviceID]*ifrt.Device, cfg.Devices),
-		arrays:      map[*array]struct{}{},
-		executables: map[*executable]struct{}{},
+		cfg:  cfg,
+		log:  cfg.Logger,
+		byID: make(map[ifrt.DeviceID]*ifrt.Device, cfg.Devices),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
+	}
+	c.check = backend.Checker[*array]{
+		Name: "gocpu", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a.client == c },
 	}
 	kinds := []ifrt.MemoryKind{ifrt.MemoryKindDevice, ifrt.MemoryKindPinnedHost, ifrt.MemoryKindUnpinnedHost}
 	for i := range cfg.Devices {
@@ -144,57 +143,22 @@ func (c *Client) As(target any) bool {
 
 // Close deletes every array and executable. It is idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
-		return nil
-	}
-	c.mu.Lock()
-	arrays, exes := c.arrays, c.executables
-	c.arrays, c.executables = map[*array]struct{}{}, map[*executable]struct{}{}
-	c.mu.Unlock()
-	for a := range arrays {
-		a.free()
-	}
-	for e := range exes {
-		e.free()
-	}
+	c.life.Close((*array).free, (*executable).free)
 	return nil
 }
 
 // Live reports how many arrays and executables the client holds; tests use it to
 // find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.arrays), len(c.executables)
+	return c.life.Live()
 }
 
-func (c *Client) checkOpen() error {
-	if c.closed.Load() {
-		return ifrt.ErrClientClosed
-	}
-	return nil
-}
+func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 
 // checkSharding verifies that every device of s is one of c's and that the memory
 // kind exists on each.
 func (c *Client) checkSharding(s ifrt.Sharding) error {
-	if s == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "gocpu: missing sharding")
-	}
-	devs := s.Devices()
-	if err := devs.Validate(); err != nil {
-		return err
-	}
-	for _, d := range devs {
-		own, ok := c.byID[d.ID]
-		if !ok {
-			return ifrt.Errorf(ifrt.InvalidArgument, "gocpu: device %d is not a device of this client", d.ID)
-		}
-		if _, err := own.Memory(s.MemoryKind()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return backend.CheckSharding("gocpu", s, func(id ifrt.DeviceID) *ifrt.Device { return c.byID[id] })
 }
 
 func (c *Client) String() string { return fmt.Sprintf("gocpu(%d devices)", len(c.devices)) }

@@ -9,37 +9,25 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
 // Compile parses a StableHLO module, MLIR text or bytecode (the portable
 // artifact JAX sends), and checks that the interpreter can run it. An SPMD
-// module (mhlo.num_partitions > 1) runs as its global program on the
-// assembled inputs; its outputs are split by their result shardings. Plugin
-// programs, replicas and collectives are Unimplemented.
+// module (mhlo.num_partitions > 1) without collectives runs as its global
+// program on the assembled inputs, its outputs split by their result
+// shardings; one with collectives or manual partitioning (shard_map) runs
+// as one process per device (see runPartitioned). Plugin programs and
+// replicas are Unimplemented.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
-	if err := c.checkOpen(); err != nil {
+	p, opts, err := c.check.CompileMLIR(program, opts)
+	if err != nil {
 		return nil, err
 	}
-	if opts == nil {
-		opts = &ifrt.CompileOptions{}
-	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
-	}
-	m, err := stablehlo.Parse(p.Module)
+	_, m, err := parseProgram(p)
 	if err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if err := m.Unsupported(); err != nil {
-		return nil, fromStablehlo(err)
-	}
-	if m.UsesCollectives() {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: programs with collectives or manual partitioning cannot run on gocpu")
-	}
-	if m.NumReplicas() != 1 {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+		return nil, err
 	}
 	devices := opts.Devices
 	if len(devices) == 0 {
@@ -51,11 +39,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if len(devices) != m.NumPartitions() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
 	}
-	params, err := argumentInfos(m.Main().Params())
+	paramShardings, outputShardings := m.ProcessShardings()
+	params, err := argumentInfos(m.Main().Params(), paramShardings)
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := argumentInfos(m.Main().Results())
+	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +59,30 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		client: c, module: m, devices: devices, params: params, outputs: outputs,
 		donatable: donatable, fingerprint: hex.EncodeToString(sum[:16]),
 	}
-	c.mu.Lock()
-	c.executables[e] = struct{}{}
-	c.mu.Unlock()
+	if !c.life.Executables.Add(e) {
+		return nil, ifrt.ErrClientClosed
+	}
 	return e, nil
+}
+
+// parseProgram reads a StableHLO module the interpreter can run: one of
+// SPMD partitions, without replicas.
+func parseProgram(program ifrt.Program) (*ifrt.MLIRProgram, *stablehlo.Module, error) {
+	p, ok := program.(*ifrt.MLIRProgram)
+	if !ok {
+		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: cannot compile a %T; only StableHLO modules (MLIR text or bytecode) are supported", program)
+	}
+	m, err := stablehlo.Parse(p.Module)
+	if err != nil {
+		return nil, nil, fromStablehlo(err)
+	}
+	if err := m.Unsupported(); err != nil {
+		return nil, nil, fromStablehlo(err)
+	}
+	if m.NumReplicas() != 1 {
+		return nil, nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %d replicas; only SPMD partitioning is supported", m.NumReplicas())
+	}
+	return p, m, nil
 }
 
 // fromStablehlo gives an interpreter error its ifrt code.
@@ -92,7 +101,9 @@ var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
 	stablehlo.F64: ifrt.F64,
 }
 
-func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
+// argumentInfos describes values placed by shardings (HLO sharding strings,
+// "" for none).
+func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.ArgumentInfo, error) {
 	out := make([]ifrt.ArgumentInfo, len(values))
 	for i, v := range values {
 		d, ok := elemDTypes[v.Type.Elem]
@@ -100,8 +111,8 @@ func argumentInfos(values []stablehlo.Value) ([]ifrt.ArgumentInfo, error) {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: element type of %v is not supported", v.Type)
 		}
 		out[i] = ifrt.ArgumentInfo{DType: d, Shape: ifrt.Shape(slices.Clone(v.Type.Shape))}
-		if v.Sharding != "" {
-			hs, err := stablehlo.ParseHloSharding(v.Sharding)
+		if shardings[i] != "" {
+			hs, err := stablehlo.ParseHloSharding(shardings[i])
 			if err != nil {
 				return nil, fromStablehlo(err)
 			}
@@ -187,36 +198,42 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.mu.Lock()
-	delete(e.client.executables, e)
-	e.client.mu.Unlock()
+	e.client.life.Executables.Remove(e)
 	return ifrt.ReadyFuture(nil)
 }
 
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
-	if err := e.client.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := e.client.take(args)
+	arrays, err := e.client.check.Execute(e, args)
 	if err != nil {
 		return nil, err
 	}
-	if err := ifrt.CheckArguments("gocpu", e, args); err != nil {
+	var outs []ifrt.Array
+	if e.module.UsesCollectives() {
+		outs, err = e.runPartitioned(ctx, arrays)
+	} else {
+		outs, err = e.runGlobal(ctx, arrays)
+	}
+	if err != nil {
 		return nil, err
 	}
+	res := &ifrt.ExecuteResult{Outputs: outs, Donated: backend.Donated(e.donatable, opts)}
+	for _, i := range res.Donated {
+		arrays[i].Delete()
+	}
+	if opts.FillStatus {
+		res.Status = ifrt.ReadyFuture(nil)
+	}
+	return res, nil
+}
+
+// runGlobal runs the program once on the assembled arguments and splits its
+// results by their shardings.
+func (e *executable) runGlobal(ctx context.Context, arrays []*array) ([]ifrt.Array, error) {
 	inputs := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
-		for _, d := range a.spec.Sharding.Devices() {
-			if e.devices.Index(d.ID) < 0 {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d has a shard on device %d, which %s does not run on", i, d.ID, e.Name())
-			}
-		}
 		full, err := a.dense()
 		if err != nil {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
@@ -240,14 +257,5 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		outs[i] = e.client.newArray(spec, shards)
 	}
-	for _, i := range e.donatable {
-		if !slices.Contains(opts.NonDonatableInputs, i) {
-			arrays[i].Delete()
-		}
-	}
-	res := &ifrt.ExecuteResult{Outputs: outs}
-	if opts.FillStatus {
-		res.Status = ifrt.ReadyFuture(nil)
-	}
-	return res, nil
+	return outs, nil
 }

@@ -11,11 +11,28 @@
 // Compile takes a StableHLO module as MLIR text (jax.jit(f).lower(...).as_text())
 // or as MLIR bytecode: the portable artifact (VHLO) that stock JAX sends
 // through the IFRT proxy and jax.export writes. Executables report their
-// parameters and outputs (types and shardings) from the module. An SPMD
-// program runs as its global program on the assembled arguments, and its
-// outputs are split by their shardings; programs with collectives or manual
-// partitioning (shard_map) and ops the interpreter lacks are Unimplemented,
-// naming what is missing.
+// parameters and outputs (types and shardings) from the module. An
+// auto-sharded SPMD program runs as its global program on the assembled
+// arguments, and its outputs are split by their shardings. A program with
+// collectives or manual partitioning (shard_map) runs as one process per
+// device on the device's shards, the processes exchanging data over an
+// in-process stablehlo.LocalGroup; output shards stay on the device that
+// computed them. Ops the interpreter lacks and programs with replicas are
+// Unimplemented, naming what is missing. docs/gocpu.md says what runs how.
+//
+// # One program over several clients
+//
+// CompileSpan compiles a program for a global device assignment of which
+// this client holds some devices, as each worker of a gang does; its
+// Execute runs the local partitions on their blocks and reaches the other
+// clients' partitions through a Communicator per local partition, which the
+// caller provides (the worker peer service):
+//
+//	span, err := c.CompileSpan(ctx, program, globalDeviceIDs)
+//	outs, err := span.Execute(ctx, blocks, func(p int) gocpu.Communicator { return peers.Endpoint(launch, p) })
+//
+// Communicator's contract is stablehlo.Communicator's;
+// internal/stablehlo/communicatortest checks an implementation against it.
 //
 // # Errors
 //

@@ -17,6 +17,7 @@ func TestConformance(t *testing.T) {
 			}
 			return c
 		},
-		Programs: true,
+		Programs:    true,
+		Collectives: true,
 	})
 }

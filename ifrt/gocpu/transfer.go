@@ -2,9 +2,9 @@ package gocpu
 
 import (
 	"context"
-	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // checkSpec validates spec for an array on this client.
@@ -22,27 +22,13 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
 }
 
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
-	if opts == nil {
-		opts = &ifrt.HostBufferOptions{}
-	}
-	if opts.OnDoneWithHostBuffer != nil {
+	if opts != nil && opts.OnDoneWithHostBuffer != nil {
 		// Every path below copies data before returning.
 		defer opts.OnDoneWithHostBuffer()
 	}
-	if err := c.checkOpen(); err != nil {
+	dense, err := c.check.HostBuffer(data, spec, opts)
+	if err != nil {
 		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, opts.ByteStrides, len(data)); err != nil {
-		return nil, err
-	}
-	dense := data
-	if opts.ByteStrides != nil {
-		n, _ := spec.Shape.ByteSize(spec.DType)
-		dense = make([]byte, n)
-		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, opts.ByteStrides)
 	}
 	shards, err := c.split(spec, dense)
 	if err != nil {
@@ -66,35 +52,12 @@ func (c *Client) split(spec ifrt.ArraySpec, dense []byte) ([][]byte, error) {
 }
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(parts)
-	if err != nil {
-		return nil, err
-	}
-	devs := spec.Sharding.Devices()
-	if len(arrays) != len(devs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays to assemble over %d devices", len(arrays), len(devs))
-	}
-	domains, err := spec.Sharding.IndexDomains(spec.Shape)
+	arrays, err := c.check.Assemble(spec, parts)
 	if err != nil {
 		return nil, err
 	}
 	shards := make([][]byte, len(arrays))
 	for i, a := range arrays {
-		ad := a.spec.Sharding.Devices()
-		switch {
-		case len(ad) != 1 || ad[0].ID != devs[i].ID:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
-		case a.spec.DType != spec.DType:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
-		case !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
-		}
 		data, err := a.data()
 		if err != nil {
 			return nil, err
@@ -102,123 +65,53 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 		shards[i] = data[0]
 	}
 	out := c.newArray(spec, shards)
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, specs, err := c.check.Disassemble(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
 	shards, err := a.data()
 	if err != nil {
 		return nil, err
 	}
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]ifrt.Array, len(shards))
-	for i, d := range a.spec.Sharding.Devices() {
-		spec := ifrt.ArraySpec{
-			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
-			Sharding: ifrt.NewSingleDeviceSharding(d, a.spec.Sharding.MemoryKind()),
-		}
+	for i, spec := range specs {
 		out[i] = c.newArray(spec, [][]byte{shards[i]})
 	}
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, specs, err := c.check.Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ifrt.Array, len(arrays))
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
-		if err := c.checkSharding(specs[i].Sharding); err != nil {
-			return nil, err
-		}
-	}
-	for i, a := range arrays {
-		shards, err := a.data()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c.newArray(specs[i], shards)
-	}
-	finish(sem, arrays...)
-	return out, nil
+	return c.derive(arrays, specs, sem, func(i int) ([][]byte, error) { return arrays[i].data() })
 }
 
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %d arrays and %d specs", len(xs), len(specs))
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check.Reshard(xs, specs)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range arrays {
-		if err := c.checkSpec(specs[i]); err != nil {
-			return nil, err
-		}
-		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: cannot reshard %v%v into %v%v",
-				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
-		}
-	}
-	out := make([]ifrt.Array, len(arrays))
-	for i, a := range arrays {
-		full, err := a.dense()
+	return c.derive(arrays, specs, sem, func(i int) ([][]byte, error) {
+		full, err := arrays[i].dense()
 		if err != nil {
 			return nil, err
 		}
-		shards, err := c.split(specs[i], full)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = c.newArray(specs[i], shards)
-	}
-	finish(sem, arrays...)
-	return out, nil
+		return c.split(specs[i], full)
+	})
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, sources, err := c.check.Remap(plan, xs)
 	if err != nil {
 		return nil, err
-	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range plan.OutputSpecs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
 	}
 	in := make([][][]byte, len(arrays))
 	for i, a := range arrays {
@@ -226,37 +119,47 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 			return nil, err
 		}
 	}
-	out := make([]ifrt.Array, len(sources))
-	for i, srcs := range sources {
-		shards := make([][]byte, len(srcs))
-		for k, src := range srcs {
+	return c.derive(arrays, plan.OutputSpecs, sem, func(i int) ([][]byte, error) {
+		shards := make([][]byte, len(sources[i]))
+		for k, src := range sources[i] {
 			shards[k] = in[src.Array][src.Shard]
 		}
-		out[i] = c.newArray(plan.OutputSpecs[i], shards)
-	}
-	finish(sem, arrays...)
-	return out, nil
+		return shards, nil
+	})
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, spec, err := c.check.FullyReplicated(x)
 	if err != nil {
 		return nil, err
 	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "gocpu: %v is not fully replicated", a.spec.Sharding)
-	}
-	shards, err := a.data()
+	out, err := c.derive([]*array{a}, []ifrt.ArraySpec{spec}, sem, func(int) ([][]byte, error) {
+		shards, err := a.data()
+		if err != nil {
+			return nil, err
+		}
+		return shards[:1], nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(a.spec.Sharding.Devices()[0], a.spec.Sharding.MemoryKind())
-	out := c.newArray(spec, slices.Clone(shards[:1]))
-	finish(sem, a)
+	return out[0], nil
+}
+
+// derive makes one array of specs[i] from shards(i) for each spec, then
+// retires the inputs as sem says.
+func (c *Client) derive(inputs []*array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics, shards func(i int) ([][]byte, error)) ([]ifrt.Array, error) {
+	made := make([][][]byte, len(specs))
+	for i := range specs {
+		var err error
+		if made[i], err = shards(i); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ifrt.Array, len(specs))
+	for i, spec := range specs {
+		out[i] = c.newArray(spec, made[i])
+	}
+	backend.Donate(sem, inputs...)
 	return out, nil
 }

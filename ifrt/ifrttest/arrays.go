@@ -294,7 +294,5 @@ func testFullyReplicatedShard(t *testing.T, h Harness) {
 	e.wantContents(s, data)
 	tiled := e.put(data, ifrt.F64, ifrt.Shape{6}, e.tiled(e.devs[:2], 2))
 	_, err = e.client.FullyReplicatedShard(e.ctx, tiled, ifrt.AlwaysCopy)
-	if err == nil {
-		t.Errorf("FullyReplicatedShard of a tiled array succeeded")
-	}
+	wantCode(t, "FullyReplicatedShard of a tiled array", err, ifrt.ErrFailedPrecondition)
 }

@@ -15,9 +15,12 @@ type Harness struct {
 	NewClient func(t *testing.T) ifrt.Client
 	// Programs says the backend compiles StableHLO text programs.
 	Programs bool
-	// MaxProgramDevices bounds the devices one program may run on (a cluster runs a
-	// program only within one worker). Zero means all addressable devices.
+	// MaxProgramDevices bounds the devices one program may run on. Zero means
+	// all addressable devices.
 	MaxProgramDevices int
+	// Collectives says the backend runs programs with collectives (an
+	// all_reduce over every device the suite uses).
+	Collectives bool
 	// SkipMemoryKinds says the backend has only default memories.
 	SkipMemoryKinds bool
 }
@@ -60,6 +63,7 @@ func RunConformance(t *testing.T, h Harness) {
 	}{
 		{"Devices", testDevices},
 		{"RoundTripAllDTypes", testRoundTripAllDTypes},
+		{"TypedSlices", testTypedSlices},
 		{"StridedCopies", testStridedCopies},
 		{"AssembleDisassemble", testAssembleDisassemble},
 		{"CopyAcrossDevices", testCopyAcrossDevices},
@@ -73,9 +77,13 @@ func RunConformance(t *testing.T, h Harness) {
 		{"ExecuteShardedDonation", testExecuteShardedDonation},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
+		{"BadArguments", testBadArguments},
+		{"ClosedClient", testClosedClient},
 		{"Concurrent", testConcurrent},
 		{"CompileAndExecute", testCompileAndExecute},
 		{"ExecuteSharded", testExecuteSharded},
+		{"ExecuteCollective", testExecuteCollective},
+		{"ExecuteBadArguments", testExecuteBadArguments},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h) })

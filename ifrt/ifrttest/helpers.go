@@ -107,13 +107,16 @@ func (e *env) replicated(devs ifrt.DeviceList) ifrt.Sharding {
 
 func (e *env) single(i int) ifrt.Sharding { return ifrt.NewSingleDeviceSharding(e.devs[i], "") }
 
+// wantCode checks that err is sentinel (errors.Is) and has exactly its code:
+// every backend, and every backend through a proxy, must answer a bad input
+// with the same code (see the table of ifrt/backend).
 func wantCode(t interface {
 	Helper()
 	Errorf(string, ...any)
 }, what string, err error, sentinel error) {
 	t.Helper()
-	if !errors.Is(err, sentinel) {
-		t.Errorf("%s: got error %v (code %v), want %v", what, err, ifrt.CodeOf(err), sentinel)
+	if want := ifrt.CodeOf(sentinel); !errors.Is(err, sentinel) || ifrt.CodeOf(err) != want {
+		t.Errorf("%s: got error %v (code %v), want %v (code %v)", what, err, ifrt.CodeOf(err), sentinel, want)
 	}
 }
 

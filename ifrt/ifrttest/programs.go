@@ -187,7 +187,7 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	put := func() ifrt.Array { return e.put(f32bytes(in...), ifrt.F32, shape, e.tiled(e.devs, int64(n), 1)) }
 
 	kept := put()
-	res, err := exe.Execute(e.ctx, []ifrt.Array{kept}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
+	_, err = exe.Execute(e.ctx, []ifrt.Array{kept}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
 	if err != nil {
 		t.Fatalf("Execute with the argument excluded from donation: %v", err)
 	}
@@ -199,7 +199,7 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	}
 
 	x := put()
-	res, err = exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	res, err := exe.Execute(e.ctx, []ifrt.Array{x}, nil)
 	if err != nil {
 		t.Fatalf("Execute with donation: %v", err)
 	}

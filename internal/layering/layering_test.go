@@ -13,9 +13,9 @@ func TestDeps(t *testing.T) {
 	const module = "github.com/openpathways/pathways"
 	banned := map[string]string{
 		module + "/pjrt":   "the cgo PJRT loader: servers take their backend as an ifrt.Client",
-		"cloud.google.com": "the GCS SDK belongs to one leaf package only",
+		"cloud.google.com": "the GCS SDK belongs to one leaf package only (storage/gcs)",
 	}
-	for _, pkg := range []string{"proxy", "proxy/proxyserver", "rm", "worker", "ifrt/gocpu", "internal/stablehlo", "cluster", "cluster/local"} {
+	for _, pkg := range []string{"proxy", "proxy/proxyserver", "rm", "worker", "ifrt/gocpu", "internal/stablehlo", "cluster", "cluster/local", "storage"} {
 		pkg = module + "/" + pkg
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {

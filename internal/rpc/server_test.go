@@ -163,7 +163,9 @@ func TestMutualTLS(t *testing.T) {
 func TestLoadAuthErrors(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty")
-	os.WriteFile(empty, []byte("\n"), 0o600)
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for name, f := range map[string]rpc.AuthFiles{
 		"missing token file": {TokenFile: filepath.Join(dir, "none")},
 		"empty token file":   {TokenFile: empty},
@@ -176,7 +178,9 @@ func TestLoadAuthErrors(t *testing.T) {
 		}
 	}
 	tok := filepath.Join(dir, "token")
-	os.WriteFile(tok, []byte(" abc \n"), 0o600)
+	if err := os.WriteFile(tok, []byte(" abc \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if a, err := rpc.LoadAuth(rpc.AuthFiles{TokenFile: tok}); err != nil || a.Token != "abc" {
 		t.Errorf("LoadAuth(token file) = %+v, %v; want token abc", a, err)
 	}

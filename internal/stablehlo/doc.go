@@ -62,19 +62,39 @@
 // special functions and top_k, the LAPACK custom calls of JAX's CPU lowering for triangular
 // solves, Cholesky and LU (lapack_{s,d}{trsm,potrf,getrf}_ffi), and the
 // sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
-// sdy.reshard), which are identities in a global run. Everything else is
+// sdy.reshard), which are identities in a global run, the collectives
+// (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
+// collective_broadcast, partition_id, replica_id) and manual partitioning
+// (sdy.manual_computation, the GSPMD SPMDFullToShardShape and
+// SPMDShardToFullShape custom calls). Everything else is
 // Unimplemented: complex, f8 and sub-byte integer types, dynamic shapes,
-// collectives and shard_map bodies, fft, other custom calls (other
+// fft, other custom calls (other
 // LAPACK routines such as eigen- and singular-value decompositions, host
 // callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
 // portable artifact (other dialects' encodings).
+//
+// # SPMD execution
+//
+// Run runs a program as its global computation (programs with collectives
+// as all their partitions at once). RunProcess runs one process of the
+// replica × partition grid on its blocks of the arguments, exchanging data
+// with the other processes through a Communicator: the contract every
+// transport follows (comm.go). RunProcesses runs the whole grid in this
+// process over a LocalGroup; RunLocal runs some of its processes, joining
+// their LocalGroup with a network Communicator to the others through Route.
+// communicatortest checks a Communicator implementation. Values stay blocks
+// across manual regions; a global op reads the value gathered from the
+// blocks of the process's replica, so a program without manual regions
+// runs its global computation in every process.
 //
 // # Errors
 //
 // Every error other than a context error is an *Error whose Code method
 // returns a gRPC code: InvalidArgument for malformed text or bytecode and
 // for arguments that do not match @main, Unimplemented for valid programs
-// the package cannot run, and Internal for interpreter bugs. Errors in text
+// the package cannot run, Aborted in a process stopped by another
+// process's failure or by programs that disagree on their collectives, and
+// Internal for interpreter bugs. Errors in text
 // start with "line:col: ", in bytecode with "offset N: " (a byte offset).
 // Parse and Run recover from panics and report them as Internal errors.
 //

@@ -69,10 +69,7 @@ func loadGolden(t testing.TB, dir string) map[string]goldenCase {
 
 // goldenUnsupported lists corpus programs the interpreter rejects on
 // purpose; each must fail with Unimplemented.
-var goldenUnsupported = map[string]string{
-	"shard_map_psum_gspmd":  "per-device shard_map body with all_reduce",
-	"shard_map_psum_shardy": "per-device shard_map body with all_reduce",
-}
+var goldenUnsupported = map[string]string{}
 
 func TestGoldenCorpus(t *testing.T) {
 	cases := loadGolden(t, goldenDir)

@@ -25,6 +25,7 @@ type evaluator struct {
 	depth int
 	frame []*array // frame of the function being evaluated
 	ticks uint     // loop iterations, to poll ctx now and then
+	proc  *procState
 }
 
 // forEach is forEachIndex for evaluators: it polls ctx every few thousand
@@ -46,9 +47,13 @@ func (ev *evaluator) forEach(shape []int64, f func(idx []int64)) error {
 }
 
 // Run executes @main on args and returns its results. Arguments must match
-// the parameter types exactly (InvalidArgument otherwise). Run honours ctx
-// cancellation between loop iterations and returns ctx.Err() unchanged.
-// It never panics: an internal failure becomes an Internal *Error.
+// the parameter types exactly (InvalidArgument otherwise). A program with
+// collectives or manual partitioning (UsesCollectives) runs as all its
+// partitions at once (see RunProcesses): args are the global values, cut by
+// the parameters' shardings, and the results are assembled by theirs. Run
+// honours ctx cancellation between loop iterations and returns ctx.Err()
+// unchanged. It never panics: an internal failure becomes an Internal
+// *Error.
 func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -59,35 +64,53 @@ func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err er
 	if m.unsupported != nil {
 		return nil, m.unsupported
 	}
-	f := m.main
+	in, err := decodeArgs(m.main, args, func(i int) TensorType { return m.main.params[i].Type })
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if m.collectives {
+		return m.runPartitioned(ctx, in)
+	}
+	ev := &evaluator{ctx: ctx, mod: m}
+	res, err := ev.call(m.main, in)
+	if err != nil {
+		return nil, err
+	}
+	return encodeResults(res), nil
+}
+
+// decodeArgs checks args against the types want gives and views or decodes
+// them.
+func decodeArgs(f *Func, args []*Tensor, want func(i int) TensorType) ([]*array, error) {
 	if len(args) != len(f.params) {
 		return nil, invalidf("@main takes %d arguments, got %d", len(f.params), len(args))
 	}
 	in := make([]*array, len(args))
 	for i, a := range args {
-		want := f.params[i].Type
+		w := want(i)
 		if a == nil {
 			return nil, invalidf("argument %d is nil", i)
 		}
-		if !a.Type.Equal(want) {
-			return nil, invalidf("argument %d has type %s, @main expects %s", i, a.Type, want)
+		if !a.Type.Equal(w) {
+			return nil, invalidf("argument %d has type %s, @main expects %s", i, a.Type, w)
 		}
-		if n := want.NumElements() * int64(want.Elem.ByteSize()); int64(len(a.Data)) != n {
-			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), want, n)
+		if n := w.NumElements() * int64(w.Elem.ByteSize()); int64(len(a.Data)) != n {
+			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), w, n)
 		}
 		if in[i] = viewTensor(a); in[i] == nil {
 			in[i] = decodeTensor(a)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	ev := &evaluator{ctx: ctx, mod: m}
-	res, err := ev.call(f, in)
-	if err != nil {
-		return nil, err
-	}
-	out = make([]*Tensor, len(res))
+	return in, nil
+}
+
+// encodeResults hands results out as Tensors, without copying where the
+// storage already is the encoding.
+func encodeResults(res []*array) []*Tensor {
+	out := make([]*Tensor, len(res))
 	for i, r := range res {
 		if data := bytesView(r); data != nil {
 			out[i] = &Tensor{Type: r.t, Data: data}
@@ -96,7 +119,7 @@ func (m *Module) Run(ctx context.Context, args []*Tensor) (out []*Tensor, err er
 		}
 		out[i] = encodeArray(r)
 	}
-	return out, nil
+	return out
 }
 
 func (ev *evaluator) call(f *Func, args []*array) ([]*array, error) {
@@ -139,30 +162,8 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 		for _, s := range op.operands {
 			in = append(in, frame[s])
 		}
-		for _, t := range op.resultTypes {
-			if t.NumElements() > maxElements || t.NumElements() < 0 {
-				return nil, opError(op, invalidf("result %s is too large", t))
-			}
-		}
-		out, err := op.eval(ev, op, in)
-		if err != nil {
-			return nil, opError(op, err)
-		}
-		if len(out) != len(op.results) {
-			return nil, opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
-		}
-		for _, o := range out {
-			if o != nil && (len(op.regions) > 0 || op.callee != "" || containsArray(in, o)) {
-				o.markShared() // may also live in another slot or frame
-			}
-		}
-		for i, s := range op.results {
-			// A declared type that disagrees with the computed one would leave
-			// the value's storage in the wrong slice; reject it here.
-			if o := out[i]; o == nil || !o.t.Equal(op.resultTypes[i]) || int64(o.size()) != o.t.NumElements() {
-				return nil, opError(op, invalidf("result %d does not have the declared type %s", i, op.resultTypes[i]))
-			}
-			frame[s] = out[i]
+		if err := ev.runOp(op, in); err != nil {
+			return nil, err
 		}
 	}
 	res := make([]*array, len(r.rets))
@@ -170,6 +171,46 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 		res[i] = frame[s]
 	}
 	return res, nil
+}
+
+// runOp evaluates op on in and stores its results in the frame.
+func (ev *evaluator) runOp(op *operation, in []*array) error {
+	for _, t := range op.resultTypes {
+		if t.NumElements() > maxElements || t.NumElements() < 0 {
+			return opError(op, invalidf("result %s is too large", t))
+		}
+	}
+	out, err := op.eval(ev, op, in)
+	if err != nil {
+		return opError(op, err)
+	}
+	if len(out) != len(op.results) {
+		return opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
+	}
+	for _, o := range out {
+		if o != nil && ((len(op.regions) > 0 && !op.freshResults()) || op.callee != "" || containsArray(in, o)) {
+			o.markShared() // may also live in another slot or frame
+		}
+	}
+	for i, s := range op.results {
+		// A declared type that disagrees with the computed one would leave
+		// the value's storage in the wrong slice; reject it here.
+		if o := out[i]; o == nil || !o.t.Equal(op.resultTypes[i]) || int64(o.size()) != o.t.NumElements() {
+			return opError(op, invalidf("result %d does not have the declared type %s", i, op.resultTypes[i]))
+		}
+		ev.frame[s] = out[i]
+	}
+	return nil
+}
+
+// freshResults reports ops with regions whose results never are values of
+// their regions: the regions are reduction computations applied per element.
+func (op *operation) freshResults() bool {
+	switch op.Name {
+	case "stablehlo.all_reduce", "stablehlo.reduce_scatter":
+		return true
+	}
+	return false
 }
 
 func containsArray(list []*array, a *array) bool {

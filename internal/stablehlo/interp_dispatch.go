@@ -44,6 +44,15 @@ var evalTable = map[string]evalFunc{
 	"get_dimension_size":      evalGetDimensionSize,
 	"select_and_scatter":      evalSelectAndScatter,
 	"reduce_precision":        evalReducePrecision,
+	"sdy.manual_computation":  evalManualComputation,
+	"all_reduce":              evalAllReduce,
+	"all_gather":              evalAllGather,
+	"reduce_scatter":          evalReduceScatter,
+	"all_to_all":              evalAllToAll,
+	"collective_permute":      evalCollectivePermute,
+	"collective_broadcast":    evalCollectiveBroadcast,
+	"partition_id":            evalPartitionID,
+	"replica_id":              evalReplicaID,
 }
 
 func init() {
@@ -63,8 +72,15 @@ func lookupEval(op *operation) evalFunc {
 	} else if strings.HasPrefix(name, "mhlo.") {
 		return nil
 	}
-	if op.Name == "stablehlo.custom_call" && !supportedCustomCall(op.callee) {
-		return nil
+	if op.Name == "stablehlo.custom_call" {
+		switch {
+		case isFullToShard(op):
+			return evalFullToShard
+		case isShardToFull(op):
+			return evalShardToFull
+		case !supportedCustomCall(op.callee):
+			return nil
+		}
 	}
 	return evalTable[name]
 }

@@ -270,18 +270,26 @@ func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array
 }
 
 func evalConcatenate(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	t := op.resultTypes[0]
 	dim, err := op.int1("dimension", "dim")
 	if err != nil {
 		return nil, err
 	}
-	if len(in) == 0 || dim < 0 || int(dim) >= len(t.Shape) {
+	out, err := concatArrays(in, dim, op.resultTypes[0])
+	if err != nil {
+		return nil, err
+	}
+	return []*array{out}, nil
+}
+
+// concatArrays joins parts along dim into a new array of type t.
+func concatArrays(parts []*array, dim int64, t TensorType) (*array, error) {
+	if len(parts) == 0 || dim < 0 || int(dim) >= len(t.Shape) {
 		return nil, invalidf("bad concatenate dimension %d", dim)
 	}
 	out := newArray(t)
 	dst := strides(t.Shape)
 	offset := int64(0)
-	for _, a := range in {
+	for _, a := range parts {
 		if len(a.t.Shape) != len(t.Shape) || a.t.Elem != t.Elem {
 			return nil, invalidf("operand %s does not fit %s", a.t, t)
 		}
@@ -301,7 +309,58 @@ func evalConcatenate(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if offset != t.Shape[dim] {
 		return nil, invalidf("operands do not fill %s", t)
 	}
-	return []*array{out}, nil
+	return out, nil
+}
+
+// splitParts cuts a into n equal parts along dim, viewing a's storage when
+// the parts are contiguous.
+func splitParts(a *array, dim int64, n int) ([]*array, error) {
+	shape := a.t.Shape
+	if dim < 0 || int(dim) >= len(shape) || n <= 0 || shape[dim]%int64(n) != 0 {
+		return nil, invalidf("dimension %d of %s does not split into %d parts", dim, a.t, n)
+	}
+	pt := TensorType{Elem: a.t.Elem, Shape: append([]int64(nil), shape...)}
+	pt.Shape[dim] /= int64(n)
+	contiguous := true
+	for _, d := range shape[:dim] {
+		contiguous = contiguous && d == 1
+	}
+	src := strides(shape)
+	size := int(pt.NumElements())
+	parts := make([]*array, n)
+	for j := range parts {
+		if contiguous {
+			parts[j] = flat(a, j*size, (j+1)*size)
+			parts[j].t = pt
+			continue
+		}
+		parts[j] = take(a, pt, mapIndices(pt.Shape, src, j*int(pt.Shape[dim])*src[dim]))
+	}
+	return parts, nil
+}
+
+// sliceBlock copies a[start:limit] (unit strides) into a new array.
+func sliceBlock(a *array, start, limit []int64) *array {
+	src := strides(a.t.Shape)
+	t := TensorType{Elem: a.t.Elem, Shape: make([]int64, len(start))}
+	base := 0
+	for d := range start {
+		t.Shape[d] = limit[d] - start[d]
+		base += int(start[d]) * src[d]
+	}
+	return take(a, t, mapIndices(t.Shape, src, base))
+}
+
+// placeBlock copies block into dst at start.
+func placeBlock(dst *array, start []int64, block *array) {
+	st := strides(dst.t.Shape)
+	base := 0
+	for d := range start {
+		base += int(start[d]) * st[d]
+	}
+	for k, p := range mapIndices(block.t.Shape, st, base) {
+		copyElem(dst, p, block, k)
+	}
 }
 
 func evalPad(ev *evaluator, op *operation, in []*array) ([]*array, error) {

@@ -13,6 +13,8 @@ type Module struct {
 	collectives   bool
 	numPartitions int
 	numReplicas   int
+	paramPlacing  []string // see ProcessShardings
+	resultPlacing []string
 }
 
 // Func is one func.func.
@@ -61,9 +63,11 @@ type operation struct {
 	pos         int // byte offset in the source, for messages
 	line, col   int // 1-based position in text; 0, 0 for bytecode
 	eval        evalFunc
-	lastUse     []bool        // per operand: no later op reads it (see markLastUses)
-	fused       *fusedProgram // set on ops made by fuseRegion
-	constant    *array        // small constants, decoded once by Parse (shared)
+	lastUse     []bool          // per operand: no later op reads it (see markLastUses)
+	fused       *fusedProgram   // set on ops made by fuseRegion
+	constant    *array          // small constants, decoded once by Parse (shared)
+	collective  *collectiveInfo // process groups of a collective op
+	manual      *manualInfo     // shardings of an op entering or leaving a manual region
 }
 
 // at says where op is, for messages: "line:col" in text, "offset N" in
@@ -91,7 +95,9 @@ func (m *Module) Name() string { return m.name }
 func (m *Module) Func(name string) *Func { return m.funcs[name] }
 
 // UsesCollectives reports whether the module has cross-device communication
-// or manual (shard_map) partitioning, which a single global run cannot do.
+// or manual (shard_map) partitioning, which a single global run cannot do:
+// such a module runs as one process per partition (RunProcess), and Run
+// runs all of them at once.
 func (m *Module) UsesCollectives() bool { return m.collectives }
 
 // Unsupported returns an Unimplemented *Error naming the first op or type

@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"errors"
 	"runtime/debug"
 	"strings"
 
@@ -190,7 +191,7 @@ func (p *parser) fillValue(v *Value) {
 	if a := v.Attrs["mhlo.sharding"]; a != nil && a.Kind == AttrString {
 		v.Sharding = a.Str
 	} else if a := v.Attrs["sdy.sharding"]; a != nil {
-		if s, err := sdyToHloSharding(a.Raw, p.meshes); err == nil {
+		if s, err := sdyToHloSharding(a.Raw, p.meshes, nil); err == nil {
 			v.Sharding = s
 		}
 	}
@@ -249,14 +250,20 @@ func (p *parser) finish() error {
 			markLastUses(f.body)
 		}
 	}
+	m.inferProcessShardings()
 	return nil
 }
 
 func (p *parser) resolveRegion(r *region) error {
 	m := p.mod
+	defs := map[int]*operation{}
 	for _, op := range r.ops {
 		if isCollective(op) {
 			m.collectives = true
+			p.resolveSPMD(op, defs)
+		}
+		for _, s := range op.results {
+			defs[s] = op
 		}
 		if op.callee != "" && (op.Name == "func.call" || op.Name == "stablehlo.composite") {
 			f := m.funcs[op.callee]
@@ -291,6 +298,26 @@ func (p *parser) resolveRegion(r *region) error {
 		}
 	}
 	return nil
+}
+
+// resolveSPMD resolves the process groups of a collective op or the
+// shardings of an op entering or leaving a manual region. Forms the
+// interpreter does not run make the module Unsupported; attributes that
+// contradict the specification fail the op when it runs (other backends
+// parse modules for their signatures only, so Parse stays lenient).
+func (p *parser) resolveSPMD(op *operation, defs map[int]*operation) {
+	p.resolveCollective(op)
+	p.resolveManual(op, defs)
+	var err error
+	if op.collective != nil {
+		err = op.collective.err
+	} else if op.manual != nil {
+		err = op.manual.err
+	}
+	var e *Error
+	if errors.As(err, &e) && e.code == Unimplemented && p.mod.unsupported == nil {
+		p.mod.unsupported = unimplementedf("%s: %s: %s", op.at(), op.Name, e.Msg)
+	}
 }
 
 func isCollective(op *operation) bool {

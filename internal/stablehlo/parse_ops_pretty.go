@@ -121,7 +121,16 @@ func (p *parser) parsePrettyOperandsAndAttrs(op *operation) {
 		case p.isPunct("["):
 			p.parseSliceSpec(op)
 		case p.isPunct("<"):
-			op.attrs["_angle"] = &Attr{Kind: AttrString, Str: p.rawBalanced()}
+			raw := p.rawBalanced()
+			if op.Name == "sdy.sharding_constraint" || op.Name == "sdy.reshard" {
+				// %y = sdy.sharding_constraint %x <@mesh, [...]>: the
+				// attribute bytecode names "sharding".
+				if a, err := parseAttrText("#sdy.sharding" + raw); err == nil {
+					op.attrs["sharding"] = a
+					break
+				}
+			}
+			op.attrs["_angle"] = &Attr{Kind: AttrString, Str: raw}
 		case p.isPunct("{"):
 			for k, v := range p.parseDict() {
 				op.attrs[k] = v

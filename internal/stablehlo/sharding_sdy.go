@@ -10,8 +10,10 @@ import (
 // `#sdy.sharding<@mesh, [{"x"}, {}]>` into the HLO sharding string the
 // same placement has, e.g. "{devices=[2,1,4]<=[8] last_tile_dim_replicate}",
 // so callers see one sharding syntax whichever partitioner JAX used.
-// meshes maps mesh names to their "<[...]>" text.
-func sdyToHloSharding(raw string, meshes map[string]string) (string, error) {
+// meshes maps mesh names to their "<[...]>" text. When keep is not nil,
+// only the axes it accepts shard the value (the manual axes of a
+// shard_map body); the others count as replicated.
+func sdyToHloSharding(raw string, meshes map[string]string, keep func(axis string) bool) (string, error) {
 	body, ok := strings.CutPrefix(raw, "#sdy.sharding<")
 	if !ok || !strings.HasSuffix(body, ">") {
 		return "", errors.New("not an sdy.sharding")
@@ -70,6 +72,9 @@ func sdyToHloSharding(raw string, meshes map[string]string) (string, error) {
 			i, ok := axisIndex[name]
 			if !ok || inUse[i] {
 				return "", errors.New("bad axis " + ax)
+			}
+			if keep != nil && !keep(name) {
+				continue
 			}
 			inUse[i] = true
 			used = append(used, int64(i))

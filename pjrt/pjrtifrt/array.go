@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -30,16 +31,13 @@ func (d *devBuf) release() {
 	}
 }
 
-// shared reports whether another array holds the buffer too.
-func (d *devBuf) shared() bool { return d.refs.Load() > 1 }
-
 // array is an ifrt.Array: one PJRT buffer per device of its sharding, in the
 // sharding's device order.
 type array struct {
 	ifrt.UnimplementedArray
 
 	client *Client
-	spec   ifrt.ArraySpec
+	backend.Described
 
 	mu      sync.RWMutex
 	bufs    []*devBuf // nil once deleted
@@ -48,24 +46,12 @@ type array struct {
 
 // newArray registers an array made of bufs (whose references it takes over).
 func (c *Client) newArray(spec ifrt.ArraySpec, bufs []*devBuf) *array {
-	a := &array{client: c, spec: spec, bufs: bufs}
-	c.mu.Lock()
-	closed := c.closed.Load()
-	if !closed {
-		c.arrays[a] = struct{}{}
-	}
-	c.mu.Unlock()
-	if closed {
-		a.free()
+	a := &array{client: c, Described: backend.Described{ArraySpec: spec}, bufs: bufs}
+	if !c.life.Arrays.Add(a) {
+		a.free() // the client closed meanwhile
 	}
 	return a
 }
-
-func (a *array) DType() ifrt.DType       { return a.spec.DType }
-func (a *array) Shape() ifrt.Shape       { return a.spec.Shape }
-func (a *array) Sharding() ifrt.Sharding { return a.spec.Sharding }
-func (a *array) Layout() *ifrt.Layout    { return a.spec.Layout }
-func (a *array) Spec() ifrt.ArraySpec    { return a.spec }
 
 // As sets *target to the array's PJRT buffers, one per device of its sharding,
 // when target is a *[]*pjrt.Buffer. The buffers stay owned by the array.
@@ -97,9 +83,7 @@ func (a *array) IsDeleted() bool {
 // on in that one.
 func (a *array) Delete() *ifrt.Future {
 	a.free()
-	a.client.mu.Lock()
-	delete(a.client.arrays, a)
-	a.client.mu.Unlock()
+	a.client.life.Arrays.Remove(a)
 	return nil
 }
 
@@ -196,10 +180,7 @@ func eventsFuture(events []*pjrt.Event) *ifrt.Future {
 }
 
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
-	if err := a.client.checkOpen(); err != nil {
-		return err
-	}
-	if err := ifrt.CheckHostBuffer(a.spec.DType, a.spec.Shape, byteStrides, len(dst)); err != nil {
+	if err := a.client.check.CopyToHost(a, dst, byteStrides); err != nil {
 		return err
 	}
 	bufs, err := a.hold()
@@ -207,12 +188,12 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return err
 	}
 	defer releaseAll(bufs)
-	dense, err := a.client.fetchDense(ctx, a.spec, bufs, dst, byteStrides)
+	dense, err := a.client.fetchDense(ctx, a.ArraySpec, bufs, dst, byteStrides)
 	if err != nil {
 		return err
 	}
 	if dense != nil {
-		ifrt.CopyDenseToStrided(dst, dense, a.spec.DType, a.spec.Shape, byteStrides)
+		ifrt.CopyDenseToStrided(dst, dense, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	}
 	return nil
 }
@@ -246,15 +227,10 @@ func (c *Client) fetchDense(ctx context.Context, spec ifrt.ArraySpec, bufs []*de
 	}
 	elem := spec.DType.HostByteSize()
 	shards := make([][]byte, len(domains))
-	seen := map[string]bool{}
 	errs := make([]error, len(domains))
 	var wg sync.WaitGroup
-	for i, dom := range domains {
-		key := dom.String()
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
+	for _, i := range backend.UniqueDomains(domains) {
+		dom := domains[i]
 		shards[i] = make([]byte, dom.Shape().NumElements()*int64(elem))
 		if len(shards[i]) == 0 {
 			continue
@@ -310,29 +286,4 @@ func readBuffer(ctx context.Context, b *pjrt.Buffer, dst []byte) error {
 		}
 	}
 	return nil
-}
-
-// take returns the arrays of this client behind as, checking they are live.
-func (c *Client) take(as []ifrt.Array) ([]*array, error) {
-	out := make([]*array, len(as))
-	for i, x := range as {
-		a, ok := x.(*array)
-		if !ok || a.client != c {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is not an array of this client", i)
-		}
-		if a.IsDeleted() {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d: %w", i, ifrt.ErrArrayDeleted)
-		}
-		out[i] = a
-	}
-	return out, nil
-}
-
-// finish deletes the inputs when the semantics donate them.
-func finish(sem ifrt.CopySemantics, inputs ...*array) {
-	if sem == ifrt.DonateInput {
-		for _, a := range inputs {
-			a.Delete()
-		}
-	}
 }

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -28,6 +27,9 @@ type Config struct {
 	// option (unless CreateOptions already has it). Default 0: the plugin's
 	// default (one device for the XLA CPU plugins).
 	Devices int
+	// Process makes the client one process of a multi-process client (see
+	// Process). Default: a single process.
+	Process Process
 	// Logger receives debug logs. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -40,14 +42,15 @@ func (c Config) Validate() error {
 	if c.Devices < 0 || c.Devices > 1<<16 {
 		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d devices is out of range [0, 65536]", c.Devices)
 	}
-	return nil
+	return c.Process.validate()
 }
 
 func init() {
 	ifrt.Register("pjrt", openBackend)
 }
 
-// openBackend parses "plugin=/path/to.so,devices=8" for ifrt.Open("pjrt:...").
+// openBackend parses "plugin=/path/to.so,devices=8[,process=0/2,kv=name]" for
+// ifrt.Open("pjrt:...").
 func openBackend(ctx context.Context, config string) (ifrt.Client, error) {
 	var cfg Config
 	for k, v := range ifrt.ParseConfig(config) {
@@ -60,8 +63,20 @@ func openBackend(ctx context.Context, config string) (ifrt.Client, error) {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: devices=%q is not a number", v)
 			}
 			cfg.Devices = n
+		case "process":
+			i, n, err := parseProcess(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Process.Index, cfg.Process.Count = i, n
+		case "kv":
+			kv, err := lookupKeyValueStore(v)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Process.KeyValueStore = kv
 		default:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: unknown option %q (known: plugin, devices)", k)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: unknown option %q (known: plugin, devices, process, kv)", k)
 		}
 	}
 	return New(ctx, cfg)
@@ -82,11 +97,8 @@ type Client struct {
 	pjrtDev     map[ifrt.DeviceID]*pjrt.Device
 	pjrtMem     map[ifrt.MemoryID]*pjrt.Memory
 
-	closed atomic.Bool
-
-	mu          sync.Mutex
-	arrays      map[*array]struct{}
-	executables map[*executable]struct{}
+	check backend.Checker[*array]
+	life  backend.Lifetime[*array, *executable]
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -113,11 +125,17 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if _, set := opts["cpu_device_count"]; !set && cfg.Devices > 0 {
 		opts["cpu_device_count"] = int64(cfg.Devices)
 	}
-	pc, err := plugin.NewClient(ctx, opts)
+	kind := kindOf(plugin)
+	more := cfg.Process.createOptions(kind, opts)
+	pc, err := plugin.NewClient(ctx, opts, more...)
 	if err != nil {
 		return nil, fromPJRT(err)
 	}
 	c := wrap(pc, cfg.Logger)
+	if err := c.joinProcesses(ctx, cfg.Process, kind); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
 	c.log.Debug("pjrtifrt: client created", "plugin", plugin.Path(), "platform", pc.PlatformName(),
 		"devices", len(c.devices), "addressable", len(c.addressable))
 	return c, nil
@@ -136,11 +154,9 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 			RuntimeType:  RuntimeType,
 			ProcessIndex: pc.ProcessIndex(),
 		},
-		byID:        map[ifrt.DeviceID]*ifrt.Device{},
-		pjrtDev:     map[ifrt.DeviceID]*pjrt.Device{},
-		pjrtMem:     map[ifrt.MemoryID]*pjrt.Memory{},
-		arrays:      map[*array]struct{}{},
-		executables: map[*executable]struct{}{},
+		byID:    map[ifrt.DeviceID]*ifrt.Device{},
+		pjrtDev: map[ifrt.DeviceID]*pjrt.Device{},
+		pjrtMem: map[ifrt.MemoryID]*pjrt.Memory{},
 	}
 	mems := map[*pjrt.Memory]*ifrt.Memory{}
 	memOf := func(m *pjrt.Memory) *ifrt.Memory {
@@ -181,6 +197,10 @@ func wrap(pc *pjrt.Client, log *slog.Logger) *Client {
 		if d.Addressable {
 			c.addressable = append(c.addressable, d)
 		}
+	}
+	c.check = backend.Checker[*array]{
+		Name: "pjrtifrt", Open: c.checkOpen, Spec: c.checkSpec,
+		Owns: func(a *array) bool { return a.client == c },
 	}
 	return c
 }
@@ -240,18 +260,8 @@ func (c *Client) As(target any) bool {
 // Close deletes every array and executable, then closes the PJRT client. It is
 // idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
+	if !c.life.Close((*array).free, (*executable).free) {
 		return nil
-	}
-	c.mu.Lock()
-	arrays, exes := c.arrays, c.executables
-	c.arrays, c.executables = map[*array]struct{}{}, map[*executable]struct{}{}
-	c.mu.Unlock()
-	for a := range arrays {
-		a.free()
-	}
-	for e := range exes {
-		e.free()
 	}
 	if err := c.pc.Close(); err != nil {
 		return fromPJRT(err)
@@ -262,21 +272,14 @@ func (c *Client) Close() error {
 // Live reports how many arrays and executables the client holds; tests use it
 // to find leaks.
 func (c *Client) Live() (arrays, executables int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.arrays), len(c.executables)
+	return c.life.Live()
 }
 
 func (c *Client) String() string {
 	return fmt.Sprintf("pjrtifrt(%s, %d devices)", c.platform.Name, len(c.devices))
 }
 
-func (c *Client) checkOpen() error {
-	if c.closed.Load() {
-		return ifrt.ErrClientClosed
-	}
-	return nil
-}
+func (c *Client) checkOpen() error { return c.life.CheckOpen() }
 
 // memoryFor returns the PJRT memory of the given kind on device d.
 func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, error) {
@@ -301,29 +304,10 @@ func (c *Client) memoryFor(d *ifrt.Device, kind ifrt.MemoryKind) (*pjrt.Memory, 
 // checkSharding verifies that every device of s is an addressable device of c
 // with the memory kind of s.
 func (c *Client) checkSharding(s ifrt.Sharding) error {
-	if s == nil {
-		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: missing sharding")
-	}
-	devs := s.Devices()
-	if err := devs.Validate(); err != nil {
-		return err
-	}
-	for _, d := range devs {
-		if _, err := c.memoryFor(d, s.MemoryKind()); err != nil {
-			return err
+	return backend.CheckSharding("pjrtifrt", s, func(id ifrt.DeviceID) *ifrt.Device {
+		if d := c.byID[id]; d != nil && d.Addressable {
+			return d
 		}
-	}
-	return nil
-}
-
-// kindOf normalizes a memory kind: the default memory's kind becomes "".
-func (c *Client) kindOf(d *ifrt.Device, m *pjrt.Memory) ifrt.MemoryKind {
-	if m == nil {
-		return ""
-	}
-	own := c.byID[d.ID]
-	if own != nil && own.DefaultMemory != nil && own.DefaultMemory.ID == ifrt.MemoryID(m.ID()) {
-		return ""
-	}
-	return ifrt.MemoryKind(m.Kind())
+		return nil
+	})
 }

@@ -24,15 +24,9 @@ import (
 // compile options are opts.XLA (a serialized xla.CompileOptionsProto) with the
 // device assignment, partition count and SPMD flags set from the devices.
 func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
-	if err := c.checkOpen(); err != nil {
+	p, opts, err := c.check.CompileMLIR(program, opts)
+	if err != nil {
 		return nil, err
-	}
-	if opts == nil {
-		opts = &ifrt.CompileOptions{}
-	}
-	p, ok := program.(*ifrt.MLIRProgram)
-	if !ok {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: cannot compile a %T; only MLIR (StableHLO) programs are supported", program)
 	}
 	devices := opts.Devices
 	if len(devices) == 0 {
@@ -40,6 +34,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 			return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pjrtifrt: the client has no addressable device")
 		}
 		devices = c.addressable[:1]
+	}
+	if err := c.checkSpanning(devices); err != nil {
+		return nil, err
 	}
 	if err := c.checkSharding(&ifrt.HloSharding{DeviceList: devices, Spec: ifrt.Replicated()}); err != nil {
 		return nil, err
@@ -61,13 +58,12 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	}
 	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
-	c.mu.Lock()
-	closed := c.closed.Load()
-	if !closed {
-		c.executables[e] = struct{}{}
-	}
-	c.mu.Unlock()
-	if closed {
+	return c.track(e)
+}
+
+// track counts a new executable live until it is deleted or the client closes.
+func (c *Client) track(e *executable) (ifrt.LoadedExecutable, error) {
+	if !c.life.Executables.Add(e) {
 		e.free()
 		return nil, ifrt.ErrClientClosed
 	}
@@ -494,9 +490,7 @@ func (e *executable) free() {
 
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
-	e.client.mu.Lock()
-	delete(e.client.executables, e)
-	e.client.mu.Unlock()
+	e.client.life.Executables.Remove(e)
 	return nil
 }
 
@@ -507,20 +501,11 @@ func (e *executable) Delete() *ifrt.Future {
 // PJRT, but is still deleted when the program declares it donated.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
 	c := e.client
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if e.IsDeleted() {
-		return nil, ifrt.ErrExecutableDeleted
-	}
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := c.take(args)
+	arrays, err := c.check.Execute(e, args)
 	if err != nil {
-		return nil, err
-	}
-	if err := ifrt.CheckArguments("pjrtifrt", e, args); err != nil {
 		return nil, err
 	}
 	n := len(e.devices)
@@ -546,7 +531,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 				}
 			}
 		}
-		ad := a.spec.Sharding.Devices()
+		ad := a.ArraySpec.Sharding.Devices()
 		if len(ad) != n {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d is on %d devices, %s runs on %d", i, len(ad), e.name, n)
 		}
@@ -576,7 +561,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		NoEvents:     !opts.FillStatus,
 	})
 	if err != nil {
-		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && !c.closed.Load() {
+		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && c.checkOpen() == nil {
 			return nil, ifrt.ErrExecutableDeleted // deleted while this call started
 		}
 		if pjrt.CodeOf(err) == pjrt.FailedPrecondition || pjrt.CodeOf(err) == pjrt.InvalidArgument {
@@ -617,6 +602,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		}
 		if donated {
 			a.Delete()
+			res.Donated = append(res.Donated, i)
 		}
 	}
 	if opts.FillStatus {
@@ -628,19 +614,19 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 // checkArgSharding verifies that each device holds the shard the program
 // expects there.
 func (e *executable) checkArgSharding(i int, a *array, op ifrt.OpSharding) error {
-	want, err := (&ifrt.HloSharding{DeviceList: e.devices, Spec: op}).IndexDomains(a.spec.Shape)
+	want, err := (&ifrt.HloSharding{DeviceList: e.devices, Spec: op}).IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d: %s expects %v: %w", i, e.name, op, err)
 	}
-	got, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	got, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return err
 	}
-	ad := a.spec.Sharding.Devices()
+	ad := a.ArraySpec.Sharding.Devices()
 	for k, d := range e.devices {
 		pos := ad.Index(d.ID)
 		if pos < 0 || !slices.Equal(got[pos], want[k]) {
-			return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d has %v, %s wants %v", i, a.spec.Sharding, e.name, op)
+			return ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d has %v, %s wants %v", i, a.ArraySpec.Sharding, e.name, op)
 		}
 	}
 	return nil

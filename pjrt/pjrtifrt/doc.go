@@ -6,6 +6,7 @@
 //
 //	c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: "/path/to/xla_cpu_pjrt.so", Devices: 8})
 //	// or, by name: ifrt.Open(ctx, "pjrt:plugin=/path/to/xla_cpu_pjrt.so,devices=8")
+//	// as process 0 of 2: "pjrt:plugin=...,devices=8,process=0/2,kv=<registered store>"
 //	defer c.Close()
 //	devs := c.AddressableDevices()
 //	s, err := ifrt.NewTiledSharding(devs, 8, 1)
@@ -60,6 +61,19 @@
 // in its text (jax.buffer_donor, tf.aliasing_output) and any buffer PJRT
 // consumed, except ExecuteOptions.NonDonatableInputs. A buffer shared with
 // another array (ReuseInput) is never handed to PJRT for donation.
+//
+// # Several processes
+//
+// Config.Process (or "process=<index>/<count>,kv=<name>" in the backend
+// string, with a store named by RegisterKeyValueStore) makes the client one
+// process of a multi-process client: the CUDA plugin gets "node_id" and
+// "num_nodes" and the key-value store, libtpu takes its place from the TPU_*
+// and MEGASCALE_* environment the JobSet and Slurm scripts set, and the CPU
+// plugins get "process_id" (distinct global device ids) and learn the other
+// processes' devices through the store, listed as non-addressable. The XLA
+// CPU plugins cannot run a program over several processes' devices, and
+// pjrtifrt does not yet compile one for any plugin: Compile returns
+// Unimplemented naming the plugin; such programs run on gocpu. See Process.
 //
 // # Errors
 //

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -163,35 +164,11 @@ func (c *Client) copyViaHost(ctx context.Context, b *devBuf, mem *pjrt.Memory) (
 }
 
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if err := c.checkSpec(spec); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(parts)
+	arrays, err := c.check.Assemble(spec, parts)
 	if err != nil {
 		return nil, err
 	}
 	devs := spec.Sharding.Devices()
-	if len(arrays) != len(devs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays to assemble over %d devices", len(arrays), len(devs))
-	}
-	domains, err := spec.Sharding.IndexDomains(spec.Shape)
-	if err != nil {
-		return nil, err
-	}
-	for i, a := range arrays {
-		ad := a.spec.Sharding.Devices()
-		switch {
-		case len(ad) != 1 || ad[0].ID != devs[i].ID:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d is on %v, want device %d alone", i, ad, devs[i].ID)
-		case a.spec.DType != spec.DType:
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has dtype %v, want %v", i, a.spec.DType, spec.DType)
-		case !a.spec.Shape.Equal(domains[i].Shape()):
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: array %d has shape %v, its shard is %v", i, a.spec.Shape, domains[i].Shape())
-		}
-	}
 	bufs := make([]*devBuf, len(arrays))
 	for i, a := range arrays {
 		held, err := a.hold()
@@ -205,20 +182,12 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 		}
 	}
 	out := c.newArray(spec, bufs)
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
-	if err != nil {
-		return nil, err
-	}
-	a := arrays[0]
-	domains, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	a, specs, err := c.check.Disassemble(x)
 	if err != nil {
 		return nil, err
 	}
@@ -227,42 +196,26 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 		return nil, err
 	}
 	defer releaseAll(held)
-	kind := a.spec.Sharding.MemoryKind()
+	kind := a.ArraySpec.Sharding.MemoryKind()
 	bufs := make([]*devBuf, len(held))
-	for i, d := range a.spec.Sharding.Devices() {
+	for i, d := range a.ArraySpec.Sharding.Devices() {
 		if bufs[i], err = c.place(ctx, held[i], d, kind, sem); err != nil {
 			releaseAll(bufs)
 			return nil, err
 		}
 	}
 	out := make([]ifrt.Array, len(bufs))
-	for i, d := range a.spec.Sharding.Devices() {
-		spec := ifrt.ArraySpec{
-			DType: a.spec.DType, Shape: domains[i].Shape(), Layout: a.spec.Layout,
-			Sharding: ifrt.NewSingleDeviceSharding(d, kind),
-		}
+	for i, spec := range specs {
 		out[i] = c.newArray(spec, []*devBuf{bufs[i]})
 	}
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, specs, err := c.check.Copy(xs, devices, memoryKind)
 	if err != nil {
 		return nil, err
-	}
-	specs := make([]ifrt.ArraySpec, len(arrays))
-	for i, a := range arrays {
-		if specs[i], err = ifrt.CopySpec(a.spec, devices, memoryKind); err != nil {
-			return nil, err
-		}
-		if err := c.checkSharding(specs[i].Sharding); err != nil {
-			return nil, err
-		}
 	}
 	outBufs := make([][]*devBuf, len(arrays))
 	fail := func(err error) ([]ifrt.Array, error) {
@@ -289,7 +242,7 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	for i := range arrays {
 		out[i] = c.newArray(specs[i], outBufs[i])
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
@@ -297,24 +250,9 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 // copies (or shares them, when on the same memory and sem allows); shards of a
 // domain no input shard holds are cut from the array's contents on the host.
 func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	if len(xs) != len(specs) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: %d arrays and %d specs", len(xs), len(specs))
-	}
-	arrays, err := c.take(xs)
+	arrays, err := c.check.Reshard(xs, specs)
 	if err != nil {
 		return nil, err
-	}
-	for i, a := range arrays {
-		if err := c.checkSpec(specs[i]); err != nil {
-			return nil, err
-		}
-		if specs[i].DType != a.spec.DType || !specs[i].Shape.Equal(a.spec.Shape) {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: cannot reshard %v%v into %v%v",
-				a.spec.DType, a.spec.Shape, specs[i].DType, specs[i].Shape)
-		}
 	}
 	outBufs := make([][]*devBuf, len(arrays))
 	for i, a := range arrays {
@@ -331,12 +269,12 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	for i := range arrays {
 		out[i] = c.newArray(specs[i], outBufs[i])
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, sem ifrt.CopySemantics) ([]*devBuf, error) {
-	src, err := a.spec.Sharding.IndexDomains(a.spec.Shape)
+	src, err := a.ArraySpec.Sharding.IndexDomains(a.ArraySpec.Shape)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +313,7 @@ func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, 
 			out[j], err = c.place(ctx, held[best], dev, spec.Sharding.MemoryKind(), sem)
 		} else {
 			if dense == nil {
-				dense, err = c.fetchDense(ctx, a.spec, held, nil, nil)
+				dense, err = c.fetchDense(ctx, a.ArraySpec, held, nil, nil)
 			}
 			if err == nil {
 				var b *pjrt.Buffer
@@ -395,24 +333,9 @@ func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, 
 }
 
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take(xs)
+	arrays, sources, err := c.check.Remap(plan, xs)
 	if err != nil {
 		return nil, err
-	}
-	if err := ifrt.CheckRemapInputs(plan, xs); err != nil {
-		return nil, err
-	}
-	sources, err := plan.Sources()
-	if err != nil {
-		return nil, err
-	}
-	for _, spec := range plan.OutputSpecs {
-		if err := c.checkSpec(spec); err != nil {
-			return nil, err
-		}
 	}
 	held := make([][]*devBuf, len(arrays))
 	defer func() {
@@ -444,35 +367,25 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 	for i, bufs := range outBufs {
 		out[i] = c.newArray(plan.OutputSpecs[i], bufs)
 	}
-	finish(sem, arrays...)
+	backend.Donate(sem, arrays...)
 	return out, nil
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
-	if err := c.checkOpen(); err != nil {
-		return nil, err
-	}
-	arrays, err := c.take([]ifrt.Array{x})
+	a, spec, err := c.check.FullyReplicated(x)
 	if err != nil {
 		return nil, err
-	}
-	a := arrays[0]
-	if !a.spec.Sharding.IsFullyReplicated() {
-		return nil, ifrt.Errorf(ifrt.FailedPrecondition, "pjrtifrt: %v is not fully replicated", a.spec.Sharding)
 	}
 	held, err := a.hold()
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(held)
-	dev := a.spec.Sharding.Devices()[0]
-	b, err := c.place(ctx, held[0], dev, a.spec.Sharding.MemoryKind(), sem)
+	b, err := c.place(ctx, held[0], spec.Sharding.Devices()[0], spec.Sharding.MemoryKind(), sem)
 	if err != nil {
 		return nil, err
 	}
-	spec := a.spec
-	spec.Sharding = ifrt.NewSingleDeviceSharding(dev, a.spec.Sharding.MemoryKind())
 	out := c.newArray(spec, []*devBuf{b})
-	finish(sem, a)
+	backend.Donate(sem, a)
 	return out, nil
 }

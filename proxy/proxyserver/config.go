@@ -53,8 +53,9 @@ type Config struct {
 	// PluginPrograms serves pathwaysutils-style plugin programs
 	// (xla::ifrt::PluginProgram): JSON objects with one top-level key, which
 	// selects the handler. A program with another key fails to compile with
-	// "Bad PluginProgram". ReshardPluginKey is always served; an entry here
-	// replaces it.
+	// "Bad PluginProgram". ReshardPluginKey and the persistence keys
+	// (PersistenceWriteKey ...) are always served; an entry here
+	// replaces the built-in handler of its key.
 	PluginPrograms map[string]PluginHandler
 
 	// ClusterClientsOnly says the server is a worker's, whose sessions come
@@ -133,7 +134,8 @@ func (c Config) withDefaults() Config {
 	if c.ChunkSize == 0 {
 		c.ChunkSize = DefaultChunkSize
 	}
-	plugins := map[string]PluginHandler{ReshardPluginKey: reshardPlugin}
+	plugins := persistencePlugins()
+	plugins[ReshardPluginKey] = reshardPlugin
 	for k, h := range c.PluginPrograms {
 		plugins[k] = h
 	}

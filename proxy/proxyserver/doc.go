@@ -23,7 +23,10 @@
 //
 // Plugin programs (pathwaysutils' JSON requests such as persistence or
 // profiling) are served by the handlers in Config.PluginPrograms, keyed by
-// the program's single top-level JSON key.
+// the program's single top-level JSON key. Resharding (ReshardPluginKey) and
+// persistence (PersistenceWriteKey and the other three, Orbax's checkpoint I/O;
+// they need a backend that is an ifrt.Persister, such as the cluster client)
+// are built in; see docs/storage.md.
 //
 // # Errors
 //

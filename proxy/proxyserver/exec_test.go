@@ -262,7 +262,7 @@ func TestPluginPrograms(t *testing.T) {
 		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": echoPlugin}
 	})
 	s := h.session(t)
-	wantErr(t, "an unknown key", compilePlugin(t, s, `{"persistenceWriteRequest": {}}`), ifrt.ErrInvalidArgument, "Bad PluginProgram")
+	wantErr(t, "an unknown key", compilePlugin(t, s, `{"noSuchRequest": {}}`), ifrt.ErrInvalidArgument, "Bad PluginProgram")
 	wantErr(t, "two keys", compilePlugin(t, s, `{"echoRequest": {}, "x": 1}`), ifrt.ErrInvalidArgument, "Bad PluginProgram")
 	wantErr(t, "not JSON", compilePlugin(t, s, `{echo`), ifrt.ErrInvalidArgument, "Bad PluginProgram")
 	wantErr(t, "a field the handler refuses", compilePlugin(t, s, `{"echoRequest": {"bogus": 1}}`), ifrt.ErrInvalidArgument, "Bad PluginProgram")

@@ -29,8 +29,8 @@ func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token strin
 		return nil, ifrt.Errorf(ifrt.NotFound, "proxyserver: session %d has no array %d", sessionID, handle)
 	}
 	select {
-	case <-e.done:
-		return e.val, e.err
+	case <-e.Done():
+		return e.Await(ctx)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-ss.ctx.Done():
@@ -69,10 +69,21 @@ func (s *Server) AddSessionArray(sessionID uint64, token string, handle uint64, 
 		return ifrt.Errorf(ifrt.AlreadyExists, "proxyserver: session %d already has an array %d", sessionID, handle)
 	}
 	e := newEntry[ifrt.Array]()
-	e.resolve(a, nil)
+	e.Resolve(a, nil)
 	ss.arrays[handle] = e
 	ss.holdLocked(a)
 	return nil
+}
+
+// SessionDone returns a channel closed when session sessionID ends, so that
+// what a worker keeps for a session outside it (compiled gang programs) can
+// go with it. NotFound for an unknown session or a wrong token.
+func (s *Server) SessionDone(sessionID uint64, token string) (<-chan struct{}, error) {
+	ss, err := s.liveSession(sessionID, token)
+	if err != nil {
+		return nil, err
+	}
+	return ss.ctx.Done(), nil
 }
 
 // Track counts work done for the server's sessions outside its own calls (a

@@ -2,7 +2,6 @@ package proxyserver_test
 
 import (
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/openpathways/pathways/internal/testenv"
@@ -11,9 +10,8 @@ import (
 // TestInteropPrograms runs stock JAX programs on every backend that compiles
 // the bytecode JAX sends and compares them with local CPU JAX: jit, grad,
 // lax.scan, fori_loop, jax.random, argsort, cumsum, donation and a 30-step
-// data-parallel MLP. On a cluster the MLP runs on one worker's devices; over
-// all devices it needs one program across workers, which the cluster cannot
-// run yet: that must fail with a clear UNIMPLEMENTED (or, once it can, match).
+// data-parallel MLP. On a cluster the MLP runs on one worker's devices and
+// over all devices, a program across workers (a gang).
 func TestInteropPrograms(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !b.compilesBytecode {
@@ -42,11 +40,6 @@ func TestInteropPrograms(t *testing.T) {
 				t.Errorf("donation: deleted=%s result=%s, want true and 7", out["donated_deleted"], out["donated_result"])
 			}
 			if raw, failed := out["dp_error"]; failed {
-				e := decode[pyError](t, out, "dp_error")
-				if devices == 0 && b.workerDevices > 0 && strings.HasPrefix(e.Message, "UNIMPLEMENTED") && strings.Contains(e.Message, "several workers") {
-					t.Logf("data-parallel MLP over all devices: %s (one program across workers is the gang execution issue)", e.Message)
-					continue
-				}
 				t.Fatalf("data-parallel MLP over %d devices failed: %s", devices, raw)
 			}
 			type dp struct {

@@ -177,7 +177,9 @@ func (s *interopServer) runSteps(t *testing.T, script string, onStep func(step s
 		var step string
 		if raw, ok := obj["waiting"]; ok && onStep != nil && json.Unmarshal(raw, &step) == nil {
 			onStep(step)
-			io.WriteString(stdin, step+"\n")
+			if _, err := io.WriteString(stdin, step+"\n"); err != nil {
+				return out, fmt.Errorf("%s: answer step %q: %w", script, step, err)
+			}
 		}
 	}
 	if err := cmd.Wait(); err != nil {
@@ -324,9 +326,6 @@ func TestInteropJit(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !b.compilesBytecode {
 			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends; a PJRT backend runs this test", b.name)
-		}
-		if b.workerDevices > 0 {
-			t.Skipf("jit_ops.py's sharded matmul spans all 8 devices, more than one worker of %s has; TestInteropPrograms covers this backend", b.name)
 		}
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "jit_ops.py", jitEnv...)

@@ -20,9 +20,6 @@ func TestInteropUserPatterns(t *testing.T) {
 		if !b.compilesBytecode {
 			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
 		}
-		if b.workerDevices > 0 {
-			t.Skipf("backend %s runs a program within one worker of %d devices; these patterns use a mesh of all 8 (one program across workers is not supported yet)", b.name, b.workerDevices)
-		}
 		s := startInteropServer(t, jax, b, nil)
 		live := map[string]int{}
 		out, err := s.runSteps(t, "user_patterns.py", func(step string) {

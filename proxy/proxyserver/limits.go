@@ -127,13 +127,6 @@ func (b *budget) release(n int64) {
 	b.mu.Unlock()
 }
 
-// inUse reports the count.
-func (b *budget) inUse() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
-
 // reservation is n reserved from each of a chain of budgets (a session's and
 // the server's); release returns them once.
 type reservation struct {

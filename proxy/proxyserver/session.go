@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -329,9 +330,9 @@ func (s *session) panicked(o *op, r any) error {
 func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
 	for _, e := range o.results {
 		if err != nil {
-			e.resolve(nil, err)
+			e.Resolve(nil, err)
 		} else {
-			e.resolve(nil, ifrt.Errorf(ifrt.Internal, "proxyserver: %s request %d did not produce this array", o.kind, o.id))
+			e.Resolve(nil, ifrt.Errorf(ifrt.Internal, "proxyserver: %s request %d did not produce this array", o.kind, o.id))
 		}
 	}
 	for _, u := range o.uses {
@@ -493,6 +494,22 @@ func awaitArrays(ctx context.Context, o *op, es []*entry[ifrt.Array]) ([]ifrt.Ar
 	return out, nil
 }
 
+// onArrays plans a request that reads the arrays hs: run gets them once the
+// requests before it that use them are done, and makes the response.
+func (s *session) onArrays(o *op, hs []uint64, run func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error)) (*proxypb.IfrtResponse, runFunc, error) {
+	es, err := s.useArrays(o, hs, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+		in, err := awaitArrays(ctx, o, es)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, in)
+	}, nil
+}
+
 // produced resolves o's reserved entries with arrays, which the session now
 // holds. If the counts differ, the arrays are deleted and an error returned.
 func (s *session) produced(o *op, arrays []ifrt.Array) error {
@@ -504,7 +521,7 @@ func (s *session) produced(o *op, arrays []ifrt.Array) error {
 	}
 	s.hold(arrays...)
 	for i, e := range o.results {
-		e.resolve(arrays[i], nil)
+		e.Resolve(arrays[i], nil)
 	}
 	o.results = nil
 	return nil
@@ -615,10 +632,7 @@ func (s *session) lookup(id ifrt.DeviceID) (*ifrt.Device, error) {
 
 // entry is a handle's value, possibly still being computed.
 type entry[T any] struct {
-	done chan struct{}
-	once sync.Once
-	val  T
-	err  error
+	*backend.Future[T]
 
 	// Guarded by the session's mu.
 	uses       []chan struct{} // requests using the entry, closed as each finishes
@@ -635,24 +649,15 @@ func pendingUses[T any](e *entry[T]) []chan struct{} {
 	return out
 }
 
-func newEntry[T any]() *entry[T] { return &entry[T]{done: make(chan struct{})} }
+func newEntry[T any]() *entry[T] { return &entry[T]{Future: backend.NewFuture[T]()} }
 
-// resolve sets the entry's value; only the first call counts.
-func (e *entry[T]) resolve(v T, err error) {
-	e.once.Do(func() {
-		e.val, e.err = v, err
-		close(e.done)
-	})
-}
-
+// wait waits for the entry's value; ctx is the session's or its request's.
 func (e *entry[T]) wait(ctx context.Context) (T, error) {
-	select {
-	case <-e.done:
-		return e.val, e.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ifrt.Errorf(ifrt.Canceled, "the session has ended")
+	v, err := e.Await(ctx)
+	if err != nil && err == ctx.Err() {
+		return v, ifrt.Errorf(ifrt.Canceled, "the session has ended")
 	}
+	return v, err
 }
 
 func requestKind(req *proxypb.IfrtRequest) string {

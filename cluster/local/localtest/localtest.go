@@ -35,19 +35,20 @@ func Start(ctx context.Context, cfg local.Config) (*Cluster, error) {
 	return &Cluster{Cluster: c, faults: faults.Of(c)}, nil
 }
 
-// StopWorker kills the worker of a slice at once, as a crash would: its arrays
+// StopWorker kills worker i (slice i/HostsPerSlice, host i%HostsPerSlice;
+// with one host per slice, the worker of slice i) at once, as a crash would: its arrays
 // are gone and the resource manager reports it lost.
-func (c *Cluster) StopWorker(slice int) error { return c.faults.StopWorker(slice) }
+func (c *Cluster) StopWorker(i int) error { return c.faults.StopWorker(i) }
 
-// StartWorker starts the worker of a slice again after StopWorker: a fresh
+// StartWorker starts worker i again after StopWorker: a fresh
 // backend on a new port. Its devices keep their ids.
-func (c *Cluster) StartWorker(ctx context.Context, slice int) error {
-	return c.faults.StartWorker(ctx, slice)
+func (c *Cluster) StartWorker(ctx context.Context, i int) error {
+	return c.faults.StartWorker(ctx, i)
 }
 
 // RestartRM stops the resource manager and starts a new one, with no memory of
 // the cluster, on the same address: the workers register again by themselves.
 func (c *Cluster) RestartRM() error { return c.faults.RestartRM() }
 
-// Worker returns the worker server of a slice, nil while it is stopped.
-func (c *Cluster) Worker(slice int) *worker.Server { return c.faults.Worker(slice) }
+// Worker returns worker i's server, nil while it is stopped.
+func (c *Cluster) Worker(i int) *worker.Server { return c.faults.Worker(i) }

@@ -30,7 +30,7 @@ except Exception as e:  # pylint: disable=broad-except
 
 # A plugin program the server does not serve.
 try:
-  plugin_executable.PluginExecutable(json.dumps({"persistenceWriteRequest": {}}))
+  plugin_executable.PluginExecutable(json.dumps({"noSuchRequest": {}}))
   _common.emit(bad_plugin=None)
 except Exception as e:  # pylint: disable=broad-except
   _common.emit(bad_plugin=err(e))

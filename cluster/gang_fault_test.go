@@ -1,0 +1,250 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+)
+
+// psumProgram is JAX's shard_map(lambda x: psum(2 * x, "x")) over 4 devices
+// of an 8-vector: the result is [24, 32] for the input 0..7.
+const psumProgram = "../internal/stablehlo/testdata/golden/shard_map_psum_shardy.mlir"
+
+// runPsum runs the psum program compiled for devices once and checks its
+// result.
+func runPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) error {
+	p := exe.Parameters()[0]
+	s, err := ifrt.NewHloSharding(exe.Devices(), "", *p.OpSharding)
+	if err != nil {
+		return err
+	}
+	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	if err != nil {
+		return err
+	}
+	defer x.Delete()
+	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		return err
+	}
+	defer res.Outputs[0].Delete()
+	got := make([]byte, 8)
+	if err := res.Outputs[0].CopyToHostBuffer(ctx, got, nil); err != nil {
+		return err
+	}
+	if string(got) != string(f32Bytes(24, 32)) {
+		return errors.New("psum gave a wrong result")
+	}
+	return nil
+}
+
+// A participant killed during a loop of spanning launches fails the launch
+// with DATA_LOSS (no hang); the other slice's own programs go on; once the
+// worker is back, spanning launches work again on the same client.
+func TestGangLostParticipant(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
+		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+		if err != nil {
+			t.Fatalf("Compile on %v: %v", devs, err)
+		}
+		t.Cleanup(func() { exe.Delete() })
+		return exe
+	}
+	spanning := compile(ifrt.DeviceList{all[0], all[2], all[4], all[6]})
+	slice0 := compile(all[:4])
+
+	ran := make(chan int, 100)
+	failed := make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			if err := runPsum(ctx, l.Client, spanning); err != nil {
+				failed <- err
+				return
+			}
+			ran <- i
+		}
+	}()
+	for range 3 {
+		select {
+		case <-ran:
+		case err := <-failed:
+			t.Fatalf("a spanning launch failed before any fault: %v", err)
+		}
+	}
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-failed:
+		if !errors.Is(err, ifrt.ErrDataLoss) {
+			t.Fatalf("the launch after the participant was killed: %v, want DATA_LOSS", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("spanning launches hang after a participant was killed")
+	}
+	if err := runPsum(ctx, l.Client, slice0); err != nil {
+		t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
+	}
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		err := runPsum(ctx, l.Client, spanning)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ifrt.ErrDataLoss) {
+			t.Fatalf("a spanning launch while the worker returns: %v, want success or DATA_LOSS", err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("spanning launches did not work again after the worker came back: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Two clients (two JAX sessions) launching spanning programs over the same
+// workers at once all finish: launches start in one order on every worker.
+func TestGangConcurrentClients(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	errc := make(chan error, 2)
+	for range 2 {
+		c := connect(t, l.RMAddress)
+		all := c.Devices()
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range 20 {
+				if err := runPsum(ctx, c, exe); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func connect(t *testing.T, rmAddress string) *cluster.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c, err := cluster.Connect(ctx, rmAddress, cluster.WithLogger(quietLogger()))
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// oneProcessBackend is a backend that cannot run part of a program spanning
+// workers (as the PJRT CPU plugins cannot): gocpu behind a type the worker
+// does not know.
+type oneProcessBackend struct{ ifrt.Client }
+
+// A worker whose backend cannot run its part of a spanning program refuses
+// it, and the client gets the worker's UNIMPLEMENTED as it was.
+func TestGangRefusedByBackend(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true,
+		NewBackend: func(int) (ifrt.Client, error) {
+			c, err := gocpu.New(gocpu.Config{Devices: 4})
+			return oneProcessBackend{c}, err
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
+	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
+		t.Fatalf("Compile across workers on one-process backends: %v, want the worker's UNIMPLEMENTED naming gocpu", err)
+	}
+	if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, all[:4])); err != nil {
+		t.Fatalf("the same program on one worker: %v", err)
+	}
+}
+
+func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.DeviceList) ifrt.LoadedExecutable {
+	t.Helper()
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		t.Fatalf("Compile on %v: %v", devs, err)
+	}
+	t.Cleanup(func() { exe.Delete() })
+	return exe
+}
+
+// stuckProgram never finishes on partition 1 (a while loop that does not
+// end), so partition 0 waits in its all_reduce for ever.
+const stuckProgram = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+    %p = stablehlo.partition_id : tensor<ui32>
+    %one = stablehlo.constant dense<1> : tensor<ui32>
+    %w = stablehlo.while(%i = %p) : tensor<ui32>
+     cond {
+      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      stablehlo.return %i : tensor<ui32>
+    }
+    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %t = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}`
+
+// A launch's deadline reaches every participant: a launch that cannot finish
+// ends when its context does, and the workers go on with later launches.
+func TestGangDeadlineReachesEveryParticipant(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	all := l.Client.Devices()
+	devs := ifrt.DeviceList{all[0], all[4]}
+	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(stuckProgram)}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Delete()
+	s, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := l.Client.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancelShort()
+	if _, err := stuck.Execute(short, []ifrt.Array{x}, nil); err == nil {
+		t.Fatal("a launch that cannot finish succeeded")
+	} else if c := ifrt.CodeOf(err); c != ifrt.DeadlineExceeded && c != ifrt.Canceled {
+		t.Fatalf("the stuck launch: %v (code %v), want DEADLINE_EXCEEDED", err, c)
+	}
+	spanning := mustCompile(ctx, t, l.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
+	if err := runPsum(ctx, l.Client, spanning); err != nil {
+		t.Fatalf("a spanning launch after the stuck one: %v", err)
+	}
+}

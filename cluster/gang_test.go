@@ -1,0 +1,159 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// goldenCase is a program of the interpreter's golden corpus with JAX's
+// inputs and outputs.
+type goldenCase struct {
+	Name       string
+	RTol, ATol float64
+	Inputs     []struct{ Type, Data string }
+	Outputs    []struct{ Type, Data string }
+}
+
+func loadGolden(t *testing.T, pattern string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob("../internal/stablehlo/testdata/golden/" + pattern + ".json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("golden programs %s: %d, %v", pattern, len(files), err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		out[strings.TrimSuffix(f, ".json")] = mustRead(t, f)
+	}
+	return out
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runGolden compiles one golden program over devices and checks its outputs
+// against JAX's, with the arguments placed as the parameters want.
+func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.DeviceList, base string, js []byte) {
+	t.Helper()
+	var g goldenCase
+	if err := json.Unmarshal(js, &g); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, base+".mlirbc")}, &ifrt.CompileOptions{Devices: devices})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	defer exe.Delete()
+	var args []ifrt.Array
+	for i, p := range exe.Parameters() {
+		op := ifrt.Replicated()
+		if p.OpSharding != nil {
+			op = *p.OpSharding
+		}
+		s, err := ifrt.NewHloSharding(devices, "", op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := base64.StdEncoding.DecodeString(g.Inputs[i].Data)
+		a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: p.DType, Shape: p.Shape, Sharding: s}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Delete()
+		args = append(args, a)
+	}
+	res, err := exe.Execute(ctx, args, nil)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	for k, out := range res.Outputs {
+		want, _ := base64.StdEncoding.DecodeString(g.Outputs[k].Data)
+		got := make([]byte, len(want))
+		if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
+			t.Fatalf("output %d: %v", k, err)
+		}
+		if msg := closeTo(g.Outputs[k].Type, got, want, g.RTol, g.ATol); msg != "" {
+			t.Errorf("output %d: %s", k, msg)
+		}
+		out.Delete()
+	}
+}
+
+func closeTo(typ string, got, want []byte, rtol, atol float64) string {
+	if typ != "f32" {
+		if string(got) != string(want) {
+			return "differs from JAX's"
+		}
+		return ""
+	}
+	for i := 0; i+4 <= len(want); i += 4 {
+		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
+		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
+		if math.Abs(g-w) > atol+rtol*math.Abs(w)+1e-6 {
+			return fmt.Sprintf("element %d = %g, JAX's is %g", i/4, g, w)
+		}
+	}
+	return ""
+}
+
+// TestGangShardMap runs JAX's shard_map programs (psum, all_gather,
+// ppermute, psum_scatter, all_to_all, axis_index; GSPMD and Shardy) over
+// all 8 devices of clusters whose devices are on several workers: 2 slices
+// of 4, one slice of 2 hosts of 4, 2 slices of 2 hosts of 2. The collectives
+// cross workers; results match JAX's.
+func TestGangShardMap(t *testing.T) {
+	programs := loadGolden(t, "shard_map_*")
+	for _, shape := range []local.Config{
+		{Slices: 2, DevicesPerSlice: 4},
+		{Slices: 1, HostsPerSlice: 2, DevicesPerSlice: 4},
+		{Slices: 2, HostsPerSlice: 2, DevicesPerSlice: 2},
+	} {
+		t.Run(fmt.Sprintf("%dslices_%dhosts", shape.Slices, max(shape.HostsPerSlice, 1)), func(t *testing.T) {
+			shape.NoProxy = true
+			l := startLocal(t, shape)
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+			defer cancel()
+			for base, js := range programs {
+				t.Run(filepath.Base(base), func(t *testing.T) {
+					runGolden(ctx, t, l.Client, spread(t, l.Client.Devices(), base), base, js)
+				})
+			}
+		})
+	}
+}
+
+var numPartitions = regexp.MustCompile(`mhlo.num_partitions = (\d+)`)
+
+// spread picks as many devices as the program has partitions, evenly over
+// all of them (every other one for 4 of 8), so that they span workers.
+func spread(t *testing.T, all ifrt.DeviceList, base string) ifrt.DeviceList {
+	t.Helper()
+	m := numPartitions.FindSubmatch(mustRead(t, base+".mlir"))
+	if m == nil {
+		t.Fatalf("%s.mlir names no mhlo.num_partitions", base)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	var out ifrt.DeviceList
+	for i := range n {
+		out = append(out, all[i*len(all)/n])
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package backend
+
+import (
+	"slices"
+
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// errForeign is the ownership failure; a nil array fails the same way.
+var errForeign = ifrt.Errorf(ifrt.InvalidArgument, "not an array of this client")
+
+// Own returns xs as the backend's array type A, checking that each is one of
+// this client's (mine says which) and not deleted. name prefixes the errors
+// ("gocpu").
+func Own[A ifrt.Array](name string, xs []ifrt.Array, mine func(A) bool) ([]A, error) {
+	out := make([]A, len(xs))
+	for i, x := range xs {
+		a, err := own(x, mine)
+		if err != nil {
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "%s: argument %d: %w", name, i, err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// OwnOne is Own for one array.
+func OwnOne[A ifrt.Array](name string, x ifrt.Array, mine func(A) bool) (A, error) {
+	a, err := own(x, mine)
+	if err != nil {
+		return a, ifrt.Errorf(ifrt.CodeOf(err), "%s: %w", name, err)
+	}
+	return a, nil
+}
+
+func own[A ifrt.Array](x ifrt.Array, mine func(A) bool) (A, error) {
+	a, ok := x.(A)
+	var zero A
+	switch {
+	case !ok || !mine(a):
+		return zero, errForeign
+	case a.IsDeleted():
+		return zero, ifrt.ErrArrayDeleted
+	}
+	return a, nil
+}
+
+// Donate deletes inputs when sem is DonateInput: the end of every operation
+// that takes CopySemantics.
+func Donate[A ifrt.Array](sem ifrt.CopySemantics, inputs ...A) {
+	if sem != ifrt.DonateInput {
+		return
+	}
+	for _, a := range inputs {
+		a.Delete()
+	}
+}
+
+// Donated returns the argument indices an execution donates: the program's
+// donatable parameters less opts.NonDonatableInputs, in order; nil when none.
+func Donated(donatable []int, opts *ifrt.ExecuteOptions) []int {
+	var out []int
+	for _, i := range donatable {
+		if opts == nil || !slices.Contains(opts.NonDonatableInputs, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package gocpu
+
+import (
+	"context"
+	"slices"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo"
+)
+
+// GangExecutable is a program whose partitions run in several processes (the
+// workers of a cluster), of which this client runs some: each partition is
+// one stablehlo process, exchanging data with the others through the
+// Communicator its caller gives it. The worker (package worker) compiles one
+// on every worker that owns a device of the program, with the same module,
+// and runs its own partitions of each launch.
+type GangExecutable struct {
+	client    *Client
+	module    *stablehlo.Module
+	params    []ifrt.ArgumentInfo
+	outputs   []ifrt.ArgumentInfo
+	donatable []int
+}
+
+// CompileGang parses a StableHLO module for a run across processes. Its
+// parameters and outputs are described globally (shapes of the whole
+// arrays, shardings over the program's partitions).
+func (c *Client) CompileGang(ctx context.Context, program ifrt.Program) (*GangExecutable, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	_, m, err := parseProgram(program)
+	if err != nil {
+		return nil, err
+	}
+	paramShardings, outputShardings := m.ProcessShardings()
+	params, err := argumentInfos(m.Main().Params(), paramShardings)
+	if err != nil {
+		return nil, err
+	}
+	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
+	if err != nil {
+		return nil, err
+	}
+	g := &GangExecutable{client: c, module: m, params: params, outputs: outputs}
+	for i, v := range m.Main().Params() {
+		if v.DonorOrAlias {
+			g.donatable = append(g.donatable, i)
+		}
+	}
+	return g, nil
+}
+
+// Name is the module's name.
+func (g *GangExecutable) Name() string { return g.module.Name() }
+
+// NumPartitions is the number of partitions of the program.
+func (g *GangExecutable) NumPartitions() int { return g.module.NumPartitions() }
+
+// Parameters describe the program's global parameters.
+func (g *GangExecutable) Parameters() []ifrt.ArgumentInfo { return g.params }
+
+// Outputs describe the program's global results.
+func (g *GangExecutable) Outputs() []ifrt.ArgumentInfo { return g.outputs }
+
+// DonatableParameters are the parameters the program may donate. Run does
+// not consume its arguments: the caller frees donated ones after a launch.
+func (g *GangExecutable) DonatableParameters() []int { return slices.Clone(g.donatable) }
+
+// Run runs partition p on device dev of this client. args are the
+// partition's blocks of the parameters (single-device arrays of this client,
+// each the block of the global argument that parameter's sharding gives
+// partition p, or the whole value for a replicated one); the outputs are
+// its blocks of the results, single-device arrays on dev. comm connects it
+// to the other partitions; Run calls comm.Done once, as
+// stablehlo.Module.RunProcess does.
+func (g *GangExecutable) Run(ctx context.Context, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
+	fail := func(err error) ([]ifrt.Array, error) {
+		comm.Done(err)
+		return nil, err
+	}
+	if err := g.client.checkOpen(); err != nil {
+		return fail(err)
+	}
+	if !slices.Contains(g.client.devices, dev) {
+		return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: device %d is not a device of this client", dev.ID))
+	}
+	if len(args) != len(g.params) {
+		return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", g.Name(), len(g.params), len(args)))
+	}
+	arrays, err := g.client.check.Arrays(args)
+	if err != nil {
+		return fail(err)
+	}
+	in := make([]*stablehlo.Tensor, len(arrays))
+	for i, a := range arrays {
+		data, err := a.dense()
+		if err != nil {
+			return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err))
+		}
+		v := g.module.Main().Params()[i]
+		in[i] = &stablehlo.Tensor{Type: stablehlo.TensorType{Elem: v.Type.Elem, Shape: slices.Clone([]int64(a.ArraySpec.Shape))}, Data: data}
+	}
+	res, err := g.module.RunProcess(ctx, stablehlo.Process{Partition: p, Comm: comm}, in)
+	if err != nil {
+		return nil, fromStablehlo(err)
+	}
+	outs := make([]ifrt.Array, len(res))
+	for k, t := range res {
+		spec := ifrt.ArraySpec{DType: g.outputs[k].DType, Shape: ifrt.Shape(slices.Clone(t.Type.Shape)), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+		outs[k] = g.client.newArray(spec, [][]byte{t.Data})
+	}
+	return outs, nil
+}

@@ -1,0 +1,390 @@
+package stablehlo
+
+// The collective ops, per process: each exchanges pieces of its operands
+// with the other processes of its group through the process's
+// Communicator. Reductions run at the receiver, in group order, so that
+// every process of a group gets bit-identical results.
+
+// procState is the evaluator's view of the process it runs as.
+type procState struct {
+	Process
+	id  int    // flattened id: replica*num_partitions + partition
+	seq uint64 // collectives executed so far
+}
+
+// beginCollective counts the collective and returns the process state and
+// the op's resolved groups.
+func (ev *evaluator) beginCollective(op *operation) (*procState, *collectiveInfo, error) {
+	ps := ev.proc
+	if ps == nil || ps.Comm == nil && ev.mod.numProcesses() > 1 {
+		return nil, nil, unimplementedf("%s needs a per-process run (RunProcess) with a Communicator", op.Name)
+	}
+	info := op.collective
+	if info == nil {
+		return nil, nil, internalf("collective %s was not resolved", op.Name)
+	}
+	if info.err != nil {
+		return nil, nil, info.err
+	}
+	ps.seq++
+	return ps, info, nil
+}
+
+// member returns the process's group of op and its index in it.
+func member(ps *procState, info *collectiveInfo) ([]int, int, error) {
+	g, me := info.groupOf(ps.id)
+	if g == nil {
+		return nil, -1, invalidf("process %d is in no replica group", ps.id)
+	}
+	return g, me, nil
+}
+
+func evalPartitionID(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	return procScalar(ev, op, func(ps *procState) int { return ps.Partition })
+}
+
+func evalReplicaID(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	return procScalar(ev, op, func(ps *procState) int { return ps.Replica })
+}
+
+func procScalar(ev *evaluator, op *operation, field func(*procState) int) ([]*array, error) {
+	t := op.resultTypes[0]
+	if t.Elem != U32 || len(t.Shape) != 0 {
+		return nil, invalidf("result must be tensor<ui32>, not %s", t)
+	}
+	if ev.proc == nil {
+		return nil, unimplementedf("%s needs a per-process run (RunProcess)", op.Name)
+	}
+	out := newArray(t)
+	out.u[0] = uint64(field(ev.proc))
+	return []*array{out}, nil
+}
+
+// chunkBounds splits n elements into parts nearly equal parts; part j is
+// [b[j], b[j+1]).
+func chunkBounds(n, parts int) []int {
+	b := make([]int, parts+1)
+	for j := range b {
+		b[j] = int(int64(j) * int64(n) / int64(parts))
+	}
+	return b
+}
+
+func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	group, me, err := member(ps, info)
+	if err != nil {
+		return nil, err
+	}
+	if len(op.regions) != 1 || len(op.resultTypes) != len(in) {
+		return nil, invalidf("all_reduce needs one computation and a result per operand")
+	}
+	folds := make([]*folder, len(in))
+	for i, a := range in {
+		if !a.t.Equal(op.resultTypes[i]) {
+			return nil, invalidf("result %d has type %s, operand %s", i, op.resultTypes[i], a.t)
+		}
+		if folds[i], err = newFolder(ev, op.regions[0], a.t.Elem); err != nil {
+			return nil, err
+		}
+	}
+	n := len(group)
+	if n == 1 {
+		return in, nil
+	}
+	// Reduce-scatter: process j reduces the j-th chunk of every operand;
+	// then all-gather the reduced chunks.
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, 2*len(in))
+	bounds := make([][]int, len(in))
+	for i, a := range in {
+		bounds[i] = chunkBounds(a.size(), n)
+		for j, peer := range group {
+			if j != me {
+				x.send(peer, rangeBytes(a, bounds[i][j], bounds[i][j+1]))
+			}
+		}
+	}
+	// Each process reduces its chunk straight into its result, and sends
+	// it from there.
+	out := make([]*array, len(in))
+	for i, a := range in {
+		lo, hi := bounds[i][me], bounds[i][me+1]
+		out[i] = newArray(a.t)
+		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
+			return nil, err
+		}
+		for j, peer := range group {
+			if j != me {
+				x.send(peer, rangeBytes(out[i], lo, hi))
+			}
+		}
+	}
+	for i, a := range in {
+		size := a.t.Elem.ByteSize()
+		for j, peer := range group {
+			if j == me {
+				continue
+			}
+			lo, hi := bounds[i][j], bounds[i][j+1]
+			if err := x.recv(peer, (hi-lo)*size, copyInto(out[i], lo)); err != nil {
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
+				return nil, err
+			}
+		}
+	}
+	if err := x.finish(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	group, me, err := member(ps, info)
+	if err != nil {
+		return nil, err
+	}
+	if len(in) != 1 || len(op.regions) != 1 || len(op.resultTypes) != 1 {
+		return nil, invalidf("reduce_scatter takes one operand, one computation and one result")
+	}
+	a := in[0]
+	dim, err := op.int1("scatter_dimension")
+	if err != nil {
+		return nil, err
+	}
+	n := len(group)
+	parts, err := splitParts(a, dim, n)
+	if err != nil {
+		return nil, err
+	}
+	if !parts[0].t.Equal(op.resultTypes[0]) {
+		return nil, invalidf("result %s is not a 1/%d part of %s along dimension %d", op.resultTypes[0], n, a.t, dim)
+	}
+	fold, err := newFolder(ev, op.regions[0], a.t.Elem)
+	if err != nil {
+		return nil, err
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
+	for j, peer := range group {
+		if j != me {
+			x.send(peer, rangeBytes(parts[j], 0, parts[j].size()))
+		}
+	}
+	acc := newArray(op.resultTypes[0])
+	err = fold.reduceInto(x, group, me, parts[me], acc)
+	if ferr := x.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*array{acc}, nil
+}
+
+func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	group, me, err := member(ps, info)
+	if err != nil {
+		return nil, err
+	}
+	dim, err := op.int1("all_gather_dim")
+	if err != nil {
+		return nil, err
+	}
+	if len(op.resultTypes) != len(in) {
+		return nil, invalidf("all_gather needs a result per operand")
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
+	for _, a := range in {
+		for j, peer := range group {
+			if j != me {
+				x.send(peer, rangeBytes(a, 0, a.size()))
+			}
+		}
+	}
+	gathered := make([][]*array, len(in))
+	for i, a := range in {
+		gathered[i] = make([]*array, len(group))
+		for j, peer := range group {
+			if j == me {
+				gathered[i][j] = a
+				continue
+			}
+			gathered[i][j] = newArray(a.t)
+			if err := x.recv(peer, a.size()*a.t.Elem.ByteSize(), copyInto(gathered[i][j], 0)); err != nil {
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
+				return nil, err
+			}
+		}
+	}
+	if err := x.finish(); err != nil {
+		return nil, err
+	}
+	out := make([]*array, len(in))
+	for i := range in {
+		if out[i], err = concatArrays(gathered[i], dim, op.resultTypes[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	group, me, err := member(ps, info)
+	if err != nil {
+		return nil, err
+	}
+	splitDim, err := op.int1("split_dimension")
+	if err != nil {
+		return nil, err
+	}
+	concatDim, err := op.int1("concat_dimension")
+	if err != nil {
+		return nil, err
+	}
+	count, err := op.int1("split_count")
+	if err != nil {
+		return nil, err
+	}
+	if count != int64(len(group)) || len(op.resultTypes) != len(in) {
+		return nil, invalidf("split_count %d does not match the group size %d", count, len(group))
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
+	parts := make([][]*array, len(in))
+	for i, a := range in {
+		if parts[i], err = splitParts(a, splitDim, len(group)); err != nil {
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
+			return nil, err
+		}
+		for j, peer := range group {
+			if j != me {
+				x.send(peer, rangeBytes(parts[i][j], 0, parts[i][j].size()))
+			}
+		}
+	}
+	out := make([]*array, len(in))
+	for i := range in {
+		got := make([]*array, len(group))
+		for j, peer := range group {
+			if j == me {
+				got[j] = parts[i][me]
+				continue
+			}
+			got[j] = newArray(parts[i][j].t)
+			if err := x.recv(peer, got[j].size()*got[j].t.Elem.ByteSize(), copyInto(got[j], 0)); err != nil {
+				_ = x.finish() // drains the exchange; the error already in hand is the one to report
+				return nil, err
+			}
+		}
+		if out[i], err = concatArrays(got, concatDim, op.resultTypes[i]); err != nil {
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
+			return nil, err
+		}
+	}
+	if err := x.finish(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func evalCollectivePermute(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	if len(in) != 1 || !in[0].t.Equal(op.resultTypes[0]) {
+		return nil, invalidf("collective_permute takes one operand of the result's type")
+	}
+	a := in[0]
+	source, target := -1, -1
+	for _, p := range info.pairs {
+		if p[0] == ps.id {
+			target = p[1]
+		}
+		if p[1] == ps.id {
+			source = p[0]
+		}
+	}
+	if source == ps.id {
+		return in, nil
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
+	if target >= 0 && target != ps.id {
+		x.send(target, rangeBytes(a, 0, a.size()))
+	}
+	out := newArray(a.t) // zeros when no process sends here
+	if source >= 0 {
+		if err := x.recv(source, a.size()*a.t.Elem.ByteSize(), copyInto(out, 0)); err != nil {
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
+			return nil, err
+		}
+	}
+	if err := x.finish(); err != nil {
+		return nil, err
+	}
+	return []*array{out}, nil
+}
+
+func evalCollectiveBroadcast(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, err
+	}
+	if flagSet(op, "has_dynamic_root") {
+		return nil, unimplementedf("collective_broadcast with a dynamic root is not supported")
+	}
+	if len(op.resultTypes) != len(in) {
+		return nil, invalidf("collective_broadcast needs a result per operand")
+	}
+	for i, a := range in {
+		if !a.t.Equal(op.resultTypes[i]) {
+			return nil, invalidf("result %d has type %s, operand %s", i, op.resultTypes[i], a.t)
+		}
+	}
+	group, me := info.groupOf(ps.id)
+	out := make([]*array, len(in))
+	switch {
+	case group == nil: // outside every group: zeros
+		for i, a := range in {
+			out[i] = newArray(a.t)
+		}
+		return out, nil
+	case me == 0:
+		x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
+		for _, a := range in {
+			for _, peer := range group[1:] {
+				x.send(peer, rangeBytes(a, 0, a.size()))
+			}
+		}
+		if err := x.finish(); err != nil {
+			return nil, err
+		}
+		return in, nil
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
+	for i, a := range in {
+		out[i] = newArray(a.t)
+		if err := x.recv(group[0], a.size()*a.t.Elem.ByteSize(), copyInto(out[i], 0)); err != nil {
+			_ = x.finish() // drains the exchange; the error already in hand is the one to report
+			return nil, err
+		}
+	}
+	if err := x.finish(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

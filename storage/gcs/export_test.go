@@ -1,0 +1,7 @@
+package gcs
+
+// ObjectError is objectError, for tests.
+var ObjectError = objectError
+
+// WithExpiry is withExpiry, for tests.
+var WithExpiry = withExpiry

@@ -1,0 +1,258 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// gang serves the Gang service: programs whose partitions run on several
+// workers. The worker runs its own partitions of each launch as gocpu
+// processes (gocpu.GangExecutable), connected to the others by a
+// gangLaunch: in process for partitions of this worker, over Exchange
+// streams for partitions of other workers.
+type gang struct {
+	workerpb.UnimplementedGangServer
+	w        *Server
+	launches *launches
+	order    *sequencer
+
+	mu       sync.Mutex
+	programs map[programKey]*gocpu.GangExecutable
+}
+
+type programKey struct {
+	session uint64
+	id      uint64
+}
+
+func newGang(w *Server) *gang {
+	return &gang{w: w, launches: newLaunches(), order: newSequencer(w.log), programs: map[programKey]*gocpu.GangExecutable{}}
+}
+
+// backend returns the worker's backend as one that can run a partition of a
+// program spanning processes.
+func (g *gang) backend() (*gocpu.Client, error) {
+	c, ok := g.w.cfg.Backend.(*gocpu.Client)
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: this worker's %s backend (%T) cannot run its part of a program whose devices span several workers; workers on gocpu (--backend=gocpu) can, or compile for the devices of one worker", g.w.cfg.Backend.Platform().Name, g.w.cfg.Backend)
+	}
+	return c, nil
+}
+
+func (g *gang) Compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
+	defer g.w.proxy.Track()()
+	resp, err := g.compile(ctx, req)
+	if err != nil {
+		return nil, rpc.ToStatus(err)
+	}
+	return resp, nil
+}
+
+func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
+	if err := g.w.proxy.CheckSessionBytes(req.GetSessionId(), req.GetSessionToken(), 0); err != nil {
+		return nil, err
+	}
+	c, err := g.backend()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := c.CompileGang(ctx, &ifrt.MLIRProgram{Module: req.GetModule()})
+	if err != nil {
+		return nil, err
+	}
+	resp := &workerpb.GangCompileResponse{ProgramId: rand.Uint64(), Name: prog.Name(), NumPartitions: int32(prog.NumPartitions())}
+	for _, i := range prog.DonatableParameters() {
+		resp.Donatable = append(resp.Donatable, int32(i))
+	}
+	if resp.Parameters, err = wireArguments(prog.Parameters()); err != nil {
+		return nil, err
+	}
+	if resp.Outputs, err = wireArguments(prog.Outputs()); err != nil {
+		return nil, err
+	}
+	done, err := g.w.proxy.SessionDone(req.GetSessionId(), req.GetSessionToken())
+	if err != nil {
+		return nil, err
+	}
+	key := programKey{req.GetSessionId(), resp.ProgramId}
+	g.mu.Lock()
+	g.programs[key] = prog
+	g.mu.Unlock()
+	// The program goes with its session, as the session's executables do.
+	go func() {
+		select {
+		case <-done:
+		case <-g.w.stopped():
+		}
+		g.mu.Lock()
+		delete(g.programs, key)
+		g.mu.Unlock()
+	}()
+	return resp, nil
+}
+
+func wireArguments(infos []ifrt.ArgumentInfo) ([]*workerpb.GangArgument, error) {
+	out := make([]*workerpb.GangArgument, len(infos))
+	for i, info := range infos {
+		out[i] = &workerpb.GangArgument{Dtype: int32(info.DType), Shape: info.Shape}
+		if info.OpSharding != nil {
+			b, err := json.Marshal(info.OpSharding)
+			if err != nil {
+				return nil, ifrt.Errorf(ifrt.Internal, "worker: encoding a sharding: %v", err)
+			}
+			out[i].OpShardingJson = b
+		}
+	}
+	return out, nil
+}
+
+func (g *gang) Release(ctx context.Context, req *workerpb.GangReleaseRequest) (*workerpb.GangReleaseResponse, error) {
+	if err := g.w.proxy.CheckSessionBytes(req.GetSessionId(), req.GetSessionToken(), 0); err != nil {
+		return nil, rpc.ToStatus(err)
+	}
+	g.mu.Lock()
+	delete(g.programs, programKey{req.GetSessionId(), req.GetProgramId()})
+	g.mu.Unlock()
+	return &workerpb.GangReleaseResponse{}, nil
+}
+
+func (g *gang) program(session, id uint64) (*gocpu.GangExecutable, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.programs[programKey{session, id}]
+	if !ok {
+		return nil, ifrt.Errorf(ifrt.NotFound, "worker: session %d has no gang program %d", session, id)
+	}
+	return p, nil
+}
+
+func (g *gang) Launch(ctx context.Context, req *workerpb.LaunchRequest) (*workerpb.LaunchResponse, error) {
+	defer g.w.proxy.Track()()
+	resp, err := g.launch(ctx, req)
+	if err != nil {
+		return nil, rpc.ToStatus(err)
+	}
+	return resp, nil
+}
+
+// localRun is one partition this worker runs in a launch.
+type localRun struct {
+	partition int
+	dev       *ifrt.Device
+	args      []ifrt.Array
+	outs      []ifrt.Array
+	err       error
+}
+
+func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *workerpb.LaunchResponse, err error) {
+	sid, token := req.GetSessionId(), req.GetSessionToken()
+	waited := false
+	defer func() {
+		if !waited {
+			g.order.release(req.GetSequencerIncarnation(), req.GetSequence())
+		}
+	}()
+	prog, err := g.program(sid, req.GetProgramId())
+	if err != nil {
+		return nil, err
+	}
+	n := prog.NumPartitions()
+	if len(req.GetPartitionWorkers()) != n {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: %s has %d partitions, the launch names workers for %d", prog.Name(), n, len(req.GetPartitionWorkers()))
+	}
+	runs := make([]*localRun, len(req.GetPartitions()))
+	local := map[int]bool{}
+	for i, lp := range req.GetPartitions() {
+		p := int(lp.GetPartition())
+		if p < 0 || p >= n || local[p] {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: partition %d is outside the program's %d or named twice", p, n)
+		}
+		local[p] = true
+		if len(lp.GetArguments()) != len(prog.Parameters()) || len(lp.GetOutputs()) != len(prog.Outputs()) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: partition %d has %d arguments and %d outputs; %s takes %d and makes %d",
+				p, len(lp.GetArguments()), len(lp.GetOutputs()), prog.Name(), len(prog.Parameters()), len(prog.Outputs()))
+		}
+		dev, err := g.w.cfg.Backend.LookupDevice(ifrt.DeviceID(lp.GetDeviceId()))
+		if err != nil {
+			return nil, err
+		}
+		r := &localRun{partition: p, dev: dev, args: make([]ifrt.Array, len(lp.GetArguments()))}
+		for k, h := range lp.GetArguments() {
+			if r.args[k], err = g.w.proxy.SessionArray(ctx, sid, token, h); err != nil {
+				return nil, fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
+			}
+		}
+		runs[i] = r
+	}
+	if err := g.order.wait(ctx, req.GetSequencerIncarnation(), req.GetSequence()); err != nil {
+		return nil, err
+	}
+	waited = true
+	l := g.launches.join(req.GetLaunchId(), false)
+	defer g.launches.leave(l)
+	if err := l.start(g.w, req.GetPartitionWorkers(), local); err != nil {
+		return nil, err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-l.failed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Go(func() { r.outs, r.err = prog.Run(ctx, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition)) })
+	}
+	wg.Wait()
+	sent, closeErr := l.closeStreams()
+	var first error
+	for _, r := range runs {
+		if r.err != nil && first == nil {
+			first = r.err
+		}
+	}
+	if first != nil || closeErr != nil {
+		for _, r := range runs {
+			deleteAll(r.outs)
+		}
+		if cause := l.cause(); cause != nil {
+			return nil, cause // what ended the launch everywhere, not its echo here
+		}
+		if first == nil {
+			first = closeErr
+		}
+		return nil, first
+	}
+	for i, lp := range req.GetPartitions() {
+		for k, h := range lp.GetOutputs() {
+			if err := g.w.proxy.AddSessionArray(sid, token, h, runs[i].outs[k]); err != nil {
+				runs[i].outs[k].Delete()
+				first = err
+			}
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return &workerpb.LaunchResponse{SentBytes: sent}, nil
+}
+
+func deleteAll(as []ifrt.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Delete()
+		}
+	}
+}
