@@ -56,8 +56,9 @@
 // ErrServerClosed at once: a stopped worker does not serve again (make a new
 // one). A registration the RM refuses closes the worker, and Serve returns the
 // RM's error. This is the lifecycle of the RM and the proxy server too, with
-// the same ErrServerClosed. A panic in a handler, IFRT Proxy or peer, fails
-// that call with INTERNAL (logged at Error with its stack); the worker goes on. Connections are pinged (Config.KeepaliveInterval and
+// the same ErrServerClosed. A panic in a handler (IFRT Proxy, peer or gang)
+// fails that call with INTERNAL, logged at Error with its stack; the worker
+// goes on. Connections are pinged (Config.KeepaliveInterval and
 // KeepaliveTimeout), so a frozen or vanished peer is dropped within seconds. The backend belongs to
 // the caller and is not closed. Arrays belong to the IFRT Proxy sessions of the
 // clients that made them and are freed when those sessions end.

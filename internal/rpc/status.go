@@ -4,10 +4,14 @@
 //     code survives the wire both ways and errors.Is(err, ifrt.ErrNotFound) works on
 //     the client side, with messages made valid UTF-8 on the way out (a proto3
 //     string that is not fails to marshal, which would end the whole stream);
-//   - the server options every server builds its grpc.Server from (server.go): a
-//     codec under which undecodable requests fail with INVALID_ARGUMENT, keepalive
-//     (keepalive.go), the cluster's authentication (auth.go) and message limits;
-//   - the matching dial options for the module's clients.
+//   - the server options every server builds its grpc.Server from (server.go):
+//     panic recovery outermost (recover.go: a panic is INTERNAL for its call,
+//     logged at Error with its stack), the cluster's authentication (auth.go),
+//     a codec under which undecodable requests fail with INVALID_ARGUMENT,
+//     keepalive (keepalive.go) and message limits;
+//   - the matching dial options for the module's clients;
+//   - the Serve, Shutdown and Close of the RM, the worker and the proxy server
+//     (lifecycle.go), with their one ErrServerClosed.
 //
 // A status also carries a reason (a google.rpc.ErrorInfo detail on gRPC, the
 // same message as a payload of an IFRT Proxy StatusProto) when the error is
@@ -69,7 +73,7 @@ func ValidUTF8(s string) string {
 }
 
 // ToStatus converts err to a gRPC status error with its ifrt code and message
-// (CodeAndMessage) and, when err is one of the errors Reasons names, a
+// (CodeAndMessage) and, when err wraps one of the sentinels reason.go names, a
 // google.rpc.ErrorInfo detail with its reason. A gRPC status error that is not
 // an ifrt error passes unchanged unless its message is not valid UTF-8; nil
 // stays nil.

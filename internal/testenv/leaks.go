@@ -32,20 +32,6 @@ func RunWithoutLeaks(m *testing.M) int {
 	return 0
 }
 
-// CheckLeaks fails t, when it ends, if goroutines started during it are
-// still running after a bounded wait. Cleanups registered after it (the
-// servers and clients the test starts) run first. Not for parallel tests,
-// whose goroutines it cannot tell apart.
-func CheckLeaks(t testing.TB) {
-	t.Helper()
-	before := goroutines()
-	t.Cleanup(func() {
-		if leaked := waitForLeaks(before, leakWait); len(leaked) > 0 {
-			t.Errorf("%d goroutines started by the test are still running:\n\n%s", len(leaked), strings.Join(leaked, "\n\n"))
-		}
-	})
-}
-
 // waitForLeaks returns the stacks of the goroutines not in before that are
 // still running once wait has passed (at once when there are none).
 func waitForLeaks(before map[uint64]string, wait time.Duration) []string {

@@ -94,9 +94,10 @@
 // The server logs through Config.Logger (default slog.Default()): the version
 // range each client advertises in GetVersion and the version chosen at Info,
 // session starts and ends at Info, every request (op id, kind, error) at
-// Debug, recovered panics at Error with their stack (a panicking handler
-// fails its call, or its request, with INTERNAL; the server goes on; under
-// Register, start the grpc.Server with ServerOptions for the handlers' part). Sessions reports the
+// Debug, recovered panics at Error with their stack: a panicking handler
+// fails its call, or its request within a session, with INTERNAL, and the
+// server goes on (under Register, start the grpc.Server with ServerOptions,
+// whose interceptors recover the handlers). Sessions reports the
 // number of open sessions; the standard gRPC health service (RegisterHealth,
 // SetServing) tells orchestrators whether the server serves.
 package proxyserver

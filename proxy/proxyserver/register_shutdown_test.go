@@ -57,7 +57,11 @@ func TestShutdownUnderRegisterWaitsForSessions(t *testing.T) {
 	if arrays, _ := backend.Live(); arrays != 0 || srv.Sessions() != 0 {
 		t.Errorf("when Shutdown returned the backend held %d arrays and %d sessions were open; want none", arrays, srv.Sessions())
 	}
-	if err := srv.Serve(lis); err != proxyserver.ErrServerClosed {
+	again, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Serve(again); err != proxyserver.ErrServerClosed {
 		t.Errorf("Serve after Shutdown = %v, want ErrServerClosed", err)
 	}
 }
