@@ -73,7 +73,9 @@ func (l *Lifecycle) Serve(lis net.Listener, started func() error) error {
 	if started != nil {
 		if err := started(); err != nil {
 			l.Close()
-			<-errc
+			if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, grpc.ErrServerStopped) {
+				return errors.Join(err, serveErr)
+			}
 			return err
 		}
 	}
