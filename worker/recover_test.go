@@ -17,36 +17,56 @@ import (
 // that call with INTERNAL and the worker goes on.
 func TestPeerHandlerPanicIsInternal(t *testing.T) {
 	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { return panickyReads{b} })
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
-	c, err := proxy.Dial(ctx, "grpc://"+s.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c := dialPeerTest(t, s)
 	read := func(elems int) error {
-		a, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 4*elems), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{int64(elems)}, Sharding: ifrt.NewSingleDeviceSharding(c.AddressableDevices()[0], "")}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, h := upload(t, ctx, c, elems)
 		defer runtime.KeepAlive(a)
-		var h proxy.ArrayHandle
-		if !a.As(&h) {
-			t.Fatal("no handle")
-		}
-		stream, err := s.peer(t).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: uint64(h)}})
-		if err != nil {
-			return err
-		}
-		_, err = stream.Recv()
-		return err
+		return readOverPeer(t, ctx, s, c, h)
 	}
-	if err := read(panickyElems); !errors.Is(rpc.FromStatus(err), ifrt.ErrInternal) {
+	if err := read(panickyElems); !errors.Is(err, ifrt.ErrInternal) {
 		t.Fatalf("ReadArray whose handler panicked = %v, want INTERNAL", err)
 	}
 	if err := read(4); err != nil {
 		t.Errorf("ReadArray after the panic: %v", err)
 	}
+}
+
+// dialPeerTest opens a proxy session on s for the test.
+func dialPeerTest(t *testing.T, s *standalone) (context.Context, *proxy.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	t.Cleanup(cancel)
+	c, err := proxy.Dial(ctx, "grpc://"+s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return ctx, c
+}
+
+// upload makes an f32 array of elems zeros on c's first device and returns it
+// with its handle.
+func upload(t *testing.T, ctx context.Context, c *proxy.Client, elems int) (ifrt.Array, uint64) {
+	t.Helper()
+	a, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 4*elems), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{int64(elems)}, Sharding: ifrt.NewSingleDeviceSharding(c.AddressableDevices()[0], "")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h proxy.ArrayHandle
+	if !a.As(&h) {
+		t.Fatal("no handle")
+	}
+	return a, uint64(h)
+}
+
+// readOverPeer reads c's array h through s's peer service and returns the
+// call's error as the module's clients see it.
+func readOverPeer(t *testing.T, ctx context.Context, s *standalone, c *proxy.Client, h uint64) error {
+	stream, err := s.peer(t).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: h}})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	return rpc.FromStatus(err)
 }
 
 // panickyElems is the size of the arrays whose reads panic.
