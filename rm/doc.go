@@ -91,8 +91,9 @@
 //
 // # Errors
 //
-// Errors are *ifrt.Error values whose code is the gRPC code on the wire, so
-// errors.Is(err, ifrt.ErrAlreadyExists) works on both sides:
+// Errors are *ifrt.Error values whose code is the gRPC code on the wire
+// (internal/rpc's codec, the one every server and client of the module uses),
+// so errors.Is(err, ifrt.ErrAlreadyExists) works on both sides:
 //
 //   - INVALID_ARGUMENT: a malformed registration (empty address or
 //     incarnation, coordinates outside the topology, bad memory kinds), a bad

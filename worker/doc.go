@@ -29,7 +29,9 @@
 //
 // # Errors
 //
-// Peer requests fail with gRPC codes: NOT_FOUND for an unknown session or array
+// Peer requests fail with gRPC codes (internal/rpc's codec, which also sends
+// the reason of an ifrt.ErrArrayDeleted and its kind, so errors.Is holds on
+// the reading side): NOT_FOUND for an unknown session or array
 // or a wrong session token, INVALID_ARGUMENT for malformed domains, pieces
 // that do not cover the result or claim more than their array holds,
 // PERMISSION_DENIED for a piece on an address the RM does not list as a live

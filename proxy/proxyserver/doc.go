@@ -33,7 +33,12 @@
 // Every request gets exactly one response. A request that fails gets an error
 // status whose code is the ifrt error's code (gRPC numbering; see
 // proxy/internal/wire), so that Python sees JaxRuntimeError("NOT_FOUND: ...")
-// and a Go proxy client sees errors.Is(err, ifrt.ErrNotFound). Unknown handles
+// and a Go proxy client sees errors.Is(err, ifrt.ErrNotFound). An error more
+// specific than its code (ifrt.ErrArrayDeleted, ErrExecutableDeleted,
+// ErrClientClosed) also carries its reason, a google.rpc.ErrorInfo under the
+// status's payload map, so errors.Is finds it on a Go client; jaxlib keeps the
+// payload on its absl::Status and prints only code and message (the payload
+// too with JAX_TRACEBACK_FILTERING=off). Unknown handles
 // are NOT_FOUND, request kinds this server does not know UNIMPLEMENTED,
 // malformed or impossible input (bytes that are no request, shapes that
 // overflow, strides that are not positive, overlap, or would make the server
