@@ -3,12 +3,20 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net"
 	"runtime"
+	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/worker"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
@@ -88,4 +96,67 @@ type panickyArray struct{ ifrt.Array }
 
 func (panickyArray) CopyToHostBuffer(context.Context, []byte, []int64) error {
 	panic("test: a bug in the backend")
+}
+
+// TestGangPanicIsInternal: the gang service's calls, unary (Compile) and
+// streaming (Exchange), run under the same recovery as the peer service: a
+// panic under them (here in an interceptor of Config.ServerOptions, which
+// come after the module's) fails that call with INTERNAL and the worker goes
+// on.
+func TestGangPanicIsInternal(t *testing.T) {
+	inGang := func(method string) bool { return strings.HasPrefix(method, "/openpathways.worker.v1.Gang/") }
+	backend, err := gocpu.New(gocpu.Config{Devices: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Close()
+	w, err := worker.New(worker.Config{Backend: backend, Logger: slog.New(slog.DiscardHandler), ServerOptions: []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if inGang(info.FullMethod) {
+				panic("test: a bug under a gang call")
+			}
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if inGang(info.FullMethod) {
+				panic("test: a bug under a gang stream")
+			}
+			return h(srv, ss)
+		}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go w.Serve(lis)
+	defer w.Close()
+	<-w.Ready()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	gang := workerpb.NewGangClient(conn)
+
+	_, err = gang.Compile(ctx, &workerpb.GangCompileRequest{})
+	if err := rpc.FromStatus(err); !errors.Is(err, ifrt.ErrInternal) {
+		t.Errorf("a Compile that panicked = %v, want INTERNAL", err)
+	}
+	stream, err := gang.Exchange(ctx)
+	if err == nil {
+		_, err = stream.CloseAndRecv()
+	}
+	if err := rpc.FromStatus(err); !errors.Is(err, ifrt.ErrInternal) {
+		t.Errorf("an Exchange that panicked = %v, want INTERNAL", err)
+	}
+	// The worker goes on: its peer service still answers.
+	_, err = workerpb.NewPeerClient(conn).Gather(ctx, &workerpb.GatherRequest{})
+	if err := rpc.FromStatus(err); !errors.Is(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("a Gather after the panics = %v, want its own INVALID_ARGUMENT", err)
+	}
 }
