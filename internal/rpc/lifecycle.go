@@ -40,22 +40,18 @@ type Lifecycle struct {
 	Abort  func()
 	Finish func()
 
-	mu       sync.Mutex
-	gs       *grpc.Server
-	stopped  bool // Shutdown or Close began
-	closed   bool // Close was called
-	stopping chan struct{}
+	mu      sync.Mutex
+	gs      *grpc.Server
+	stopped bool // Shutdown or Close began
+	closed  bool // Close was called
 
-	initOnce, beginOnce, finishOnce, shutdownOnce, closeOnce sync.Once
+	beginOnce, finishOnce, shutdownOnce, closeOnce sync.Once
 }
-
-func (l *Lifecycle) init() { l.initOnce.Do(func() { l.stopping = make(chan struct{}) }) }
 
 // Serve serves on lis. started, if not nil, runs once the grpc.Server serves
 // (a worker registers then); when it fails, Serve stops what it started and
 // returns its error. See Lifecycle for what Serve returns.
 func (l *Lifecycle) Serve(lis net.Listener, started func() error) error {
-	l.init()
 	l.mu.Lock()
 	if l.stopped {
 		l.mu.Unlock()
@@ -91,12 +87,6 @@ func (l *Lifecycle) Serve(lis net.Listener, started func() error) error {
 	return err
 }
 
-// Stopping is closed when Shutdown or Close begins.
-func (l *Lifecycle) Stopping() <-chan struct{} {
-	l.init()
-	return l.stopping
-}
-
 // Stopped reports whether Shutdown or Close began.
 func (l *Lifecycle) Stopped() bool {
 	l.mu.Lock()
@@ -107,7 +97,6 @@ func (l *Lifecycle) Stopped() bool {
 // begin marks the server stopping and runs Begin once; it returns the
 // server's own grpc.Server, if Serve made one.
 func (l *Lifecycle) begin(graceful bool) *grpc.Server {
-	l.init()
 	l.mu.Lock()
 	l.stopped = true
 	if !graceful {
@@ -116,7 +105,6 @@ func (l *Lifecycle) begin(graceful bool) *grpc.Server {
 	gs := l.gs
 	l.mu.Unlock()
 	l.beginOnce.Do(func() {
-		close(l.stopping)
 		if l.Begin != nil {
 			l.Begin(graceful)
 		}
