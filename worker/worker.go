@@ -110,6 +110,7 @@ type Server struct {
 	store *shardStore
 	cache *compileCache // nil without a scratch location
 	gang  *gang
+	sus   *suspender
 
 	mu         sync.Mutex
 	grpc       *grpc.Server
@@ -158,6 +159,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), stopping: make(chan struct{})}
 	s.peer = newPeer(s)
 	s.gang = newGang(s)
+	s.sus = newSuspender(s)
 	return s, nil
 }
 
@@ -263,6 +265,7 @@ func (s *Server) register(addr string) error {
 	s.mu.Lock()
 	s.reg, s.rmClient = reg, client
 	s.mu.Unlock()
+	go s.sus.follow(ctx, client, reg)
 	a := reg.Assignment()
 	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
