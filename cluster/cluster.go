@@ -39,6 +39,7 @@ type Client struct {
 	links   map[hostKey]*link
 
 	elastic *elasticPolicy // nil: any number of slices may be lost
+	suspend suspendState   // suspend.go
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
@@ -84,6 +85,9 @@ type link struct {
 // session returns the link's current connection, or a DataLoss error while the
 // worker is lost.
 func (l *link) session() (*proxy.Client, workerpb.PeerClient, uint64, error) {
+	if err := l.c.suspend.refuse(l.key.slice); err != nil {
+		return nil, nil, 0, err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.client == nil {

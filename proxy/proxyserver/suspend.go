@@ -199,6 +199,9 @@ func (s *Server) session(id uint64) *session {
 
 // resolvedArray returns the array e holds, if it is resolved to one.
 func resolvedArray(e *entry[ifrt.Array]) (ifrt.Array, bool) {
+	if e == nil {
+		return nil, false
+	}
 	select {
 	case <-e.Done():
 	default:

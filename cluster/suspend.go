@@ -1,0 +1,243 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/shardio"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/rm"
+)
+
+// Suspend and resume, the client's side (docs/cluster.md). While a slice is
+// not ACTIVE, every operation on its devices or its arrays fails with
+// UNAVAILABLE (nothing is lost; ResumeSlice brings the arrays back). After it
+// resumes, arrays whose worker stayed work as they did (it read them back
+// under the same handles); arrays whose worker was replaced are read back by
+// the replacement, from the suspend location, the first time they are used.
+// Arrays of a host the suspension could not save are DATA_LOSS.
+
+// SuspendSlice suspends slice i: its workers finish the executions in flight,
+// save every array they hold to the cluster's scratch location and free
+// their devices. It returns once the slice is suspended. Errors as
+// rm.Server.SuspendSlice: FAILED_PRECONDITION without a scratch location,
+// DATA_LOSS when a worker was lost before it had saved.
+func (c *Client) SuspendSlice(ctx context.Context, i int) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	// Record the sessions now, before the workers may leave; the watch
+	// corrects the generation if another suspension came first.
+	c.suspend.mu.Lock()
+	next := c.suspend.gen[i] + 1
+	c.suspend.mu.Unlock()
+	c.suspend.note(c, rm.Slice{Index: i, State: rm.SliceSuspending, SuspendGeneration: next})
+	v, err := c.rm.SuspendSlice(ctx, i, rm.SuspendOptions{Reason: "suspended by a client"})
+	if err != nil {
+		if cur, cerr := c.rm.Cluster(ctx); cerr == nil && i < len(cur.Slices) {
+			c.suspend.note(c, cur.Slices[i])
+		}
+		return err
+	}
+	c.suspend.note(c, v)
+	return nil
+}
+
+// ResumeSlice resumes the suspended slice i and returns once every host of
+// it has a live worker that took its arrays back. When a worker was replaced
+// meanwhile, the client's arrays on it are read back when they are next used.
+func (c *Client) ResumeSlice(ctx context.Context, i int) error {
+	if err := c.checkOpen(); err != nil {
+		return err
+	}
+	v, err := c.rm.ResumeSlice(ctx, i)
+	if err != nil {
+		return err
+	}
+	c.suspend.note(c, v)
+	return nil
+}
+
+// SliceState returns slice i's state as the client last heard it.
+func (c *Client) SliceState(i int) rm.SliceState {
+	c.suspend.mu.Lock()
+	defer c.suspend.mu.Unlock()
+	return c.suspend.state[i]
+}
+
+// suspendState is what the client knows of its slices' suspensions.
+type suspendState struct {
+	mu     sync.Mutex
+	state  map[int]rm.SliceState
+	gen    map[int]uint64
+	frozen map[hostKey]*frozenHost
+}
+
+// frozenHost is a host's session as it was when its slice was suspended:
+// shards made under gen in session can be read back from location.
+type frozenHost struct {
+	suspendGen uint64
+	gen        uint64
+	session    uint64
+	location   string // set once the slice is suspended; "" while lost
+}
+
+// observe applies a watch event.
+func (st *suspendState) observe(c *Client, ev rm.Event) {
+	switch ev.Type {
+	case rm.EventSnapshot:
+		for _, v := range ev.Cluster.Slices {
+			st.note(c, v)
+		}
+	case rm.EventSliceState:
+		if ev.SliceInfo != nil {
+			st.note(c, *ev.SliceInfo)
+		}
+	}
+}
+
+// note records slice v's state; on the way to SUSPENDED it records each
+// host's session, whose arrays the workers save.
+func (st *suspendState) note(c *Client, v rm.Slice) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.state == nil {
+		st.state, st.gen, st.frozen = map[int]rm.SliceState{}, map[int]uint64{}, map[hostKey]*frozenHost{}
+	}
+	if v.SuspendGeneration < st.gen[v.Index] {
+		return // older than what we know
+	}
+	if v.SuspendGeneration > 0 || v.State != rm.SliceActive {
+		st.gen[v.Index] = v.SuspendGeneration
+	}
+	st.state[v.Index] = v.State
+	if v.State != rm.SliceSuspending && v.State != rm.SliceSuspended {
+		return
+	}
+	for key, l := range c.links {
+		if key.slice != v.Index {
+			continue
+		}
+		f := st.frozen[key]
+		if f == nil || f.suspendGen != v.SuspendGeneration {
+			l.mu.Lock()
+			up, gen := l.client != nil, l.gen
+			var session uint64
+			if up {
+				session = l.client.SessionID()
+			}
+			l.mu.Unlock()
+			if !up {
+				delete(st.frozen, key)
+				continue
+			}
+			f = &frozenHost{suspendGen: v.SuspendGeneration, gen: gen, session: session}
+			st.frozen[key] = f
+		}
+		if v.State == rm.SliceSuspended && v.SuspendLocation != "" {
+			f.location = fmt.Sprintf("%s/host-%d", v.SuspendLocation, key.host)
+		}
+	}
+	for _, h := range v.UnsavedHosts {
+		delete(st.frozen, hostKey{v.Index, h})
+	}
+}
+
+// refuse returns UNAVAILABLE while slice i is not ACTIVE.
+func (st *suspendState) refuse(i int) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if s := st.state[i]; s != rm.SliceActive {
+		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d is %v; its devices and arrays work again once it is resumed", i, s)
+	}
+	return nil
+}
+
+// restorable returns the frozen session a shard's data can be read back
+// from: its slice is ACTIVE again and its worker was replaced since.
+func (st *suspendState) restorable(s *shard) *frozenHost {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	l := s.place.link
+	f := st.frozen[l.key]
+	if f == nil || f.location == "" || f.gen != s.gen || st.state[l.key.slice] != rm.SliceActive {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.client == nil || l.gen == s.gen {
+		return nil
+	}
+	return f
+}
+
+// restoreSuspended has the replacement workers read back the shards of a
+// that their predecessors saved when their slice was suspended, and gives
+// a the new shards.
+func (c *Client) restoreSuspended(a *array) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.deleted {
+		return nil
+	}
+	byLink := map[*link]*workerIO{}
+	var order []*workerIO
+	var todo []int
+	for k, s := range a.shards {
+		f := c.suspend.restorable(s)
+		if f == nil {
+			continue
+		}
+		var h proxy.ArrayHandle
+		if !s.array.As(&h) {
+			continue
+		}
+		w, err := c.workerIO(byLink, &order, s.place.link, f.location, false)
+		if err != nil {
+			return err
+		}
+		dev, err := w.localDeviceID(s.place)
+		if err != nil {
+			return err
+		}
+		shape := s.domain.Shape()
+		w.req.Arrays = append(w.req.Arrays, shardio.Array{
+			Name: shardio.SuspendedName(f.session, uint64(h)), DType: a.ArraySpec.DType.String(), Shape: shape,
+			Shards: []shardio.Shard{{Domain: shardio.FromDomain(ifrt.FullDomain(shape)), Device: dev}},
+		})
+		w.slots = append(w.slots, [2]int{0, k})
+		todo = append(todo, k)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	shards := append([]*shard(nil), a.shards...)
+	var mu sync.Mutex
+	err := c.runIO(context.Background(), order, func(w *workerIO, outs []ifrt.Array) {
+		mu.Lock()
+		defer mu.Unlock()
+		for j, slot := range w.slots {
+			old := shards[slot[1]]
+			shards[slot[1]] = &shard{place: old.place, gen: w.gen, array: outs[j], domain: old.domain}
+		}
+	})
+	if err != nil {
+		if ifrt.CodeOf(err) == ifrt.NotFound {
+			return ifrt.Errorf(ifrt.DataLoss, "cluster: an array of a suspended slice was not saved: %w", err)
+		}
+		return err
+	}
+	a.shards = shards // a new slice: callers of live hold the old one
+	c.log.Debug("cluster: read back an array of a resumed slice", "shards", len(todo))
+	return nil
+}
+
+// hasFrozen reports whether any host has a suspended session, so that live
+// costs nothing otherwise.
+func (st *suspendState) hasFrozen() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.frozen) > 0
+}
