@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
