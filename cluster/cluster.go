@@ -80,6 +80,9 @@ type link struct {
 	conn    *grpc.ClientConn
 	peer    workerpb.PeerClient
 	lostErr error // why the link is down; nil while up
+	// lastGen and lastSession were the generation and session id until the
+	// link last went down (suspend.go: a worker leaves after it saved).
+	lastGen, lastSession uint64
 }
 
 // session returns the link's current connection, or a DataLoss error while the
@@ -137,6 +140,7 @@ func (l *link) lose(gen uint64, reason error) {
 	}
 	client, conn := l.client, l.conn
 	l.client, l.conn, l.peer, l.lostErr = nil, nil, nil, reason
+	l.lastGen, l.lastSession = l.gen, client.SessionID()
 	l.gen++
 	l.mu.Unlock()
 	if errors.Is(reason, ifrt.ErrClientClosed) {

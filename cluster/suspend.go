@@ -46,7 +46,8 @@ func (c *Client) SuspendSlice(ctx context.Context, i int) error {
 }
 
 // ResumeSlice resumes the suspended slice i and returns once every host of
-// it has a live worker that took its arrays back. When a worker was replaced
+// it has a live worker that took its arrays back, and the client is
+// connected to each. When a worker was replaced
 // meanwhile, the client's arrays on it are read back when they are next used.
 func (c *Client) ResumeSlice(ctx context.Context, i int) error {
 	if err := c.checkOpen(); err != nil {
@@ -54,6 +55,20 @@ func (c *Client) ResumeSlice(ctx context.Context, i int) error {
 	}
 	v, err := c.rm.ResumeSlice(ctx, i)
 	if err != nil {
+		return err
+	}
+	// Connect to replacements now, rather than when the watch tells.
+	view, err := c.rm.Cluster(ctx)
+	if err != nil {
+		return err
+	}
+	var workers []rm.Worker
+	for _, w := range view.Workers {
+		if w.Slice == i {
+			workers = append(workers, w)
+		}
+	}
+	if err := c.apply(ctx, &rm.Cluster{Workers: workers}); err != nil {
 		return err
 	}
 	c.suspend.note(c, v)
@@ -122,14 +137,15 @@ func (st *suspendState) note(c *Client, v rm.Slice) {
 		}
 		f := st.frozen[key]
 		if f == nil || f.suspendGen != v.SuspendGeneration {
+			// The session whose arrays the worker saves: the current one, or,
+			// when the worker already left after saving, the last.
 			l.mu.Lock()
-			up, gen := l.client != nil, l.gen
-			var session uint64
-			if up {
-				session = l.client.SessionID()
+			gen, session := l.lastGen, l.lastSession
+			if l.client != nil {
+				gen, session = l.gen, l.client.SessionID()
 			}
 			l.mu.Unlock()
-			if !up {
+			if session == 0 {
 				delete(st.frozen, key)
 				continue
 			}

@@ -63,7 +63,7 @@ func makeSuspendArrays(t *testing.T, ctx context.Context, c ifrt.Client) suspend
 		{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: tiled},
 		{DType: ifrt.BF16, Shape: ifrt.Shape{6}, Sharding: replicated},
 		{DType: ifrt.S32, Shape: ifrt.Shape{4, 2}, Sharding: tiled2},
-		{DType: ifrt.U8, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(slice1[2], "")},
+		{DType: ifrt.U8, Shape: ifrt.Shape{5}, Sharding: ifrt.NewSingleDeviceSharding(slice1[2], "")},
 	}
 	var out suspendArrays
 	for i, spec := range specs {
@@ -138,6 +138,11 @@ func TestSuspendResume(t *testing.T) {
 			if n := bs.liveArrays(1); n == 0 {
 				t.Fatalf("slice 1's worker holds no arrays before suspending")
 			}
+			elastic, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithElasticSlices(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer elastic.Close()
 
 			if err := c.SuspendSlice(ctx, 1); err != nil {
 				t.Fatalf("SuspendSlice: %v", err)
@@ -149,6 +154,9 @@ func TestSuspendResume(t *testing.T) {
 
 			if err := c.ResumeSlice(ctx, 1); err != nil {
 				t.Fatalf("ResumeSlice: %v", err)
+			}
+			if n := bs.liveArrays(1); n == 0 {
+				t.Errorf("slice 1's worker holds no arrays after resuming")
 			}
 			arrays.check(t, ctx, "resumed on the same worker")
 			runDouble(t, ctx, c, arrays.arrays[0])
@@ -165,6 +173,9 @@ func TestSuspendResume(t *testing.T) {
 			waitSliceState(t, ctx, c, 1, rm.SliceActive)
 			arrays.check(t, ctx, "resumed on a replacement")
 			runDouble(t, ctx, c, arrays.arrays[0])
+			if err := elastic.Err(); err != nil {
+				t.Errorf("a client that may lose no slice failed over a suspended one: %v", err)
+			}
 		})
 	}
 }
@@ -243,3 +254,112 @@ func rmClusterView(ctx context.Context, addr string) (*rm.Cluster, error) {
 }
 
 func sleepBriefly() { time.Sleep(10 * time.Millisecond) }
+
+// TestSuspendLetsRequestsInFlightFinish: a request in progress on the
+// slice's worker when it is asked to suspend finishes, and what it made is
+// saved and comes back.
+func TestSuspendLetsRequestsInFlightFinish(t *testing.T) {
+	var bs backends
+	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir(),
+		NewBackend: func(i int) (ifrt.Client, error) {
+			b, err := bs.new(i)
+			if i == 1 && gate.Client == nil {
+				gate.Client = b
+				return gate, err
+			}
+			return b, err
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	put := make(chan error, 1)
+	var inFlight ifrt.Array
+	go func() {
+		var err error
+		inFlight, err = c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[5], "")}, nil)
+		put <- err
+	}()
+	<-gate.entered
+	suspended := make(chan error, 1)
+	go func() { suspended <- c.SuspendSlice(ctx, 1) }()
+	waitSliceState(t, ctx, c, 1, rm.SliceSuspending)
+	select {
+	case err := <-suspended:
+		t.Fatalf("SuspendSlice returned (%v) while a request was in flight", err)
+	default:
+	}
+	close(gate.release)
+	if err := <-put; err != nil {
+		t.Fatalf("the request in flight: %v; want it to finish", err)
+	}
+	if err := <-suspended; err != nil {
+		t.Fatalf("SuspendSlice: %v", err)
+	}
+	if n := bs.liveArrays(1); n != 0 {
+		t.Errorf("slice 1's worker holds %d arrays while suspended", n)
+	}
+	if err := c.ResumeSlice(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := readF32(t, ctx, inFlight); got[2] != 3 {
+		t.Errorf("the array made in flight reads %v", got)
+	}
+}
+
+// TestSuspendLosesACrashedWorker: a worker that dies while it suspends (here
+// waiting for a request that never finishes) does not hang the suspension:
+// SuspendSlice is DATA_LOSS, and after the slice resumes on a replacement
+// that host's arrays are DATA_LOSS while the rest of the cluster works.
+func TestSuspendLosesACrashedWorker(t *testing.T) {
+	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	t.Cleanup(func() { close(gate.release) })
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir(),
+		NewBackend: func(i int) (ifrt.Client, error) {
+			b, err := gocpu.New(gocpu.Config{Devices: 4})
+			if i == 1 && gate.Client == nil {
+				gate.Client = b
+				return gate, err
+			}
+			return b, err
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	arrays := makeSuspendArrays(t, ctx, c)
+	go c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[5], "")}, nil)
+	<-gate.entered
+	suspended := make(chan error, 1)
+	go func() { suspended <- c.SuspendSlice(ctx, 1) }()
+	waitSliceState(t, ctx, c, 1, rm.SliceSuspending)
+	if err := l.StopWorker(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-suspended; !errors.Is(err, ifrt.ErrDataLoss) {
+		t.Fatalf("SuspendSlice with its worker crashed: %v; want DATA_LOSS", err)
+	}
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ResumeSlice(ctx, 1); err != nil {
+		t.Fatalf("ResumeSlice: %v", err)
+	}
+	for i, a := range arrays.arrays {
+		buf := make([]byte, len(arrays.want[i]))
+		if err := a.CopyToHostBuffer(ctx, buf, nil); !errors.Is(err, ifrt.ErrDataLoss) {
+			t.Errorf("the %v array of the crashed worker: %v; want DATA_LOSS", a.DType(), err)
+		}
+	}
+	runDouble(t, ctx, c, mustPut(t, ctx, c))
+}
+
+// mustPut makes 1..8 tiled over slice 1.
+func mustPut(t *testing.T, ctx context.Context, c ifrt.Client) ifrt.Array {
+	t.Helper()
+	s, _ := ifrt.NewTiledSharding(c.Devices()[4:8], 4)
+	a, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4, 5, 6, 7, 8), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
