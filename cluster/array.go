@@ -20,7 +20,7 @@ type shard struct {
 // check returns DataLoss when the shard's worker was lost since it was made,
 // Unavailable while its slice is suspended.
 func (s *shard) check() error {
-	if err := s.place.link.c.suspend.refuse(s.place.link.key.slice); err != nil {
+	if err := s.place.link.c.suspend.refuse(s.place.link.c, s.place.link.key.slice); err != nil {
 		return err
 	}
 	return s.place.link.current(s.gen)

@@ -88,7 +88,7 @@ type link struct {
 // session returns the link's current connection, or a DataLoss error while the
 // worker is lost.
 func (l *link) session() (*proxy.Client, workerpb.PeerClient, uint64, error) {
-	if err := l.c.suspend.refuse(l.key.slice); err != nil {
+	if err := l.c.suspend.refuse(l.c, l.key.slice); err != nil {
 		return nil, nil, 0, err
 	}
 	l.mu.Lock()

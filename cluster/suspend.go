@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/shardio"
@@ -31,18 +32,14 @@ func (c *Client) SuspendSlice(ctx context.Context, i int) error {
 	// Record the sessions now, before the workers may leave; the watch
 	// corrects the generation if another suspension came first.
 	c.suspend.mu.Lock()
-	next := c.suspend.gen[i] + 1
+	next, at := c.suspend.gen[i]+1, viewAt{epoch: c.suspend.epoch[i]}
 	c.suspend.mu.Unlock()
-	c.suspend.note(c, rm.Slice{Index: i, State: rm.SliceSuspending, SuspendGeneration: next})
-	v, err := c.rm.SuspendSlice(ctx, i, rm.SuspendOptions{Reason: "suspended by a client"})
-	if err != nil {
-		if cur, cerr := c.rm.Cluster(ctx); cerr == nil && i < len(cur.Slices) {
-			c.suspend.note(c, cur.Slices[i])
-		}
-		return err
+	c.suspend.note(c, rm.Slice{Index: i, State: rm.SliceSuspending, SuspendGeneration: next}, at)
+	_, err := c.rm.SuspendSlice(ctx, i, rm.SuspendOptions{Reason: "suspended by a client"})
+	if rerr := c.refreshSlice(ctx, i); err == nil {
+		err = rerr
 	}
-	c.suspend.note(c, v)
-	return nil
+	return err
 }
 
 // ResumeSlice resumes the suspended slice i and returns once every host of
@@ -53,14 +50,26 @@ func (c *Client) ResumeSlice(ctx context.Context, i int) error {
 	if err := c.checkOpen(); err != nil {
 		return err
 	}
-	v, err := c.rm.ResumeSlice(ctx, i)
-	if err != nil {
+	if _, err := c.rm.ResumeSlice(ctx, i); err != nil {
 		return err
 	}
-	// Connect to replacements now, rather than when the watch tells.
+	return c.refreshSlice(ctx, i)
+}
+
+// refreshSlice asks the RM for slice i now, rather than waiting for the
+// watch to tell: it connects to the slice's workers (replacements) and
+// records the slice's state.
+func (c *Client) refreshSlice(ctx context.Context, i int) error {
 	view, err := c.rm.Cluster(ctx)
 	if err != nil {
 		return err
+	}
+	if i < 0 || i >= len(view.Slices) {
+		return ifrt.Errorf(ifrt.OutOfRange, "cluster: no slice %d", i)
+	}
+	c.suspend.note(c, view.Slices[i], viewAt{view.Epoch, view.RMIncarnation})
+	if view.Slices[i].State != rm.SliceActive {
+		return nil // its workers may be leaving: nothing to dial
 	}
 	var workers []rm.Worker
 	for _, w := range view.Workers {
@@ -68,11 +77,7 @@ func (c *Client) ResumeSlice(ctx context.Context, i int) error {
 			workers = append(workers, w)
 		}
 	}
-	if err := c.apply(ctx, &rm.Cluster{Workers: workers}); err != nil {
-		return err
-	}
-	c.suspend.note(c, v)
-	return nil
+	return c.apply(ctx, &rm.Cluster{Workers: workers})
 }
 
 // SliceState returns slice i's state as the client last heard it.
@@ -84,10 +89,16 @@ func (c *Client) SliceState(i int) rm.SliceState {
 
 // suspendState is what the client knows of its slices' suspensions.
 type suspendState struct {
-	mu     sync.Mutex
-	state  map[int]rm.SliceState
-	gen    map[int]uint64
-	frozen map[hostKey]*frozenHost
+	refreshMu sync.Mutex // one question to the RM at a time (refuse)
+
+	mu            sync.Mutex
+	refreshes     uint64 // questions to the RM begun
+	rmIncarnation string
+	epoch         map[int]uint64 // of the latest news of each slice
+	recorded      map[int]uint64 // the latest suspension whose sessions are in frozen
+	state         map[int]rm.SliceState
+	gen           map[int]uint64
+	frozen        map[hostKey]*frozenHost
 }
 
 // frozenHost is a host's session as it was when its slice was suspended:
@@ -104,55 +115,71 @@ func (st *suspendState) observe(c *Client, ev rm.Event) {
 	switch ev.Type {
 	case rm.EventSnapshot:
 		for _, v := range ev.Cluster.Slices {
-			st.note(c, v)
+			st.note(c, v, viewAt{ev.Epoch, ev.Cluster.RMIncarnation})
 		}
 	case rm.EventSliceState:
 		if ev.SliceInfo != nil {
-			st.note(c, *ev.SliceInfo)
+			st.note(c, *ev.SliceInfo, viewAt{epoch: ev.Epoch})
 		}
 	}
 }
 
-// note records slice v's state; on the way to SUSPENDED it records each
-// host's session, whose arrays the workers save.
-func (st *suspendState) note(c *Client, v rm.Slice) {
+// viewAt orders what the client hears of a slice: by the RM's epoch, within
+// one run of the RM (rmIncarnation; empty: the run last heard from). The
+// watch and the client's own questions to the RM may tell out of order.
+type viewAt struct {
+	epoch         uint64
+	rmIncarnation string
+}
+
+// note records slice v's state as of at, unless the client heard of a later
+// one; on the way to SUSPENDED it records each host's session, whose arrays
+// the workers save.
+func (st *suspendState) note(c *Client, v rm.Slice, at viewAt) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.state == nil {
-		st.state, st.gen, st.frozen = map[int]rm.SliceState{}, map[int]uint64{}, map[hostKey]*frozenHost{}
+		st.state, st.gen, st.epoch, st.recorded, st.frozen = map[int]rm.SliceState{}, map[int]uint64{}, map[int]uint64{}, map[int]uint64{}, map[hostKey]*frozenHost{}
 	}
-	if v.SuspendGeneration < st.gen[v.Index] {
+	if at.rmIncarnation != "" && at.rmIncarnation != st.rmIncarnation {
+		// A new run of the RM numbers suspensions from 1 again.
+		st.rmIncarnation, st.epoch, st.gen, st.recorded = at.rmIncarnation, map[int]uint64{}, map[int]uint64{}, map[int]uint64{}
+	}
+	if at.epoch < st.epoch[v.Index] {
 		return // older than what we know
 	}
-	if v.SuspendGeneration > 0 || v.State != rm.SliceActive {
-		st.gen[v.Index] = v.SuspendGeneration
-	}
-	st.state[v.Index] = v.State
-	if v.State != rm.SliceSuspending && v.State != rm.SliceSuspended {
+	st.epoch[v.Index], st.gen[v.Index], st.state[v.Index] = at.epoch, v.SuspendGeneration, v.State
+	g := v.SuspendGeneration
+	if g == 0 {
 		return
 	}
-	for key, l := range c.links {
-		if key.slice != v.Index {
-			continue
-		}
-		f := st.frozen[key]
-		if f == nil || f.suspendGen != v.SuspendGeneration {
-			// The session whose arrays the worker saves: the current one, or,
-			// when the worker already left after saving, the last.
+	if g > st.recorded[v.Index] {
+		// News of suspension g: record the session of each host whose
+		// arrays the workers saved. While the slice suspends that is the
+		// link's current one; when the client hears of g only later (its
+		// watch lagged), the worker may have left already: then the session
+		// the link had last. (Arrays of any other session are not under g's
+		// location, so a wrong guess reads nothing and is DATA_LOSS.)
+		st.recorded[v.Index] = g
+		suspending := v.State == rm.SliceSuspending || v.State == rm.SliceSuspended
+		for key, l := range c.links {
+			if key.slice != v.Index {
+				continue
+			}
 			l.mu.Lock()
 			gen, session := l.lastGen, l.lastSession
-			if l.client != nil {
+			if l.client != nil && (suspending || l.lastSession == 0) {
 				gen, session = l.gen, l.client.SessionID()
 			}
 			l.mu.Unlock()
-			if session == 0 {
-				delete(st.frozen, key)
-				continue
+			delete(st.frozen, key)
+			if session != 0 {
+				st.frozen[key] = &frozenHost{suspendGen: g, gen: gen, session: session}
 			}
-			f = &frozenHost{suspendGen: v.SuspendGeneration, gen: gen, session: session}
-			st.frozen[key] = f
 		}
-		if v.State == rm.SliceSuspended && v.SuspendLocation != "" {
+	}
+	for key, f := range st.frozen {
+		if key.slice == v.Index && f.suspendGen == g && v.SuspendLocation != "" && v.State != rm.SliceSuspending {
 			f.location = fmt.Sprintf("%s/host-%d", v.SuspendLocation, key.host)
 		}
 	}
@@ -161,14 +188,44 @@ func (st *suspendState) note(c *Client, v rm.Slice) {
 	}
 }
 
-// refuse returns UNAVAILABLE while slice i is not ACTIVE.
-func (st *suspendState) refuse(i int) error {
+// refuse returns UNAVAILABLE while slice i is not ACTIVE. The watch may lag
+// behind the RM (a slice resumed by someone else a moment ago), so before it
+// refuses it asks the RM, once for all the callers waiting meanwhile.
+func (st *suspendState) refuse(c *Client, i int) error {
+	state, arrived := st.stateOf(i)
+	if state == rm.SliceActive {
+		return nil
+	}
+	st.refreshMu.Lock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if s := st.state[i]; s != rm.SliceActive {
-		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d is %v; its devices and arrays work again once it is resumed", i, s)
+	answered := st.refreshes > arrived // one began after this call did
+	if !answered {
+		st.refreshes++
+	}
+	st.mu.Unlock()
+	if !answered {
+		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+		if err := c.refreshSlice(ctx, i); err != nil {
+			c.log.Debug("cluster: asking the RM for a suspended slice", "slice", i, "error", err)
+		}
+		cancel()
+	}
+	st.refreshMu.Unlock()
+	if state, _ = st.stateOf(i); state != rm.SliceActive {
+		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d is %v; its devices and arrays work again once it is resumed", i, state)
 	}
 	return nil
+}
+
+// refreshTimeout bounds refuse's question to the RM.
+const refreshTimeout = 5 * time.Second
+
+// stateOf returns slice i's state and how many questions to the RM have
+// begun.
+func (st *suspendState) stateOf(i int) (rm.SliceState, uint64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.state[i], st.refreshes
 }
 
 // restorable returns the frozen session a shard's data can be read back

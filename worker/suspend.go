@@ -215,18 +215,17 @@ func (sp *suspender) save(ctx context.Context, loc *storage.Location, s savedArr
 	return nil
 }
 
-// resume reads back what this process saved for suspension gen, under the
-// same handles, and lets the proxy server run again. Arrays it cannot read
+// resume reads back what this process saved (for suspension gen, or an
+// earlier one the RM forgot when it restarted), under the same handles, and
+// lets the proxy server run again. Arrays it cannot read
 // back fail with DATA_LOSS from then on; the first such error is returned.
 func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 	sp.mu.Lock()
 	saved := sp.saved
-	if saved != nil && saved.gen <= gen {
-		sp.saved = nil
-	}
+	sp.saved = nil
 	sp.mu.Unlock()
 	w := sp.w
-	if saved == nil || saved.gen > gen {
+	if saved == nil {
 		w.proxy.Unpause()
 		return nil
 	}
