@@ -43,6 +43,11 @@
 // the cluster keeps working. When a worker registers for the host again, its
 // devices work again under the same ids, without reconnecting.
 //
+// SuspendSlice saves a slice's arrays to the cluster's scratch location and
+// frees its devices; while it is suspended, operations on it fail with
+// UNAVAILABLE; ResumeSlice brings the arrays back, on the same workers or on
+// replacements (docs/cluster.md, "Suspend and resume").
+//
 // # Concurrency and lifetimes
 //
 // A Client is safe for concurrent use. Close ends its sessions with the
