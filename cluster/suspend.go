@@ -250,6 +250,15 @@ func (st *suspendState) restorable(s *shard) *frozenHost {
 // that their predecessors saved when their slice was suspended, and gives
 // a the new shards.
 func (c *Client) restoreSuspended(a *array) error {
+	a.mu.RLock()
+	needed := false
+	for _, s := range a.shards {
+		needed = needed || c.suspend.restorable(s) != nil
+	}
+	a.mu.RUnlock()
+	if !needed {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.deleted {

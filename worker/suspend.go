@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/shardio"
@@ -143,9 +144,11 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 		return "", err
 	}
 	refusal := ifrt.Errorf(ifrt.Unavailable, "worker: slice %d is suspended (generation %d); its arrays come back when it resumes", v.Index, v.SuspendGeneration)
-	held, err := w.proxy.Pause(ctx, refusal)
+	pctx, cancel := context.WithTimeout(ctx, inFlightWait)
+	held, err := w.proxy.Pause(pctx, refusal)
+	cancel()
 	if err != nil {
-		return "", err
+		return "", ifrt.Errorf(ifrt.DeadlineExceeded, "worker: slice %d was not suspended: the requests in flight did not finish within %v", v.Index, inFlightWait)
 	}
 	saved := &savedSlice{gen: v.SuspendGeneration, loc: loc}
 	for _, h := range held {
@@ -182,6 +185,11 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 	w.log.Info("worker: slice suspended", "slice", v.Index, "generation", v.SuspendGeneration, "arrays", len(freed), "location", loc.String())
 	return root, nil
 }
+
+// inFlightWait bounds how long a suspension waits for the requests in
+// flight (a program that never ends would otherwise hold it forever); past
+// it the suspension fails and the slice stays active.
+const inFlightWait = 5 * time.Minute
 
 // zarrOf describes a saved array: one uncompressed chunk.
 func zarrOf(spec ifrt.ArraySpec) zarr.Array {
