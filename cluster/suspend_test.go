@@ -260,16 +260,7 @@ func sleepBriefly() { time.Sleep(10 * time.Millisecond) }
 // saved and comes back.
 func TestSuspendLetsRequestsInFlightFinish(t *testing.T) {
 	var bs backends
-	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir(),
-		NewBackend: func(i int) (ifrt.Client, error) {
-			b, err := bs.new(i)
-			if i == 1 && gate.Client == nil {
-				gate.Client = b
-				return gate, err
-			}
-			return b, err
-		}})
+	gate, l := startGated(t, &bs)
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -312,17 +303,9 @@ func TestSuspendLetsRequestsInFlightFinish(t *testing.T) {
 // SuspendSlice is DATA_LOSS, and after the slice resumes on a replacement
 // that host's arrays are DATA_LOSS while the rest of the cluster works.
 func TestSuspendLosesACrashedWorker(t *testing.T) {
-	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	var bs backends
+	gate, l := startGated(t, &bs)
 	t.Cleanup(func() { close(gate.release) })
-	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir(),
-		NewBackend: func(i int) (ifrt.Client, error) {
-			b, err := gocpu.New(gocpu.Config{Devices: 4})
-			if i == 1 && gate.Client == nil {
-				gate.Client = b
-				return gate, err
-			}
-			return b, err
-		}})
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	c := l.Client
@@ -362,4 +345,27 @@ func mustPut(t *testing.T, ctx context.Context, c ifrt.Client) ifrt.Array {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// startGated starts two slices with a scratch directory, whose first worker
+// of slice 1 holds back the making of 3-element arrays (gatedPuts): one
+// request then stays in flight until the test lets it go.
+func startGated(t *testing.T, bs *backends) (gatedPuts, *localtest.Cluster) {
+	gate := gatedPuts{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	var once sync.Once
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir(),
+		NewBackend: func(i int) (ifrt.Client, error) {
+			b, err := bs.new(i)
+			gated := false
+			if i == 1 {
+				once.Do(func() { gated = true })
+			}
+			if gated {
+				g := gate
+				g.Client = b
+				return g, err
+			}
+			return b, err
+		}})
+	return gate, l
 }

@@ -115,9 +115,14 @@ func (s *Server) waitLocked(i int) <-chan struct{} {
 	return sp.changed
 }
 
-func (s *Server) checkSliceIndex(i int) error {
+// checkSliceLocked refuses an unknown slice, and any change while the RM
+// shuts down.
+func (s *Server) checkSliceLocked(i int) error {
 	if i < 0 || i >= len(s.slots) {
 		return ifrt.Errorf(ifrt.OutOfRange, "rm: slice index %d is out of range: the instance count is %d", i, len(s.slots))
+	}
+	if s.stopping {
+		return errShuttingDown()
 	}
 	return nil
 }
@@ -130,11 +135,8 @@ func (s *Server) checkSliceIndex(i int) error {
 func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkSliceIndex(i); err != nil {
+	if err := s.checkSliceLocked(i); err != nil {
 		return Slice{}, err
-	}
-	if s.stopping {
-		return Slice{}, errShuttingDown()
 	}
 	sp := &s.suspended[i]
 	switch sp.state {
@@ -180,11 +182,8 @@ func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (
 func (s *Server) ResumeSlice(ctx context.Context, i int) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkSliceIndex(i); err != nil {
+	if err := s.checkSliceLocked(i); err != nil {
 		return Slice{}, err
-	}
-	if s.stopping {
-		return Slice{}, errShuttingDown()
 	}
 	sp := &s.suspended[i]
 	switch sp.state {
