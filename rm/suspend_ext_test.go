@@ -1,6 +1,7 @@
 package rm_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -49,9 +50,8 @@ func TestSuspendSliceStates(t *testing.T) {
 		return ch
 	}
 	done := suspend()
-	ev := waitFor(ctx, t, events, rm.EventSliceState)
-	if ev.SliceInfo.State != rm.SliceSuspending || ev.SliceInfo.SuspendGeneration != 1 || ev.SliceInfo.SuspendReason != "test" {
-		t.Fatalf("first state event: %+v; want SUSPENDING at generation 1", ev.SliceInfo)
+	if v := waitState(ctx, t, events, rm.SliceSuspending); v.SuspendGeneration != 1 || v.SuspendReason != "test" {
+		t.Fatalf("suspending: %+v; want generation 1, reason test", v)
 	}
 	if err := reg0.ReportSliceState(ctx, 1, rm.SliceSuspended, "file:///s/suspend/slice-0/gen-1", nil); err != nil {
 		t.Fatal(err)
@@ -71,6 +71,9 @@ func TestSuspendSliceStates(t *testing.T) {
 	if err := reg1.ReportSliceState(ctx, 1, rm.SliceSuspended, "", nil); !errors.Is(err, ifrt.ErrFailedPrecondition) {
 		t.Errorf("a late report: %v; want FAILED_PRECONDITION", err)
 	}
+	if err := reg1.ReportSliceState(ctx, 1, rm.SliceResuming, "", nil); !errors.Is(err, ifrt.ErrInvalidArgument) {
+		t.Errorf("a report of RESUMING: %v; want INVALID_ARGUMENT", err)
+	}
 	view, err := c.Cluster(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -84,8 +87,7 @@ func TestSuspendSliceStates(t *testing.T) {
 		_, err := c.ResumeSlice(ctx, 0)
 		resumed <- err
 	}()
-	for ev := waitFor(ctx, t, events, rm.EventSliceState); ev.SliceInfo.State != rm.SliceResuming; ev = waitFor(ctx, t, events, rm.EventSliceState) {
-	}
+	waitState(ctx, t, events, rm.SliceResuming)
 	for _, reg := range []*rm.Registration{reg0, reg1} {
 		if err := reg.ReportSliceState(ctx, 1, rm.SliceActive, "", nil); err != nil {
 			t.Fatal(err)
@@ -97,8 +99,7 @@ func TestSuspendSliceStates(t *testing.T) {
 
 	// Host 1's worker is lost before it saved.
 	done = suspend()
-	for ev := waitFor(ctx, t, events, rm.EventSliceState); ev.SliceInfo.State != rm.SliceSuspending; ev = waitFor(ctx, t, events, rm.EventSliceState) {
-	}
+	waitState(ctx, t, events, rm.SliceSuspending)
 	if err := reg0.ReportSliceState(ctx, 2, rm.SliceSuspended, "file:///s/suspend/slice-0/gen-2", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -138,16 +139,14 @@ func TestSuspendFailureResumes(t *testing.T) {
 		_, err := c.SuspendSlice(ctx, 0, rm.SuspendOptions{})
 		done <- err
 	}()
-	waitFor(ctx, t, events, rm.EventSliceState)
+	waitState(ctx, t, events, rm.SliceSuspending)
 	if err := regs[0].ReportSliceState(ctx, 1, rm.SliceSuspended, "file:///x", nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := regs[1].ReportSliceState(ctx, 1, rm.SliceSuspended, "", ifrt.Errorf(ifrt.FailedPrecondition, "no scratch")); err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitFor(ctx, t, events, rm.EventSliceState); ev.SliceInfo.State != rm.SliceResuming {
-		t.Fatalf("after a failed save the slice is %v; want RESUMING", ev.SliceInfo.State)
-	}
+	waitState(ctx, t, events, rm.SliceResuming) // after a failed save
 	for _, reg := range regs {
 		if err := reg.ReportSliceState(ctx, 1, rm.SliceActive, "", nil); err != nil {
 			t.Fatal(err)
@@ -162,5 +161,20 @@ func TestSuspendFailureResumes(t *testing.T) {
 	}
 	if got := view.Slices[0].State; got != rm.SliceActive {
 		t.Errorf("the slice is %v; want ACTIVE", got)
+	}
+}
+
+// waitState skips events until slice 0 is in state: in a state event, or in
+// a snapshot (the watch may start after the change).
+func waitState(ctx context.Context, t *testing.T, events <-chan rm.Event, state rm.SliceState) rm.Slice {
+	t.Helper()
+	for {
+		ev := next(ctx, t, events)
+		switch {
+		case ev.Type == rm.EventSliceState && ev.SliceInfo.State == state:
+			return *ev.SliceInfo
+		case ev.Type == rm.EventSnapshot && ev.Cluster.Slices[0].State == state:
+			return ev.Cluster.Slices[0]
+		}
 	}
 }
