@@ -310,7 +310,10 @@ func TestSuspendLosesACrashedWorker(t *testing.T) {
 	defer cancel()
 	c := l.Client
 	arrays := makeSuspendArrays(t, ctx, c)
-	go c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[5], "")}, nil)
+	go func() {
+		// Held in flight until the worker is killed, when it fails.
+		_, _ = c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[5], "")}, nil)
+	}()
 	<-gate.entered
 	suspended := make(chan error, 1)
 	go func() { suspended <- c.SuspendSlice(ctx, 1) }()

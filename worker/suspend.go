@@ -37,7 +37,6 @@ type suspender struct {
 	saved *savedSlice        // what this process saved and freed
 	done  map[sliceStep]bool // transitions already handled
 	cur   rm.Slice           // the slice as last seen
-	seen  chan struct{}      // closed and replaced at each change of cur
 }
 
 type sliceStep struct {
