@@ -36,7 +36,6 @@ type suspender struct {
 	mu    sync.Mutex
 	saved *savedSlice        // what this process saved and freed
 	done  map[sliceStep]bool // transitions already handled
-	cur   rm.Slice           // the slice as last seen
 }
 
 type sliceStep struct {
@@ -91,7 +90,6 @@ func (sp *suspender) follow(ctx context.Context, client *rm.Client, reg *rm.Regi
 // transition.
 func (sp *suspender) step(ctx context.Context, reg *rm.Registration, v rm.Slice) {
 	sp.mu.Lock()
-	sp.cur = v
 	key := sliceStep{v.SuspendGeneration, v.State}
 	first := !sp.done[key]
 	sp.done[key] = true
@@ -279,14 +277,6 @@ func (sp *suspender) load(ctx context.Context, loc *storage.Location, s savedArr
 		return nil, err
 	}
 	return sp.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, data, s.spec, nil)
-}
-
-// SliceState returns this worker's slice as it last saw it in the RM's watch
-// (the zero Slice before it registered).
-func (s *Server) SliceState() rm.Slice {
-	s.sus.mu.Lock()
-	defer s.sus.mu.Unlock()
-	return s.sus.cur
 }
 
 // Terminate is what the worker does on SIGTERM. With preempted (the host is
