@@ -65,6 +65,7 @@ func newSuspender(w *Server) *suspender {
 // state change of its slice.
 func (sp *suspender) follow(ctx context.Context, client *rm.Client, reg *rm.Registration) {
 	slice := reg.Assignment().Slice
+	var rmIncarnation string
 	for ev, err := range client.Watch(ctx) {
 		if err != nil {
 			continue // the RM client logs and watches again
@@ -72,6 +73,13 @@ func (sp *suspender) follow(ctx context.Context, client *rm.Client, reg *rm.Regi
 		var v *rm.Slice
 		switch ev.Type {
 		case rm.EventSnapshot:
+			if ev.Cluster.RMIncarnation != rmIncarnation {
+				// A new run of the RM numbers suspensions from 1 again.
+				rmIncarnation = ev.Cluster.RMIncarnation
+				sp.mu.Lock()
+				sp.done = map[sliceStep]bool{}
+				sp.mu.Unlock()
+			}
 			if slice < len(ev.Cluster.Slices) {
 				v = &ev.Cluster.Slices[slice]
 			}
