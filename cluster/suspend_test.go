@@ -372,3 +372,54 @@ func startGated(t *testing.T, bs *backends) (gatedPuts, *localtest.Cluster) {
 		}})
 	return gate, l
 }
+
+// TestSuspendedSliceAndAnRMRestart: the RM keeps no state across a restart,
+// suspensions included; a suspended slice's workers then take their arrays
+// back on their own, and a new suspension (numbered from 1 again) works.
+func TestSuspendedSliceAndAnRMRestart(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir()})
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	defer cancel()
+	c := l.Client
+	arrays := makeSuspendArrays(t, ctx, c)
+	if err := c.SuspendSlice(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RestartRM(); err != nil {
+		t.Fatal(err)
+	}
+	waitSliceState(t, ctx, c, 1, rm.SliceActive)
+	for {
+		// The workers restore once they see the new RM; until then reads
+		// are UNAVAILABLE.
+		buf := make([]byte, len(arrays.want[0]))
+		err := arrays.arrays[0].CopyToHostBuffer(ctx, buf, nil)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ifrt.ErrUnavailable) || ctx.Err() != nil {
+			t.Fatalf("reading after the RM restarted: %v", err)
+		}
+		sleepBriefly()
+	}
+	arrays.check(t, ctx, "after the RM restarted")
+	for {
+		// Only an up slice can be suspended: wait for its worker to register
+		// with the new RM.
+		view, err := rmClusterView(ctx, l.RMAddress)
+		if err == nil && view.Slices[1].Up {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("slice 1 never came up under the new RM: %v", err)
+		}
+		sleepBriefly()
+	}
+	if err := c.SuspendSlice(ctx, 1); err != nil {
+		t.Fatalf("suspending again under the new RM: %v", err)
+	}
+	if err := c.ResumeSlice(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	arrays.check(t, ctx, "suspended and resumed under the new RM")
+}
