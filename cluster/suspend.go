@@ -44,8 +44,8 @@ func (c *Client) SuspendSlice(ctx context.Context, i int) error {
 
 // ResumeSlice resumes the suspended slice i and returns once every host of
 // it has a live worker that took its arrays back, and the client is
-// connected to each. When a worker was replaced
-// meanwhile, the client's arrays on it are read back when they are next used.
+// connected to each. When a worker was replaced meanwhile, the client's
+// arrays on it are read back when they are next used.
 func (c *Client) ResumeSlice(ctx context.Context, i int) error {
 	if err := c.checkOpen(); err != nil {
 		return err
