@@ -17,8 +17,14 @@ type shard struct {
 	domain ifrt.IndexDomain
 }
 
-// check returns DataLoss when the shard's worker was lost since it was made.
-func (s *shard) check() error { return s.place.link.current(s.gen) }
+// check returns DataLoss when the shard's worker was lost since it was made,
+// Unavailable while its slice is suspended.
+func (s *shard) check() error {
+	if err := s.place.link.c.suspend.refuse(s.place.link.c, s.place.link.key.slice); err != nil {
+		return err
+	}
+	return s.place.link.current(s.gen)
+}
 
 // array is a cluster array: one shard per device of its sharding, in order.
 type array struct {
@@ -41,6 +47,11 @@ func (a *array) As(any) bool { return false }
 // live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
 // shard was lost.
 func (a *array) live() ([]*shard, error) {
+	if a.c.suspend.hasFrozen() {
+		if err := a.c.restoreSuspended(a); err != nil {
+			return nil, err
+		}
+	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	if a.deleted {

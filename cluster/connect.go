@@ -186,6 +186,7 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		c.elastic.observe(ev)
+		c.suspend.observe(c, ev)
 		var view *rm.Cluster
 		switch ev.Type {
 		case rm.EventSnapshot:

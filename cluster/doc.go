@@ -49,6 +49,11 @@
 // sticky: Err says why, Failed is closed, and every later operation fails with
 // it.
 //
+// SuspendSlice saves a slice's arrays to the cluster's scratch location and
+// frees its devices; while it is suspended, operations on it fail with
+// UNAVAILABLE; ResumeSlice brings the arrays back, on the same workers or on
+// replacements (docs/cluster.md, "Suspend and resume").
+//
 // # Concurrency and lifetimes
 //
 // A Client is safe for concurrent use. Close ends its sessions with the

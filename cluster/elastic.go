@@ -25,7 +25,8 @@ import (
 //
 // A slice counts as lost when the resource manager reports it down after it was
 // up while this client watched; slices that have not come up yet (see
-// WithoutWaitingForSlices) do not count. k = 0 tolerates no loss. Without this
+// WithoutWaitingForSlices) do not count, nor do suspended ones (SuspendSlice:
+// their workers may leave). k = 0 tolerates no loss. Without this
 // option (or with k < 0) any number of slices may be lost.
 func WithElasticSlices(k int) Option {
 	return optionFunc(func(o *options) { o.elasticSlices = k })
@@ -51,13 +52,14 @@ type elasticPolicy struct {
 	wasUp         map[int]bool // slices seen up since the client connected
 	down          map[int]bool // slices lost (down after being up)
 	fail          *failure     // the client's
+	suspended     map[int]bool // slices not ACTIVE: their workers may leave
 }
 
 func newElasticPolicy(limit int, log *slog.Logger, fail *failure) *elasticPolicy {
 	if limit < 0 {
 		return nil
 	}
-	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, fail: fail}
+	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, suspended: map[int]bool{}, fail: fail}
 }
 
 // observe applies one event of the RM's watch. A snapshot (the first event,
@@ -76,6 +78,7 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 		sameRM := p.rmIncarnation == "" || p.rmIncarnation == ev.Cluster.RMIncarnation
 		p.rmIncarnation = ev.Cluster.RMIncarnation
 		for _, s := range ev.Cluster.Slices {
+			p.suspended[s.Index] = s.State != rm.SliceActive
 			if s.Up {
 				p.upLocked(s.Index)
 			} else if sameRM {
@@ -86,13 +89,15 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 		p.upLocked(ev.Slice)
 	case rm.EventSliceDown:
 		p.downLocked(ev.Slice)
+	case rm.EventSliceState:
+		p.suspended[ev.Slice] = ev.SliceInfo.State != rm.SliceActive
 	}
 }
 
 // downLocked records that a slice is down, and fails the session when that
 // makes too many.
 func (p *elasticPolicy) downLocked(slice int) {
-	if !p.wasUp[slice] || p.down[slice] {
+	if !p.wasUp[slice] || p.down[slice] || p.suspended[slice] {
 		return
 	}
 	p.down[slice] = true

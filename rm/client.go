@@ -262,6 +262,7 @@ type Registration struct {
 	mu      sync.Mutex
 	info    WorkerInfo // Host is pinned after the first registration
 	cur     Assignment
+	lease   uint64 // of cur
 	changed chan struct{}
 	err     error
 }
@@ -417,6 +418,7 @@ func (r *Registration) store(info WorkerInfo, resp *rmpb.RegisterWorkerResponse)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.info.Host = int(resp.GetHostIndex())
+	r.lease = resp.GetLeaseId()
 	r.cur = Assignment{
 		Slice:             info.Slice,
 		Host:              int(resp.GetHostIndex()),

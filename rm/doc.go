@@ -89,6 +89,22 @@
 // kv callbacks). Neither survives a restart of the RM: sequence numbers start
 // again (with a new incarnation) and the store starts empty.
 //
+// # Suspend and resume
+//
+// Each slice has a SliceState, in Cluster.Slices and in EventSliceState
+// events. SuspendSlice (Server or Client; the SliceControl service) moves an
+// up slice to SliceSuspending; its workers, which follow the state through
+// their own watch, save their arrays to the scratch location, free their
+// devices and report (Registration.ReportSliceState); once every host has,
+// the slice is SliceSuspended. ResumeSlice moves it to SliceResuming, and to
+// SliceActive once every host has a live worker that reported it took its
+// arrays back; a slice suspended with SuspendOptions.AutoResume (by a
+// preempted worker) resumes on its own once a replacement makes every host
+// live again. A worker lost mid-suspend makes its host unsaved
+// (Slice.UnsavedHosts) and SuspendSlice DATA_LOSS rather than a hang; a
+// worker that cannot save (no scratch location) fails the suspension and the
+// slice goes back to active. See docs/cluster.md.
+//
 // # Errors
 //
 // Errors are *ifrt.Error values whose code is the gRPC code on the wire

@@ -43,6 +43,8 @@ type Server struct {
 	isReady   bool
 
 	life rpc.Lifecycle
+
+	suspended []suspension // per slice, guarded by mu (suspend.go)
 }
 
 // slot is one host of one slice.
@@ -87,6 +89,7 @@ func New(cfg Config) (*Server, error) {
 		health:      health.NewServer(),
 		liveHosts:   make([]int, cfg.InstanceCount),
 		up:          make([]bool, cfg.InstanceCount),
+		suspended:   make([]suspension, cfg.InstanceCount),
 		leases:      make(map[uint64]*lease),
 		watchers:    make(map[*watcher]struct{}),
 	}
@@ -208,7 +211,7 @@ func (s *Server) snapshotLocked() *Cluster {
 		Epoch:          s.epoch,
 	}
 	for i, hosts := range s.slots {
-		c.Slices = append(c.Slices, Slice{Index: i, Up: s.up[i], LiveHosts: s.liveHosts[i]})
+		c.Slices = append(c.Slices, s.sliceLocked(i))
 		for _, sl := range hosts {
 			c.Workers = append(c.Workers, sl.view())
 			for l, id := range sl.ids {
@@ -286,6 +289,7 @@ func (s *Server) register(w WorkerInfo) (registration, error) {
 			s.emitLocked(Event{Type: EventSliceUp, Epoch: s.epoch, Slice: sl.slice})
 			s.log.Info("slice up", "slice", sl.slice)
 			s.checkReadyLocked()
+			s.autoResumeLocked(sl.slice)
 		}
 	}
 	return registration{leaseID: l.id, host: sl.host, ids: sl.view().DeviceIDs, epoch: s.epoch}, nil
@@ -369,6 +373,7 @@ func (s *Server) lostLocked(sl *slot, reason string, streamErr error) {
 		s.emitLocked(Event{Type: EventSliceDown, Epoch: s.epoch, Slice: sl.slice})
 		s.log.Warn("slice down", "slice", sl.slice)
 	}
+	s.suspendHostLostLocked(sl)
 }
 
 // expire runs when l's timer fires.

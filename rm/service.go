@@ -24,6 +24,7 @@ func registerService(r grpc.ServiceRegistrar, s *Server) {
 	rmpb.RegisterResourceManagerServer(r, &service{s: s})
 	rmpb.RegisterGangSchedulerServer(r, &gangService{s: s})
 	rmpb.RegisterKeyValueServer(r, newKeyValueService(s))
+	rmpb.RegisterSliceControlServer(r, &sliceService{s: s})
 }
 
 func (svc *service) RegisterWorker(ctx context.Context, req *rmpb.RegisterWorkerRequest) (*rmpb.RegisterWorkerResponse, error) {

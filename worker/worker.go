@@ -110,6 +110,7 @@ type Server struct {
 	store *shardStore
 	cache *compileCache // nil without a scratch location
 	gang  *gang
+	sus   *suspender
 
 	life rpc.Lifecycle
 
@@ -186,6 +187,7 @@ func New(cfg Config) (*Server, error) {
 			}
 		},
 	}
+	s.sus = newSuspender(s)
 	return s, nil
 }
 
@@ -276,6 +278,7 @@ func (s *Server) register(addr string) error {
 		return ErrServerClosed
 	default:
 	}
+	go s.sus.follow(ctx, client, reg)
 	a := reg.Assignment()
 	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil

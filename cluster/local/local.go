@@ -66,7 +66,7 @@ type localWorker struct {
 func init() {
 	faults.Of = func(c any) faults.Injector {
 		l := c.(*Cluster)
-		return faults.Injector{StopWorker: l.stopWorker, StartWorker: l.startWorker, RestartRM: l.restartRM, Worker: l.worker}
+		return faults.Injector{StopWorker: l.stopWorker, StartWorker: l.startWorker, RestartRM: l.restartRM, Worker: l.worker, PreemptWorker: l.preemptWorker}
 	}
 }
 
@@ -235,6 +235,21 @@ func (l *Cluster) stopWorker(i int) error {
 	}
 	w.server.Close()
 	return w.backend.Close()
+}
+
+// preemptWorker stops worker i as SIGTERM with a preemption notice does: it
+// suspends its slice, then shuts down.
+func (l *Cluster) preemptWorker(ctx context.Context, i int) error {
+	l.mu.Lock()
+	if i < 0 || i >= len(l.workers) || l.workers[i] == nil {
+		l.mu.Unlock()
+		return fmt.Errorf("local: worker %d is not running", i)
+	}
+	w := l.workers[i]
+	l.workers[i] = nil
+	l.mu.Unlock()
+	err := w.server.Terminate(ctx, true)
+	return errors.Join(err, w.backend.Close())
 }
 
 // worker returns worker i's server (nil while stopped).

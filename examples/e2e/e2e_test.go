@@ -191,12 +191,13 @@ func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs .
 	return c
 }
 
-// startWorker starts the worker of a slice, as its JobSet pod would be.
-func (c *procCluster) startWorker(slice int) {
+// startWorker starts the worker of a slice, as its JobSet pod would be, with
+// extra flags.
+func (c *procCluster) startWorker(slice int, extra ...string) {
 	c.t.Helper()
 	w := start(c.t, fmt.Sprintf("worker%d", slice), c.server,
 		[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
-		"--server_port=0", "--resource_manager_address="+c.rmAddr, "--backend="+c.backend)
+		append([]string{"--server_port=0", "--resource_manager_address=" + c.rmAddr, "--backend=" + c.backend}, extra...)...)
 	w.ready(c.t, c.ctx, "worker ready")
 	c.workers[slice] = w
 }

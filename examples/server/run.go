@@ -55,6 +55,7 @@ type config struct {
 	security      rm.Security
 	limits        serverflags.Limits // worker
 	maxWatchers   int                // RM
+	noticeFile    string             // worker: --preemption_notice_file
 }
 
 func (c config) isRM() bool { return c.nodeType == nodeTypeRM }
@@ -76,6 +77,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.BoolVar(&c.enableGCSOLM, "enable_gcs_olm", false, fmt.Sprintf("resource manager: set a lifecycle rule on the gs:// scratch bucket that deletes compilation cache entries after %d days", cacheExpiryDays))
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
 	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
+	fs.StringVar(&c.noticeFile, "preemption_notice_file", "", "worker: a `file` whose existence at SIGTERM means the host is preempted: the worker first suspends its slice, saving its arrays to --gcs_scratch_location, to resume on a replacement")
 	c.common.Register(fs)
 	c.limits.Register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -336,9 +338,20 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		"platform", backend.Platform().Name, "megascale_num_slices", c.megascale.NumSlices,
 		"megascale_coordinator_address", c.megascale.CoordinatorAddress,
 		"gcs_scratch_location", c.scratch.String(), "tpu_skip_mds_query", c.skipMDS)
-	return serve(ctx, srv, lis, log, c.common.DrainTimeout, srv.Ready(), func() {
+	return serve(ctx, terminating{srv, c.noticeFile}, lis, log, c.common.DrainTimeout, srv.Ready(), func() {
 		fmt.Fprintf(stdout, "worker ready on %s (slice %d, %d %s devices)\n", addr, slice, len(backend.AddressableDevices()), backend.Platform().Name)
 	})
+}
+
+// terminating is a worker whose graceful stop (SIGTERM) first suspends its
+// slice when a preemption notice is there (worker.Server.Terminate).
+type terminating struct {
+	*worker.Server
+	notice string // --preemption_notice_file
+}
+
+func (t terminating) Shutdown(ctx context.Context) error {
+	return t.Terminate(ctx, worker.PreemptionNoticed(t.notice))
 }
 
 // slices is the instance type a worker opens its backend for, and the

@@ -94,6 +94,12 @@
 // and executable it produced and drops its host buffers, so the backend holds
 // nothing on its behalf afterwards.
 //
+// Pause, Evict, Restore and Unpause let a worker suspend its slice: Pause
+// refuses requests that run programs or make or read arrays (deletes still
+// work), waits for those in progress and returns every array the sessions
+// hold; Evict frees them, leaving under each handle an array that fails with
+// the given error; Restore puts arrays back under their handles.
+//
 // # Observability
 //
 // The server logs through Config.Logger (default slog.Default()): the version

@@ -48,6 +48,7 @@ type Server struct {
 	log     *slog.Logger
 	health  *health.Server
 	act     *activity // work in progress, for draining
+	gate    pauseGate // Pause (suspend.go)
 	// hostBytes is the host-buffer bytes of every session together.
 	hostBytes *budget
 

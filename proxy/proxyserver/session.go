@@ -245,6 +245,7 @@ type op struct {
 	results []*entry[ifrt.Array] // array handles the request creates
 	uses    []chan struct{}      // closed when the request is done with what it uses
 	after   []chan struct{}      // earlier requests this one must wait for
+	gated   bool                 // admitted by the server's pause gate (suspend.go)
 }
 
 // waitFor records that o runs after the request that closes c.
@@ -286,10 +287,14 @@ func (s *session) dispatch(req *proxypb.IfrtRequest) {
 		s.finish(o, nil, s.failure)
 		return
 	}
+	var err error
+	if o.gated, err = s.srv.gate.enter(o.kind); err != nil {
+		s.finish(o, nil, err)
+		return
+	}
 	var (
 		resp *proxypb.IfrtResponse
 		run  runFunc
-		err  error
 	)
 	func() {
 		defer func() {
@@ -363,6 +368,9 @@ func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
 	}
 	if s.inflight != nil {
 		<-s.inflight
+	}
+	if o.gated {
+		s.srv.gate.leave()
 	}
 	s.srv.act.done()
 }
