@@ -1,0 +1,165 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/stablehlo"
+)
+
+// partitionRunner compiles gang programs and runs this worker's partitions of
+// their launches, on arrays of the worker's backend.
+type partitionRunner interface {
+	compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error)
+	// run runs partition p on the backend's device dev with the backend's
+	// arrays args, returning the backend's arrays on dev. It calls
+	// comm.Done once, as GangExecutable.Run does.
+	run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error)
+}
+
+// newPartitionRunner runs partitions on the backend itself when it is gocpu,
+// whose interpreter takes part in a program over several processes, and on
+// a private gocpu client through host memory otherwise (PJRT plugins run a
+// program in one process only).
+func newPartitionRunner(w *Server) partitionRunner {
+	if c, ok := w.cfg.Backend.(*gocpu.Client); ok {
+		return gocpuRunner{c}
+	}
+	return &hostRunner{w: w}
+}
+
+// gocpuRunner runs partitions on a gocpu backend's own arrays.
+type gocpuRunner struct{ c *gocpu.Client }
+
+func (r gocpuRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
+	return r.c.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+}
+
+func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
+	return prog.Run(ctx, p, dev, args, comm)
+}
+
+// hostRunner runs partitions on the host interpreter for a backend that
+// cannot: a gocpu client of its own with as many devices as the backend
+// has, device i standing for the backend's addressable device i. Each
+// launch copies the partition's arguments from the backend into host
+// memory, which becomes the gocpu arrays' memory, and its outputs back
+// into the backend's arrays on the partition's device.
+type hostRunner struct {
+	w *Server
+
+	once   sync.Once
+	host   *gocpu.Client
+	byID   map[ifrt.DeviceID]*ifrt.Device // backend device id → host device
+	hosted error
+}
+
+// client makes the host client on first use; it is closed when the worker
+// stops.
+func (r *hostRunner) client() (*gocpu.Client, error) {
+	r.once.Do(func() {
+		devs := r.w.cfg.Backend.AddressableDevices()
+		if len(devs) == 0 {
+			r.hosted = ifrt.Errorf(ifrt.FailedPrecondition, "worker: the backend has no addressable devices to run partitions for")
+			return
+		}
+		if r.host, r.hosted = gocpu.New(gocpu.Config{Devices: len(devs), Logger: r.w.log}); r.hosted != nil {
+			return
+		}
+		r.byID = make(map[ifrt.DeviceID]*ifrt.Device, len(devs))
+		for i, d := range devs {
+			r.byID[d.ID] = r.host.AddressableDevices()[i]
+		}
+		go func() {
+			<-r.w.stopped()
+			r.host.Close()
+		}()
+	})
+	return r.host, r.hosted
+}
+
+func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
+	host, err := r.client()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := host.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+	if err != nil {
+		return nil, err
+	}
+	r.w.log.Info("worker: a program spanning workers runs on the host interpreter (gocpu)", "program", prog.Name(),
+		"backend", r.w.cfg.Backend.Platform().RuntimeType,
+		"why", "the backend runs a program within one process only; each launch copies the partitions' arguments and outputs through host memory")
+	return prog, nil
+}
+
+func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
+	hostDev := r.byID[dev.ID]
+	in := make([]ifrt.Array, len(args))
+	defer deleteAll(in)
+	var err error
+	if hostDev == nil {
+		err = ifrt.Errorf(ifrt.InvalidArgument, "worker: device %d is not one of the backend's", dev.ID)
+	}
+	for k := 0; err == nil && k < len(args); k++ {
+		if in[k], err = r.toHost(ctx, args[k], hostDev); err != nil {
+			err = fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
+		}
+	}
+	if err != nil {
+		comm.Done(err)
+		return nil, err
+	}
+	outs, err := prog.Run(ctx, p, hostDev, in, comm)
+	if err != nil {
+		return nil, err
+	}
+	defer deleteAll(outs)
+	res := make([]ifrt.Array, len(outs))
+	for k, o := range outs {
+		if res[k], err = r.toBackend(ctx, o, dev); err != nil {
+			deleteAll(res)
+			return nil, fmt.Errorf("worker: output %d of partition %d: %w", k, p, err)
+		}
+	}
+	return res, nil
+}
+
+// toHost copies a backend array into a buffer that the host array on dev
+// keeps as its memory (one copy).
+func (r *hostRunner) toHost(ctx context.Context, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
+	buf, err := hostCopy(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+	return r.host.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
+}
+
+// toBackend copies a host array into a buffer that the backend's array on
+// dev may keep as its memory (the XLA CPU plugin does when it is aligned).
+func (r *hostRunner) toBackend(ctx context.Context, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
+	buf, err := hostCopy(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+	return r.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
+}
+
+// hostCopy returns a's contents, dense and row-major, in a fresh buffer that
+// nothing else refers to.
+func hostCopy(ctx context.Context, a ifrt.Array) ([]byte, error) {
+	n, err := a.Shape().ByteSize(a.DType())
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, n)
+	if err := a.CopyToHostBuffer(ctx, buf, nil); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
