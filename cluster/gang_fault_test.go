@@ -8,6 +8,7 @@ import (
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 )
@@ -52,17 +53,20 @@ func TestGangLostParticipant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	all := l.Client.Devices()
-	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
-		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
-		if err != nil {
-			t.Fatalf("Compile on %v: %v", devs, err)
+	slice0 := mustCompile(ctx, t, l.Client, all[:4])
+	loseParticipant(ctx, t, l, mustCompile(ctx, t, l.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {
+		if err := runPsum(ctx, l.Client, slice0); err != nil {
+			t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
 		}
-		t.Cleanup(func() { exe.Delete() })
-		return exe
-	}
-	spanning := compile(ifrt.DeviceList{all[0], all[2], all[4], all[6]})
-	slice0 := compile(all[:4])
+	})
+}
 
+// loseParticipant stops worker 1 during a loop of launches of spanning (the
+// psum program) and checks that the launch fails with DATA_LOSS, runs
+// whileDown, starts the worker again and checks that spanning launches work
+// again on the same client.
+func loseParticipant(ctx context.Context, t *testing.T, l *localtest.Cluster, spanning ifrt.LoadedExecutable, whileDown func()) {
+	t.Helper()
 	ran := make(chan int, 100)
 	failed := make(chan error, 1)
 	go func() {
@@ -92,9 +96,7 @@ func TestGangLostParticipant(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("spanning launches hang after a participant was killed")
 	}
-	if err := runPsum(ctx, l.Client, slice0); err != nil {
-		t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
-	}
+	whileDown()
 	if err := l.StartWorker(ctx, 1); err != nil {
 		t.Fatal(err)
 	}

@@ -187,51 +187,5 @@ func TestGangOnPJRTWorkersLostParticipant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	all := pc.Client.Devices()
-	spanning := mustCompile(ctx, t, pc.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
-	ran := make(chan int, 100)
-	failed := make(chan error, 1)
-	go func() {
-		for i := 0; ; i++ {
-			if err := runPsum(ctx, pc.Client, spanning); err != nil {
-				failed <- err
-				return
-			}
-			ran <- i
-		}
-	}()
-	for range 3 {
-		select {
-		case <-ran:
-		case err := <-failed:
-			t.Fatalf("a spanning launch failed before any fault: %v", err)
-		}
-	}
-	if err := pc.StopWorker(1); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-failed:
-		if !errors.Is(err, ifrt.ErrDataLoss) {
-			t.Fatalf("the launch after the participant was killed: %v, want DATA_LOSS", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("spanning launches hang after a participant was killed")
-	}
-	if err := pc.StartWorker(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		err := runPsum(ctx, pc.Client, spanning)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, ifrt.ErrDataLoss) {
-			t.Fatalf("a spanning launch while the worker returns: %v, want success or DATA_LOSS", err)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("spanning launches did not work again after the worker came back: %v", err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	loseParticipant(ctx, t, pc.Cluster, mustCompile(ctx, t, pc.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {})
 }

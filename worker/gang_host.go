@@ -105,7 +105,7 @@ func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int,
 		err = ifrt.Errorf(ifrt.InvalidArgument, "worker: device %d is not one of the backend's", dev.ID)
 	}
 	for k := 0; err == nil && k < len(args); k++ {
-		if in[k], err = r.toHost(ctx, args[k], hostDev); err != nil {
+		if in[k], err = moveThroughHost(ctx, r.host, args[k], hostDev); err != nil {
 			err = fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
 		}
 	}
@@ -120,7 +120,7 @@ func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int,
 	defer deleteAll(outs)
 	res := make([]ifrt.Array, len(outs))
 	for k, o := range outs {
-		if res[k], err = r.toBackend(ctx, o, dev); err != nil {
+		if res[k], err = moveThroughHost(ctx, r.w.cfg.Backend, o, dev); err != nil {
 			deleteAll(res)
 			return nil, fmt.Errorf("worker: output %d of partition %d: %w", k, p, err)
 		}
@@ -128,38 +128,15 @@ func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int,
 	return res, nil
 }
 
-// toHost copies a backend array into a buffer that the host array on dev
-// keeps as its memory (one copy).
-func (r *hostRunner) toHost(ctx context.Context, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
-	buf, err := hostCopy(ctx, a)
+// moveThroughHost copies a into a fresh host buffer and gives the buffer
+// away to client's array on dev (ImmutableZeroCopy): gocpu keeps it as the
+// array's memory, the XLA CPU plugin as the device buffer when it is
+// aligned, so the move costs one copy.
+func moveThroughHost(ctx context.Context, client ifrt.Client, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
+	buf, err := ifrt.ArrayBytes(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
-	return r.host.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
-}
-
-// toBackend copies a host array into a buffer that the backend's array on
-// dev may keep as its memory (the XLA CPU plugin does when it is aligned).
-func (r *hostRunner) toBackend(ctx context.Context, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
-	buf, err := hostCopy(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
-	return r.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
-}
-
-// hostCopy returns a's contents, dense and row-major, in a fresh buffer that
-// nothing else refers to.
-func hostCopy(ctx context.Context, a ifrt.Array) ([]byte, error) {
-	n, err := a.Shape().ByteSize(a.DType())
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, n)
-	if err := a.CopyToHostBuffer(ctx, buf, nil); err != nil {
-		return nil, err
-	}
-	return buf, nil
+	return client.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
 }
