@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ type pjrtCluster struct {
 	backends []*pjrtifrt.Client // every worker's, restarted ones too
 }
 
-func startPJRTCluster(t *testing.T) *pjrtCluster {
+func startPJRTCluster(t testing.TB) *pjrtCluster {
 	t.Helper()
 	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
 	if path == "" {
@@ -100,7 +101,8 @@ func (b *lockedBuffer) String() string {
 // TestGangOnPJRTWorkers runs JAX's shard_map psum programs and auto-sharded
 // programs over devices of both PJRT workers: the results match JAX's and
 // the same programs on one gocpu client of 8 devices, and each worker says
-// once per program that it runs it on its host interpreter.
+// once per program that it runs it on its host interpreter (and says nothing
+// of a program over its own devices, which its plugin runs).
 func TestGangOnPJRTWorkers(t *testing.T) {
 	pc := startPJRTCluster(t)
 	ref, err := gocpu.New(gocpu.Config{Devices: 8})
@@ -123,6 +125,10 @@ func TestGangOnPJRTWorkers(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A program within one worker runs on its plugin, not as a gang.
+	if err := runPsum(ctx, pc.Client, mustCompile(ctx, t, pc.Client, pc.Client.Devices()[4:])); err != nil {
+		t.Errorf("psum over slice 1's devices: %v", err)
 	}
 	if n := strings.Count(pc.logs.String(), "runs on the host interpreter"); n != 2*len(programs) {
 		t.Errorf("the workers logged %d times that a program runs on the host interpreter, want once per program and worker (%d):\n%s", n, 2*len(programs), pc.logs)
@@ -188,4 +194,79 @@ func TestGangOnPJRTWorkersLostParticipant(t *testing.T) {
 	defer cancel()
 	all := pc.Client.Devices()
 	loseParticipant(ctx, t, pc.Cluster, mustCompile(ctx, t, pc.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {})
+}
+
+// squareBlocks is shard_map(lambda x: x * x) over 8 partitions of an
+// 8n-vector: no exchange, so that a launch costs the gang protocol, the
+// interpreter and, on PJRT workers, the moves through host memory.
+func squareBlocks(n int) string {
+	return fmt.Sprintf(`module @jit_square attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=8]>
+  func.func public @main(%%arg0: tensor<%[1]dxf32>) -> (tensor<%[1]dxf32>) {
+    %%0 = sdy.manual_computation(%%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%%arg1: tensor<%[2]dxf32>) {
+      %%1 = stablehlo.multiply %%arg1, %%arg1 : tensor<%[2]dxf32>
+      sdy.return %%1 : tensor<%[2]dxf32>
+    } : (tensor<%[1]dxf32>) -> tensor<%[1]dxf32>
+    return %%0 : tensor<%[1]dxf32>
+  }
+}`, 8*n, n)
+}
+
+// BenchmarkGangOnPJRT measures one launch of squareBlocks over 2 workers of
+// 4 devices, with blocks of 4 KiB and 1 MiB, on gocpu workers and on PJRT CPU
+// workers (whose partitions move through host memory), and reports the PJRT
+// launch against the gocpu one of the same size, measured in the same run.
+func BenchmarkGangOnPJRT(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 18} {
+		var onGocpu time.Duration
+		for _, backend := range []string{"gocpu", "pjrt"} {
+			b.Run(fmt.Sprintf("block=%dKiB/backend=%s", 4*n>>10, backend), func(b *testing.B) {
+				ctx := context.Background()
+				var c ifrt.Client
+				if backend == "pjrt" {
+					c = startPJRTCluster(b).Client
+				} else {
+					c = startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true}).Client
+				}
+				devs := c.Devices()
+				exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(squareBlocks(n))}, &ifrt.CompileOptions{Devices: devs})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer exe.Delete()
+				s, err := ifrt.NewTiledSharding(devs, 8)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 32*n), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{int64(8 * n)}, Sharding: s}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer x.Delete()
+				launch := func() {
+					res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := res.Outputs[0].Ready().Await(ctx); err != nil {
+						b.Fatal(err)
+					}
+					res.Outputs[0].Delete()
+				}
+				launch()
+				b.ResetTimer()
+				start := time.Now()
+				for b.Loop() {
+					launch()
+				}
+				per := time.Since(start) / time.Duration(b.N)
+				b.ReportMetric(float64(per.Microseconds()), "us/launch")
+				if backend == "gocpu" {
+					onGocpu = per
+				} else if onGocpu > 0 {
+					b.ReportMetric(float64(per)/float64(onGocpu), "x-gocpu")
+				}
+			})
+		}
+	}
 }
