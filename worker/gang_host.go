@@ -51,10 +51,10 @@ func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int,
 type hostRunner struct {
 	w *Server
 
-	once   sync.Once
-	host   *gocpu.Client
-	byID   map[ifrt.DeviceID]*ifrt.Device // backend device id → host device
-	hosted error
+	once    sync.Once
+	host    *gocpu.Client
+	byID    map[ifrt.DeviceID]*ifrt.Device // backend device id → host device
+	hostErr error
 }
 
 // client makes the host client on first use; it is closed when the worker
@@ -63,10 +63,10 @@ func (r *hostRunner) client() (*gocpu.Client, error) {
 	r.once.Do(func() {
 		devs := r.w.cfg.Backend.AddressableDevices()
 		if len(devs) == 0 {
-			r.hosted = ifrt.Errorf(ifrt.FailedPrecondition, "worker: the backend has no addressable devices to run partitions for")
+			r.hostErr = ifrt.Errorf(ifrt.FailedPrecondition, "worker: the backend has no addressable devices to run partitions for")
 			return
 		}
-		if r.host, r.hosted = gocpu.New(gocpu.Config{Devices: len(devs), Logger: r.w.log}); r.hosted != nil {
+		if r.host, r.hostErr = gocpu.New(gocpu.Config{Devices: len(devs), Logger: r.w.log}); r.hostErr != nil {
 			return
 		}
 		r.byID = make(map[ifrt.DeviceID]*ifrt.Device, len(devs))
@@ -78,7 +78,7 @@ func (r *hostRunner) client() (*gocpu.Client, error) {
 			r.host.Close()
 		}()
 	})
-	return r.host, r.hosted
+	return r.host, r.hostErr
 }
 
 func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
