@@ -129,14 +129,20 @@ func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int,
 }
 
 // moveThroughHost copies a into a fresh host buffer and gives the buffer
-// away to client's array on dev (ImmutableZeroCopy): gocpu keeps it as the
-// array's memory, the XLA CPU plugin as the device buffer when it is
-// aligned, so the move costs one copy.
+// away to client's array on dev. On a CPU platform that is ImmutableZeroCopy:
+// gocpu keeps the buffer as the array's memory, the XLA CPU plugin as the
+// device buffer when it is aligned, so the move costs one copy. Accelerators
+// copy it to the device (ImmutableUntilTransferCompletes, which every
+// plugin takes).
 func moveThroughHost(ctx context.Context, client ifrt.Client, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
 	buf, err := ifrt.ArrayBytes(ctx, a)
 	if err != nil {
 		return nil, err
 	}
+	opts := &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableUntilTransferCompletes}
+	if client.Platform().Name == "cpu" {
+		opts.Semantics = ifrt.ImmutableZeroCopy
+	}
 	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
-	return client.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
+	return client.MakeArrayFromHostBuffer(ctx, buf, spec, opts)
 }
