@@ -21,7 +21,7 @@ const defaultTestTimeout = 60 * time.Second
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func startLocal(t *testing.T, cfg local.Config) *localtest.Cluster {
+func startLocal(t testing.TB, cfg local.Config) *localtest.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()

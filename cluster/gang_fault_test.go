@@ -3,12 +3,12 @@ package cluster_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 )
@@ -53,17 +53,20 @@ func TestGangLostParticipant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	all := l.Client.Devices()
-	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
-		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
-		if err != nil {
-			t.Fatalf("Compile on %v: %v", devs, err)
+	slice0 := mustCompile(ctx, t, l.Client, all[:4])
+	loseParticipant(ctx, t, l, mustCompile(ctx, t, l.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {
+		if err := runPsum(ctx, l.Client, slice0); err != nil {
+			t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
 		}
-		t.Cleanup(func() { exe.Delete() })
-		return exe
-	}
-	spanning := compile(ifrt.DeviceList{all[0], all[2], all[4], all[6]})
-	slice0 := compile(all[:4])
+	})
+}
 
+// loseParticipant stops worker 1 during a loop of launches of spanning (the
+// psum program) and checks that the launch fails with DATA_LOSS, runs
+// whileDown, starts the worker again and checks that spanning launches work
+// again on the same client.
+func loseParticipant(ctx context.Context, t *testing.T, l *localtest.Cluster, spanning ifrt.LoadedExecutable, whileDown func()) {
+	t.Helper()
 	ran := make(chan int, 100)
 	failed := make(chan error, 1)
 	go func() {
@@ -93,9 +96,7 @@ func TestGangLostParticipant(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("spanning launches hang after a participant was killed")
 	}
-	if err := runPsum(ctx, l.Client, slice0); err != nil {
-		t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
-	}
+	whileDown()
 	if err := l.StartWorker(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +159,16 @@ func connect(t *testing.T, rmAddress string) *cluster.Client {
 	return c
 }
 
-// oneProcessBackend is a backend that cannot run part of a program spanning
-// workers (as the PJRT CPU plugins cannot): gocpu behind a type the worker
-// does not know.
+// oneProcessBackend is a backend the worker does not know to run part of a
+// program over several processes (as the PJRT plugins cannot): gocpu behind
+// another type.
 type oneProcessBackend struct{ ifrt.Client }
 
-// A worker whose backend cannot run its part of a spanning program refuses
-// it, and the client gets the worker's UNIMPLEMENTED as it was.
-func TestGangRefusedByBackend(t *testing.T) {
+// A worker whose backend cannot run its part of a spanning program runs it on
+// its host interpreter, copying the partitions' blocks in and out: the
+// program gives the same result as on gocpu workers, and the workers' own
+// programs still run on their backends.
+func TestGangOnOneProcessBackend(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true,
 		NewBackend: func(int) (ifrt.Client, error) {
 			c, err := gocpu.New(gocpu.Config{Devices: 4})
@@ -174,12 +177,10 @@ func TestGangRefusedByBackend(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	all := l.Client.Devices()
-	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
-	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
-		t.Fatalf("Compile across workers on one-process backends: %v, want the worker's UNIMPLEMENTED naming gocpu", err)
-	}
-	if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, all[:4])); err != nil {
-		t.Fatalf("the same program on one worker: %v", err)
+	for _, devs := range []ifrt.DeviceList{{all[0], all[2], all[4], all[6]}, all[:4]} {
+		if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, devs)); err != nil {
+			t.Errorf("psum over %v: %v", devs, err)
+		}
 	}
 }
 

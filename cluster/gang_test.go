@@ -50,8 +50,9 @@ func mustRead(t *testing.T, path string) []byte {
 }
 
 // runGolden compiles one golden program over devices and checks its outputs
-// against JAX's, with the arguments placed as the parameters want.
-func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.DeviceList, base string, js []byte) {
+// against JAX's, with the arguments placed as the parameters want. It returns
+// the outputs.
+func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.DeviceList, base string, js []byte) [][]byte {
 	t.Helper()
 	var g goldenCase
 	if err := json.Unmarshal(js, &g); err != nil {
@@ -84,6 +85,7 @@ func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.De
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
+	var outs [][]byte
 	for k, out := range res.Outputs {
 		want, _ := base64.StdEncoding.DecodeString(g.Outputs[k].Data)
 		got := make([]byte, len(want))
@@ -94,7 +96,9 @@ func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.De
 			t.Errorf("output %d: %s", k, msg)
 		}
 		out.Delete()
+		outs = append(outs, got)
 	}
+	return outs
 }
 
 func closeTo(typ string, got, want []byte, rtol, atol float64) string {

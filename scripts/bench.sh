@@ -5,7 +5,8 @@
 # overhead, the proxy against direct calls, pjrtifrt against raw PJRT, the
 # corpus's compile time on gocpu against the PJRT CPU plugin
 # (BenchmarkCompileCorpus), the cluster's dispatch against one worker, a gang
-# launch over W workers against one worker, a 64 MiB all-reduce across two
+# launch over W workers against one worker, one on PJRT CPU workers (host
+# round trips) against gocpu workers, a 64 MiB all-reduce across two
 # worker processes against memcpy, and checkpoint writes and reads by the
 # workers against plain Go file I/O (BenchmarkPersist256MiB).
 #
@@ -17,6 +18,6 @@ benchtime=${BENCHTIME:-1s}
 for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
-go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch' -benchtime 100x ./cluster
+go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT' -benchtime 100x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'

@@ -8,8 +8,10 @@
 // gathers pieces of theirs, so that copies between workers never pass through the
 // client; the gang protocol (workerpb.Gang), through which it runs its partitions
 // of programs spanning workers and streams their collectives' data straight to
-// the workers of the other partitions (gocpu backends; others refuse with
-// UNIMPLEMENTED); and, with Config.ResourceManager set, a registration with the resource
+// the workers of the other partitions (on gocpu's interpreter: a gocpu backend
+// runs them on its own arrays, any other backend on a private gocpu client,
+// the partitions' blocks copied through host memory at each launch); and,
+// with Config.ResourceManager set, a registration with the resource
 // manager (package rm) kept alive by a heartbeat stream and renewed if the RM
 // restarts.
 //
@@ -76,6 +78,7 @@
 //
 // # Observability
 //
-// Logs go to Config.Logger: registration and serving at Info, the proxy server's
-// per-request logs at Debug.
+// Logs go to Config.Logger: registration and serving at Info, and once per
+// program that a program spanning workers runs on the host interpreter (a
+// backend other than gocpu); the proxy server's per-request logs at Debug.
 package worker

@@ -429,27 +429,29 @@ func testGoCPUCluster(t *testing.T, python string) {
 // starts it again (spanning launches work again).
 func TestGangCluster(t *testing.T) {
 	skipShort(t)
-	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
-		out, stderr := c.runJAX(jax.Python, "gang_cluster.py", func(step string) {
-			switch step {
-			case "killed":
-				c.kill9(1)
-			case "restarted":
-				c.startWorker(1)
-			}
-		})
-		check := checker(t, out)
-		check("spanning", "true")
-		errorSays(t, out, "lost", "DATA_LOSS")
-		check("hung", "false")
-		check("slice0_while_down", "true")
-		check("spanning_after_restart", "true")
-		t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
-		if t.Failed() {
-			t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testGangCluster(t, jax.Python, "gocpu") })
+}
+
+func testGangCluster(t *testing.T, python, backend string) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c := startCluster(t, ctx, backend, "--num_elastic_slices=1")
+	out, stderr := c.runJAX(python, "gang_cluster.py", func(step string) {
+		switch step {
+		case "killed":
+			c.kill9(1)
+		case "restarted":
+			c.startWorker(1)
 		}
 	})
+	check := checker(t, out)
+	check("spanning", "true")
+	errorSays(t, out, "lost", "DATA_LOSS")
+	check("hung", "false")
+	check("slice0_while_down", "true")
+	check("spanning_after_restart", "true")
+	t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
+	if t.Failed() {
+		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+	}
 }
