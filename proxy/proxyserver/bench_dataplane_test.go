@@ -1,0 +1,85 @@
+package proxyserver_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+)
+
+// benchVar runs TestDataplaneFigures (scripts/bench.sh sets it): the figures
+// take a minute and say nothing a test could assert.
+const benchVar = "PATHWAYS_BENCH"
+
+// TestDataplaneFigures prints the tiny-step and 64 MiB transfer figures of
+// testdata/bench_dataplane.py through a proxy straight over the PJRT CPU
+// plugin and through a one-worker cluster on it, as ratios against local CPU
+// JAX and np.copy measured in the same process.
+func TestDataplaneFigures(t *testing.T) {
+	if os.Getenv(benchVar) != "1" {
+		t.Skip("a benchmark: set " + benchVar + "=1 (scripts/bench.sh does)")
+	}
+	python := testenv.Python(t)
+	for _, name := range []string{"pjrt_cpu", "cluster_pjrt_cpu"} {
+		t.Run(name, func(t *testing.T) {
+			b := interopBackendNamed(t, name)
+			s := startBenchServer(t, b, python, nil)
+			out, err := s.runScript(t, "bench_dataplane.py", "JAX_PLATFORMS=proxy,cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := func(k string) float64 { return decode[float64](t, out, k) }
+			t.Logf("%s: tiny step %.3f ms (local CPU %.3f ms, added %.3f ms); 64 MiB device_put %.2f GB/s = %.2fx np.copy, device_get %.2f GB/s = %.2fx np.copy (np.copy %.2f GB/s)",
+				name, f("proxy_step_ms"), f("local_step_ms"), f("added_step_ms"),
+				f("put_gbps"), f("put_vs_copy"), f("get_gbps"), f("get_vs_copy"), f("copy_gbps"))
+		})
+	}
+}
+
+func interopBackendNamed(t *testing.T, name string) interopBackend {
+	for _, b := range interopBackends {
+		if b.name == name {
+			return b
+		}
+	}
+	t.Fatalf("no interop backend %q", name)
+	return interopBackend{}
+}
+
+// startBenchServer is startInteropServer without the recording and the debug
+// log, which would weigh on every request.
+func startBenchServer(t *testing.T, b interopBackend, python string, mod func(*proxyserver.Config)) *interopServer {
+	t.Helper()
+	backend := b.newClient(t)
+	cfg := proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv, err := proxyserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+		backend.Close()
+	})
+	return &interopServer{srv: srv, backend: backend, addr: lis.Addr().String(), logs: &syncBuffer{}, python: python}
+}
