@@ -21,17 +21,28 @@ const benchVar = "PATHWAYS_BENCH"
 // TestDataplaneFigures prints the tiny-step and 64 MiB transfer figures of
 // testdata/bench_dataplane.py through a proxy straight over the PJRT CPU
 // plugin and through a one-worker cluster on it, as ratios against local CPU
-// JAX and np.copy measured in the same process.
+// JAX and np.copy measured in the same process; uploads stream over gRPC or go
+// through the shared directory (HostBufferReadFromDisk).
 func TestDataplaneFigures(t *testing.T) {
 	if os.Getenv(benchVar) != "1" {
 		t.Skip("a benchmark: set " + benchVar + "=1 (scripts/bench.sh does)")
 	}
 	python := testenv.Python(t)
-	for _, name := range []string{"pjrt_cpu", "cluster_pjrt_cpu"} {
+	for _, run := range []struct{ backend, path string }{
+		{"pjrt_cpu", "grpc"}, {"pjrt_cpu", "shared directory"},
+		{"cluster_pjrt_cpu", "grpc"}, {"cluster_pjrt_cpu", "shared directory"},
+	} {
+		name := run.backend + "/" + run.path
 		t.Run(name, func(t *testing.T) {
-			b := interopBackendNamed(t, name)
-			s := startBenchServer(t, b, python, nil)
-			out, err := s.runScript(t, "bench_dataplane.py", "JAX_PLATFORMS=proxy,cpu")
+			var mod func(*proxyserver.Config)
+			env := []string{"JAX_PLATFORMS=proxy,cpu"}
+			if run.path != "grpc" {
+				dir := memoryBackedTempDir(t)
+				mod = func(c *proxyserver.Config) { c.LargeTransferDirectory = dir }
+				env = append(env, largeTransferEnv(dir, 1<<20)...)
+			}
+			s := startBenchServer(t, interopBackendNamed(t, run.backend), python, mod)
+			out, err := s.runScript(t, "bench_dataplane.py", env...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,6 +52,17 @@ func TestDataplaneFigures(t *testing.T) {
 				f("put_gbps"), f("put_vs_copy"), f("get_gbps"), f("get_vs_copy"), f("copy_gbps"))
 		})
 	}
+}
+
+// memoryBackedTempDir is a temporary directory in /dev/shm where there is
+// one, as the memory-backed volume of a deployment would be.
+func memoryBackedTempDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("/dev/shm", "pathways-bench-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 func interopBackendNamed(t *testing.T, name string) interopBackend {
