@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
@@ -99,7 +100,8 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if scheme, rest, ok := strings.Cut(target, "://"); ok && scheme == "grpc" {
 		target = rest
 	}
-	dialOpts := slices.Clone(o.dialOptions)
+	// The transport settings first, so that the caller's options override them.
+	dialOpts := append(rpc.TransportDialOptions(), o.dialOptions...)
 	if len(o.dialOptions) == 0 || o.insecure {
 		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}

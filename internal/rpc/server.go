@@ -19,7 +19,8 @@ type ServerConfig struct {
 
 // ServerOptions returns the options every server of the module starts its
 // grpc.Server with: authentication first, then the lenient codec with its
-// INVALID_ARGUMENT check, keepalive and message limits.
+// INVALID_ARGUMENT check, keepalive, transport windows and buffers
+// (transport.go) and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
 	opts := c.Auth.ServerOptions()
 	opts = append(opts,
@@ -28,6 +29,7 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(decodeCheckStream),
 	)
 	opts = append(opts, c.Keepalive.ServerOptions()...)
+	opts = append(opts, transportServerOptions()...)
 	if c.MaxRecvMsgSize > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(c.MaxRecvMsgSize))
 	}

@@ -1,14 +1,10 @@
 package proxyserver_test
 
 import (
-	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -76,32 +72,12 @@ func interopBackendNamed(t *testing.T, name string) interopBackend {
 }
 
 // startBenchServer is startInteropServer without the recording and the debug
-// log, which would weigh on every request.
+// log, which would weigh on every request; mod may change the Config.
 func startBenchServer(t *testing.T, b interopBackend, python string, mod func(*proxyserver.Config)) *interopServer {
 	t.Helper()
-	backend := b.newClient(t)
-	cfg := proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	cfg := proxyserver.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if mod != nil {
 		mod(&cfg)
 	}
-	srv, err := proxyserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
-			t.Errorf("Serve: %v", err)
-		}
-		backend.Close()
-	})
-	return &interopServer{srv: srv, backend: backend, addr: lis.Addr().String(), logs: &syncBuffer{}, python: python}
+	return serveInterop(t, python, b.newClient(t), &syncBuffer{}, cfg)
 }
