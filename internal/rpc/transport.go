@@ -16,8 +16,8 @@ const (
 	ConnWindow = 64 << 20
 	// TransportBuffer is the size of a connection's read and write buffers
 	// (grpc-go's default is 32 KiB): data frames are at most 16 KiB, so a
-	// 1 MiB message took 32 write system calls instead of 2. The write buffer
-	// is released to a pool between writes.
+	// 1 MiB message took 32 write system calls instead of 2. grpc-go returns
+	// the write buffer to a pool between writes.
 	TransportBuffer = 512 << 10
 )
 
@@ -28,7 +28,6 @@ func transportServerOptions() []grpc.ServerOption {
 		grpc.InitialConnWindowSize(ConnWindow),
 		grpc.ReadBufferSize(TransportBuffer),
 		grpc.WriteBufferSize(TransportBuffer),
-		grpc.SharedWriteBuffer(true),
 	}
 }
 
@@ -39,6 +38,5 @@ func TransportDialOptions() []grpc.DialOption {
 		grpc.WithInitialConnWindowSize(ConnWindow),
 		grpc.WithReadBufferSize(TransportBuffer),
 		grpc.WithWriteBufferSize(TransportBuffer),
-		grpc.WithSharedWriteBuffer(true),
 	}
 }

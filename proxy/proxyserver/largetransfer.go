@@ -67,7 +67,10 @@ func readLargeTransfer(dir string, handle uint64, size int64) ([]byte, error) {
 	}
 	// The name belongs to this transfer whatever it holds: remove it so that a
 	// refused file does not stay in the (usually memory-backed) directory.
-	defer os.Remove(path)
+	defer func() {
+		// Nothing to tell the client if it fails: the buffer is read or refused.
+		_ = os.Remove(path)
+	}()
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d: %s is not a plain file the server can read: %v", handle, path, err)
 	}
