@@ -38,6 +38,7 @@ type array struct {
 	mu      sync.RWMutex
 	shards  []*shard
 	deleted bool
+	shared  *holders // nil, or the arrays that share these shards (see view.go)
 }
 
 var _ ifrt.Array = (*array)(nil)
@@ -84,12 +85,10 @@ func (a *array) Ready() *ifrt.Future {
 	return ifrt.JoinFutures(fs...)
 }
 
-// Delete frees every shard on its worker.
+// Delete frees every shard on its worker, unless another array still shares
+// them (view.go).
 func (a *array) Delete() *ifrt.Future {
-	a.mu.Lock()
-	shards := a.shards
-	a.shards, a.deleted = nil, true
-	a.mu.Unlock()
+	shards := a.letGo()
 	fs := make([]*ifrt.Future, 0, len(shards))
 	for _, s := range shards {
 		if s.check() == nil {

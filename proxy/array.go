@@ -130,6 +130,14 @@ func (a *array) Delete() *ifrt.Future {
 	return f
 }
 
+// Release frees the array without a future: a DestructArray, batched with
+// others, instead of a DeleteArray and a CheckFuture (backend.Releaser).
+func (a *array) Release() {
+	if !a.deleted.Swap(true) {
+		a.release()
+	}
+}
+
 // checkFuture waits for the server future handle with a CheckFuture request.
 func (c *Client) checkFuture(handle uint64) error {
 	return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{

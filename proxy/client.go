@@ -98,7 +98,8 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if scheme, rest, ok := strings.Cut(target, "://"); ok && scheme == "grpc" {
 		target = rest
 	}
-	dialOpts := slices.Clone(o.dialOptions)
+	// The transport settings first, so that the caller's options override them.
+	dialOpts := append(rpc.TransportDialOptions(), o.dialOptions...)
 	if len(o.dialOptions) == 0 || o.insecure {
 		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}

@@ -35,6 +35,7 @@ type config struct {
 	common        serverflags.Common
 	security      rm.Security
 	limits        serverflags.Limits
+	largeTransfer string // --large_transfer_directory
 }
 
 // parse reads the command line and the environment; --xla_* flags are taken
@@ -56,6 +57,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.IntVar(&elastic, "num_elastic_instances", 0, "how many slices may be lost at once while the session goes on")
 	fs.IntVar(&elasticAlias, "num_elastic_slices", 0, "alias of --num_elastic_instances")
 	fs.StringVar(&virtual, "virtual_slices", "", "the slices wanted, one <kind>:<topology> per slice, comma-separated")
+	fs.StringVar(&c.largeTransfer, "large_transfer_directory", "", "directory shared with the JAX client (a memory-backed volume), where it writes host buffers of at least IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_THRESHOLD_BYTES when its IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_DIRECTORY names it; see docs/dataplane.md")
 	c.common.Register(fs)
 	c.limits.Register(fs)
 	fs.Usage = func() {
@@ -165,6 +167,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	srv, err := proxyserver.New(proxyserver.Config{
 		Logger: log, Limits: c.limits.Proxy(),
 		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
+		LargeTransferDirectory: c.largeTransfer,
 		SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
 			return connectSession(ctx, c, log)
 		},

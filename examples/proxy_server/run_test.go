@@ -21,8 +21,8 @@ import (
 
 func TestParse(t *testing.T) {
 	c, err := parse([]string{"--resource_manager_address=head:29001", "--gcs_scratch_location=gs://bucket/x", "--num_elastic_slices=2",
-		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304"}, nil, io.Discard)
-	if err != nil || c.port != 29000 || c.elastic != 2 || len(c.virtualSlices) != 3 || c.xla["xla_tpu_scoped_vmem_limit_kib"] != "98304" {
+		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304", "--large_transfer_directory=/tmp/ifrt_proxy"}, nil, io.Discard)
+	if err != nil || c.port != 29000 || c.elastic != 2 || len(c.virtualSlices) != 3 || c.xla["xla_tpu_scoped_vmem_limit_kib"] != "98304" || c.largeTransfer != "/tmp/ifrt_proxy" {
 		t.Errorf("%+v, %v", c, err)
 	}
 	c, err = parse([]string{"--resource_manager_address=head:29001", "--num_elastic_instances=1", "--num_elastic_slices=1"}, nil, io.Discard)

@@ -24,7 +24,8 @@ type ServerConfig struct {
 // ServerOptions returns the options every server of the module starts its
 // grpc.Server with, the one interceptor chain of the module: panic recovery
 // outermost (a panic is INTERNAL for its call), then authentication, then the
-// lenient codec with its INVALID_ARGUMENT check; keepalive and message limits.
+// lenient codec with its INVALID_ARGUMENT check; keepalive, transport windows
+// and buffers (transport.go) and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
 	opts := recoverInterceptors(c.Logger)
 	opts = append(opts, c.Auth.ServerOptions()...)
@@ -34,6 +35,7 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(decodeCheckStream),
 	)
 	opts = append(opts, c.Keepalive.ServerOptions()...)
+	opts = append(opts, transportServerOptions()...)
 	if c.MaxRecvMsgSize > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(c.MaxRecvMsgSize))
 	}

@@ -71,8 +71,10 @@
 // one's work is still running. The work itself runs concurrently and responses
 // go out as it finishes, in any order. A request that deletes or destructs an
 // array waits for the earlier requests that use it. Host buffers may arrive
-// (HostBufferStore, on any connection) after the request that consumes them:
-// the consumer waits until the buffer arrives or the session ends (CANCELLED).
+// (HostBufferStore, on any connection, or HostBufferReadFromDisk from
+// Config.LargeTransferDirectory, see docs/dataplane.md) after the request that
+// consumes them: the consumer waits until the buffer arrives or the session
+// ends (CANCELLED).
 // Server methods are safe for concurrent use.
 //
 // # Lifetimes

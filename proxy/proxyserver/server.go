@@ -369,43 +369,23 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 	if err := proto.Unmarshal([]byte(vals[0]), &meta); err != nil {
 		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "HostBufferStore: malformed %s header: %v", HostBufferMetadataKey, err))
 	}
-	size := meta.GetBufferSize()
-	if size < 0 {
-		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "HostBufferStore: negative buffer size %d", size))
-	}
-	if size > s.cfg.MaxHostBufferSize {
-		return rpc.ToStatus(ifrt.Errorf(ifrt.ResourceExhausted, "HostBufferStore: a buffer of %d bytes is over the server's limit of %d for one host buffer", size, s.cfg.MaxHostBufferSize))
-	}
-	ss, err := s.ownedSession(stream.Context(), meta.GetSessionId())
+	u, err := s.admitUpload(stream.Context(), "HostBufferStore", &meta)
 	if err != nil {
 		return err
 	}
-	if err := checkClientHandle(meta.GetHandle()); err != nil {
-		return rpc.ToStatus(err)
-	}
-	if err := ss.uploads.reserve(1); err != nil {
-		return rpc.ToStatus(err)
-	}
-	defer ss.uploads.release(1)
-	res, err := reserveAll(size, ss.hostBytes, s.hostBytes)
-	if err != nil {
-		return rpc.ToStatus(err)
-	}
-	s.act.add()
-	defer s.act.done()
 	// Headers now tell the client that the upload is taken; a refused one ends
 	// with its status and no headers.
 	if err := stream.SendHeader(nil); err != nil {
-		res.release()
+		u.abort()
 		return err
 	}
-	data, err := receiveBuffer(stream, meta.GetHandle(), size)
+	data, err := receiveBuffer(stream, meta.GetHandle(), meta.GetBufferSize())
 	if err != nil {
-		res.release()
+		u.abort()
 		return err
 	}
-	if err := ss.buffers.put(meta.GetHandle(), data, res); err != nil {
-		return rpc.ToStatus(err)
+	if err := u.finish(data); err != nil {
+		return err
 	}
 	return stream.SendAndClose(&proxypb.GrpcHostBufferStoreResponse{})
 }
@@ -476,12 +456,6 @@ func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBuff
 		return nil, rpc.ToStatus(err)
 	}
 	return &proxypb.GrpcHostBufferDeleteResponse{}, nil
-}
-
-// HostBufferReadFromDisk is the optional file-based transfer, which clients
-// use only when configured to; it is not supported.
-func (s *Server) HostBufferReadFromDisk(context.Context, *proxypb.GrpcHostBufferReadFromDiskRequest) (*proxypb.GrpcHostBufferReadFromDiskResponse, error) {
-	return nil, rpc.ToStatus(ifrt.Errorf(ifrt.Unimplemented, "HostBufferReadFromDisk is not supported by this server; leave IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_* unset"))
 }
 
 // peerAddress is the address of the call's client, or "".

@@ -567,7 +567,7 @@ func (s *session) drop(a ifrt.Array) {
 	delete(s.live, a)
 	s.mu.Unlock()
 	if ok {
-		a.Delete()
+		backend.Release(a) // nobody waits for a dropped array's deletion
 		s.liveBytes.release(arrayBytes(a))
 	}
 }
