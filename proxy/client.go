@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
@@ -102,6 +103,9 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	dialOpts := slices.Clone(o.dialOptions)
 	if len(o.dialOptions) == 0 || o.insecure {
 		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	}
+	if !rpc.HasTelemetry(dialOpts) {
+		dialOpts = append(dialOpts, rpc.TelemetryDialOption())
 	}
 	// Like jaxlib: no limit on message sizes (programs and chunks can be large).
 	dialOpts = append(dialOpts, grpc.WithDefaultCallOptions(

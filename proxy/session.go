@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -182,7 +183,9 @@ func (s *session) call(ctx context.Context, req *proxypb.IfrtRequest) (*proxypb.
 // callOrLate is call, except that a successful response that comes after ctx
 // ended goes to late (on the receive goroutine, so late must not block), which
 // can free what the server made for a caller that is gone.
-func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late func(*proxypb.IfrtResponse)) (*proxypb.IfrtResponse, error) {
+func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late func(*proxypb.IfrtResponse)) (_ *proxypb.IfrtResponse, err error) {
+	ctx, span := startRequestSpan(ctx, req)
+	defer func() { rpc.EndSpan(span, err) }()
 	type result struct {
 		resp *proxypb.IfrtResponse
 		err  error
@@ -192,7 +195,7 @@ func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late
 		abandoned bool
 	)
 	ch := make(chan result, 1)
-	err := s.send(req, func(resp *proxypb.IfrtResponse, err error) {
+	err = s.send(req, func(resp *proxypb.IfrtResponse, err error) {
 		mu.Lock()
 		gone := abandoned
 		if !gone {

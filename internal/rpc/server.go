@@ -19,7 +19,7 @@ type ServerConfig struct {
 
 // ServerOptions returns the options every server of the module starts its
 // grpc.Server with: authentication first, then the lenient codec with its
-// INVALID_ARGUMENT check, keepalive and message limits.
+// INVALID_ARGUMENT check, keepalive, telemetry (otel.go) and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
 	opts := c.Auth.ServerOptions()
 	opts = append(opts,
@@ -28,6 +28,7 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(decodeCheckStream),
 	)
 	opts = append(opts, c.Keepalive.ServerOptions()...)
+	opts = append(opts, telemetryServerOptions()...)
 	if c.MaxRecvMsgSize > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(c.MaxRecvMsgSize))
 	}
@@ -38,7 +39,7 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 }
 
 // DialOptions returns the options every client of the module dials a member of
-// the cluster with: a's credentials and keepalive.
+// the cluster with: a's credentials, keepalive and telemetry.
 func DialOptions(a Auth, k Keepalive) []grpc.DialOption {
-	return append(a.DialOptions(), k.DialOptions()...)
+	return append(append(a.DialOptions(), k.DialOptions()...), TelemetryDialOption())
 }

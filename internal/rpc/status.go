@@ -7,7 +7,11 @@
 //   - the server options every server builds its grpc.Server from (server.go): a
 //     codec under which undecodable requests fail with INVALID_ARGUMENT, keepalive
 //     (keepalive.go), the cluster's authentication (auth.go) and message limits;
-//   - the matching dial options for the module's clients.
+//   - the matching dial options for the module's clients;
+//   - telemetry (otel.go): OpenTelemetry stats handlers on every server and
+//     connection (spans, with W3C trace context and baggage propagated in the
+//     metadata; call durations; bytes in and out by method), through the
+//     OpenTelemetry API only, so no-op unless the application installs an SDK.
 //
 // The numbering of ifrt codes and gRPC codes is the same (absl's); anything a
 // newer peer sends beyond it is Unknown. Functions are safe for concurrent use.
