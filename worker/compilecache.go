@@ -83,6 +83,7 @@ func (c *compileCache) Compile(ctx context.Context, program ifrt.Program, opts *
 	digest, _ := hex.DecodeString(key)
 	if exe := c.lookup(ctx, key, digest, p, opts); exe != nil {
 		c.hits.Add(1)
+		countCacheLookup(ctx, true)
 		c.log.Info("compilation cache hit: not compiling", "key", key, "program", exe.Name())
 		return exe, nil
 	}
@@ -91,6 +92,7 @@ func (c *compileCache) Compile(ctx context.Context, program ifrt.Program, opts *
 		return nil, err
 	}
 	c.misses.Add(1)
+	countCacheLookup(ctx, false)
 	data, err := c.ser.SerializeExecutable(exe)
 	if err != nil {
 		c.log.Warn("compilation cache: cannot serialize the executable; not cached", "key", key, "err", err)

@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -30,6 +32,10 @@ func TestJAXTrace(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	otel.SetTracerProvider(tp)
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	metrics := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics))
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() { mp.Shutdown(context.Background()) })
 
 	logs := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -45,6 +51,8 @@ func TestJAXTrace(t *testing.T) {
 	if err := json.Unmarshal(out["result"], &got); err != nil || len(got) != 4 || got[3] != 7 {
 		t.Fatalf("the jit printed %s (%v), want [1 3 5 7]", out["result"], err)
 	}
+
+	checkMetrics(t, metrics)
 
 	spans := exp.GetSpans()
 	byID := map[string]tracetest.SpanStub{}
@@ -139,4 +147,51 @@ func equal(a, b []string) bool {
 func toString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// checkMetrics finds, among what the cluster measured while JAX ran, the
+// executions counted on the proxy and on a worker, compile times, bytes on
+// the wire.
+func checkMetrics(t *testing.T, r *sdkmetric.ManualReader) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					if p.Value <= 0 {
+						continue
+					}
+					kind, _ := p.Attributes.Value("ifrt_proxy.request")
+					code, _ := p.Attributes.Value("code")
+					role, _ := p.Attributes.Value("role")
+					if m.Name == "pathways.ifrt_proxy.requests" && kind.AsString() == "LoadedExecutableExecuteRequest" && code.AsString() == "OK" {
+						seen[m.Name+"/"+role.AsString()] = true
+					} else if m.Name != "pathways.ifrt_proxy.requests" {
+						seen[m.Name] = true
+					}
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					if p.Count > 0 {
+						seen[m.Name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, want := range []string{
+		"pathways.ifrt_proxy.requests/proxy", "pathways.ifrt_proxy.requests/worker",
+		"pathways.ifrt_proxy.request.duration", "pathways.backend.compile.duration", "pathways.backend.execute.launch.duration",
+		"pathways.rpc.bytes", "rpc.server.call.duration",
+	} {
+		if !seen[want] {
+			t.Errorf("no %s measured", want)
+		}
+	}
 }
