@@ -223,7 +223,7 @@ func (e *executable) loaded(ctx context.Context) (*load, error) {
 	}
 	e.cur = ld
 	e.mu.Unlock()
-	e.c.log.Info("cluster: program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
+	e.c.log.Info("program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
 	return ld, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -121,7 +122,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: dial %q: %w", target, err)
 	}
 	c := &Client{
-		log:          log.With("target", target),
+		log:          logging.Component(log, "proxy-client").With("target", target),
 		ctrlConn:     ctrl,
 		dataConn:     data,
 		stub:         proxypb.NewGrpcIfrtServiceClient(ctrl),
@@ -143,7 +144,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		if ctx.Err() != nil || ifrt.CodeOf(err) != ifrt.Unavailable {
 			break
 		}
-		c.log.Debug("proxy: server unavailable, retrying", "err", err)
+		c.log.Debug("server unavailable, retrying", "error", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(connectRetryInterval):
@@ -177,7 +178,7 @@ func (c *Client) connect(ctx context.Context, o options) error {
 			p, s, wire.ProtocolMin, wire.ProtocolMax, wire.SerDesMin, wire.SerDesMax)
 	}
 	c.version = v
-	c.log.Debug("proxy: negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
+	c.log.Debug("negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
 
 	initData, err := wire.AttributesToProto(o.initData)
 	if err != nil {
@@ -219,7 +220,7 @@ func (c *Client) sessionEnded(err error) {
 	if c.closed.Load() || errors.Is(err, ifrt.ErrClientClosed) {
 		return
 	}
-	c.log.Error("proxy: the session with the IFRT proxy server ended; the client is unusable", "err", err)
+	c.log.Error("the session with the IFRT proxy server ended; the client is unusable", "error", err)
 	if c.onDisconnect != nil {
 		c.onDisconnect(err)
 	}

@@ -79,7 +79,7 @@ func (s *session) start(onEnd func(error)) {
 			delete(s.pending, op)
 			s.mu.Unlock()
 			if !ok {
-				s.log.Warn("proxy: response to an unknown op id", "op_id", op)
+				s.log.Warn("response to an unknown op id", "op_id", op)
 				continue
 			}
 			f(resp, nil)
@@ -303,7 +303,7 @@ func (s *session) flushDestructsLocked() error {
 			err = responseError(resp)
 		}
 		if err != nil && s.Err() == nil {
-			s.log.Debug("proxy: destructing arrays failed", "handles", len(handles), "err", err)
+			s.log.Debug("destructing arrays failed", "handles", len(handles), "error", err)
 		}
 	})
 }

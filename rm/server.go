@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 )
 
@@ -87,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:         cfg,
 		it:          it,
 		timeout:     cfg.heartbeatTimeout(),
-		log:         cfg.logger().With("component", "rm"),
+		log:         logging.Component(cfg.logger(), "rm"),
 		incarnation: rand.Text(),
 		ready:       make(chan struct{}),
 		quit:        make(chan struct{}),

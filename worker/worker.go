@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -132,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	log = logging.Component(log, "worker")
 	if cfg.MaxGatherBytes == 0 {
 		cfg.MaxGatherBytes = DefaultMaxGatherBytes
 	}
@@ -221,13 +223,13 @@ func (s *Server) Serve(lis net.Listener) error {
 		if err := s.register(addr); err != nil {
 			gs.Stop()
 			if serr := <-errc; serr != nil {
-				s.log.Debug("worker: serving stopped after a failed registration", "err", serr)
+				s.log.Debug("serving stopped after a failed registration", "error", serr)
 			}
 			return err
 		}
 	}
 	close(s.ready)
-	s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
+	s.log.Info("serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
 	err := <-errc
 	s.mu.Lock()
 	closed := s.closed
@@ -264,7 +266,7 @@ func (s *Server) register(addr string) error {
 	s.reg, s.rmClient = reg, client
 	s.mu.Unlock()
 	a := reg.Assignment()
-	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
+	s.log.Info("registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
 }
 
@@ -311,7 +313,7 @@ func (s *Server) ListenAndServe(addr string) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.stopOnce.Do(func() {
-		s.log.Info("worker: draining")
+		s.log.Info("draining")
 		err = s.proxy.Shutdown(ctx)
 		s.markStopping()
 		s.leave()

@@ -59,12 +59,16 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// records returns the JSON log records written so far.
-func (b *logBuffer) records() []map[string]any {
+func (b *logBuffer) lines() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return strings.Split(b.buf.String(), "\n")
+}
+
+// records returns the JSON log records written so far.
+func (b *logBuffer) records() []map[string]any {
 	var out []map[string]any
-	for _, line := range strings.Split(b.buf.String(), "\n") {
+	for _, line := range b.lines() {
 		var r map[string]any
 		if json.Unmarshal([]byte(line), &r) == nil {
 			out = append(out, r)

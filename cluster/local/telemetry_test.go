@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,9 +82,9 @@ func TestJAXTrace(t *testing.T) {
 		}
 	}
 	for kind, want := range map[string][]string{
-		"Compile": {"IfrtProxy/CompileRequest[proxy]", "backend.Compile[cpu][proxy]", "cluster.Compile",
+		"Compile": {"IfrtProxy/CompileRequest[proxy-server]", "backend.Compile[cpu][proxy-server]", "cluster.Compile",
 			"IfrtProxyClient/CompileRequest", "IfrtProxy/CompileRequest[worker]", "backend.Compile[cpu][worker]"},
-		"Execute": {"IfrtProxy/LoadedExecutableExecuteRequest[proxy]", "backend.Execute[cpu][proxy]", "cluster.Execute",
+		"Execute": {"IfrtProxy/LoadedExecutableExecuteRequest[proxy-server]", "backend.Execute[cpu][proxy-server]", "cluster.Execute",
 			"IfrtProxyClient/LoadedExecutableExecuteRequest", "IfrtProxy/LoadedExecutableExecuteRequest[worker]", "backend.Execute[cpu][worker]"},
 	} {
 		found := false
@@ -113,9 +114,17 @@ func TestJAXTrace(t *testing.T) {
 	for _, r := range logs.records() {
 		if r["kind"] == "LoadedExecutableExecuteRequest" && r["jax_session"] != nil {
 			workerLines++
+			if r["component"] != "worker" {
+				t.Errorf("a worker's request log has component %v, want worker: %v", r["component"], r)
+			}
 			if !proxySessions[toString(r["jax_session"])] {
 				t.Errorf("a worker's request log carries jax_session=%v, which is no session's: %v", r["jax_session"], r)
 			}
+		}
+	}
+	for _, line := range logs.lines() {
+		if strings.Count(line, `"component":`) > 1 {
+			t.Errorf("a log line names its component twice: %s", line)
 		}
 	}
 	if workerLines == 0 {
@@ -186,7 +195,7 @@ func checkMetrics(t *testing.T, r *sdkmetric.ManualReader) {
 		}
 	}
 	for _, want := range []string{
-		"pathways.ifrt_proxy.requests/proxy", "pathways.ifrt_proxy.requests/worker",
+		"pathways.ifrt_proxy.requests/proxy-server", "pathways.ifrt_proxy.requests/worker",
 		"pathways.ifrt_proxy.request.duration", "pathways.backend.compile.duration", "pathways.backend.execute.launch.duration",
 		"pathways.rpc.bytes", "rpc.server.call.duration",
 	} {

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -77,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		backend:   cfg.Backend,
-		log:       cfg.Logger,
+		log:       logging.Component(cfg.Logger, component(cfg)),
 		health:    health.NewServer(),
 		act:       newActivity(),
 		hostBytes: newBudget("max_host_buffer_bytes", "bytes of host buffers of all sessions", cfg.Limits.MaxHostBufferBytes),

@@ -20,6 +20,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -84,7 +85,7 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 		srv: srv, backend: srv.backend, id: id, version: v, stream: stream,
 		token:      rand.Text(),
 		clientHost: clientHost,
-		log:        srv.log.With("session", strconv.FormatUint(id, 10)),
+		log:        srv.log.With(logging.SessionKey, strconv.FormatUint(id, 10)),
 		buffers:    newHostBuffers(srv.act),
 		hostBytes:  newBudget("max_session_host_buffer_bytes", "bytes of host buffers of the session", lim.MaxSessionHostBufferBytes),
 		liveBytes:  newBudget("max_session_live_bytes", "bytes of arrays of the session", lim.MaxSessionLiveBytes),

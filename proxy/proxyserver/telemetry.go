@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -34,7 +35,7 @@ const SessionBaggageKey = "pathways.session"
 var (
 	meter         = rpc.Meter()
 	requestsTotal = must(meter.Int64Counter("pathways.ifrt_proxy.requests",
-		metric.WithDescription("IFRT Proxy requests served, by kind, code and role (proxy or worker).")))
+		metric.WithDescription("IFRT Proxy requests served, by kind, code and role (proxy-server or worker).")))
 	requestDuration = must(meter.Float64Histogram("pathways.ifrt_proxy.request.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from a request's arrival to its response, by kind, code and role.")))
 	compileDuration = must(meter.Float64Histogram("pathways.backend.compile.duration", metric.WithUnit("s"),
@@ -84,13 +85,9 @@ func (b *budget) inUse() int64 {
 	return b.used
 }
 
-// roleAttr tells a worker's server from a proxy server in metrics.
-func (s *Server) roleAttr() attribute.KeyValue {
-	if s.cfg.ClusterClientsOnly {
-		return attribute.String("role", "worker")
-	}
-	return attribute.String("role", "proxy")
-}
+// roleAttr tells a worker's server from a proxy server in metrics and spans:
+// its logging component.
+func (s *Server) roleAttr() attribute.KeyValue { return attribute.String("role", component(s.cfg)) }
 
 // startRequest starts o's span, under the trace context the request carries
 // (from the cluster client) or as a new root linked to the session's stream,
@@ -128,7 +125,7 @@ func (s *session) endRequest(o *op, err error) {
 	}
 	log := s.log
 	if o.jaxSession != "" {
-		log = log.With("jax_session", o.jaxSession)
+		log = log.With(logging.JAXSessionKey, o.jaxSession)
 	}
 	if err != nil {
 		log.Debug("ifrt proxy request failed", "op_id", o.id, "kind", o.kind, "error", err)
@@ -160,4 +157,13 @@ func (s *session) executeOnBackend(ctx context.Context, e *executable, args []if
 		rpc.EndSpan(span, err)
 	}()
 	return e.execute(ctx, args, opts)
+}
+
+// component is the server's logging component: a worker's server logs as
+// the worker.
+func component(cfg Config) string {
+	if cfg.ClusterClientsOnly {
+		return "worker"
+	}
+	return "proxy-server"
 }
