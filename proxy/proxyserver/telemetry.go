@@ -123,6 +123,7 @@ func (s *session) endRequest(o *op, err error) {
 	if o.span != nil {
 		rpc.EndSpan(o.span, err)
 	}
+	record(s, "IfrtProxy/"+o.kind, "request", o.start, map[string]any{"op_id": o.id, "code": rpc.CodeAttribute(err).Value.AsString()})
 	log := s.log
 	if o.jaxSession != "" {
 		log = log.With(logging.JAXSessionKey, o.jaxSession)
@@ -143,6 +144,7 @@ func (s *session) compileOnBackend(ctx context.Context, p ifrt.Program, opts *if
 	defer func() {
 		compileDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(platform, rpc.CodeAttribute(err)))
 		rpc.EndSpan(span, err)
+		record(s, "backend.Compile", "backend", start, map[string]any{"platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
 	}()
 	return s.backend.Compile(ctx, p, opts)
 }
@@ -155,6 +157,7 @@ func (s *session) executeOnBackend(ctx context.Context, e *executable, args []if
 	defer func() {
 		launchDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(platform, rpc.CodeAttribute(err)))
 		rpc.EndSpan(span, err)
+		record(s, "backend.Execute", "backend", start, map[string]any{"executable": e.name, "platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
 	}()
 	return e.execute(ctx, args, opts)
 }
