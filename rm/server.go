@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -30,7 +29,7 @@ type Server struct {
 	incarnation string
 	ready       chan struct{}
 	quit        chan struct{} // closed when Shutdown or Close begins
-	health      *health.Server
+	health      *rpc.Health
 
 	mu        sync.Mutex
 	slots     [][]*slot // [slice][host]
@@ -92,7 +91,7 @@ func New(cfg Config) (*Server, error) {
 		incarnation: rand.Text(),
 		ready:       make(chan struct{}),
 		quit:        make(chan struct{}),
-		health:      health.NewServer(),
+		health:      rpc.NewHealth(),
 		liveHosts:   make([]int, cfg.InstanceCount),
 		up:          make([]bool, cfg.InstanceCount),
 		leases:      make(map[uint64]*lease),

@@ -14,7 +14,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -50,7 +49,7 @@ type Server struct {
 	cfg     Config
 	backend ifrt.Client
 	log     *slog.Logger
-	health  *health.Server
+	health  *rpc.Health
 	act     *activity // work in progress, for draining
 	// hostBytes is the host-buffer bytes of every session together.
 	hostBytes *budget
@@ -79,7 +78,7 @@ func New(cfg Config) (*Server, error) {
 		cfg:       cfg,
 		backend:   cfg.Backend,
 		log:       logging.Component(cfg.Logger, component(cfg)),
-		health:    health.NewServer(),
+		health:    rpc.NewHealth(),
 		act:       newActivity(),
 		hostBytes: newBudget("max_host_buffer_bytes", "bytes of host buffers of all sessions", cfg.Limits.MaxHostBufferBytes),
 		sessions:  map[uint64]*session{},
