@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestJAXTrace(t *testing.T) {
 				continue
 			}
 			got := chain(s)
-			if equal(got, want) && s.SpanContext.TraceID() == byID[s.Parent.SpanID().String()].SpanContext.TraceID() {
+			if slices.Equal(got, want) && s.SpanContext.TraceID() == byID[s.Parent.SpanID().String()].SpanContext.TraceID() {
 				found = true
 				break
 			}
@@ -139,18 +140,6 @@ func hasAttr(attrs []attribute.KeyValue, want attribute.KeyValue) bool {
 		}
 	}
 	return false
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func toString(v any) string {
