@@ -5,9 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"google.golang.org/protobuf/proto"
-
 	"go.opentelemetry.io/otel/attribute"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
