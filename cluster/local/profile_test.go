@@ -3,7 +3,6 @@ package local_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +65,6 @@ func TestJAXProfile(t *testing.T) {
 		t.Fatalf("the trace is not trace-event JSON: %v", err)
 	}
 	t.Logf("%s: %d events", names[0], len(trace.TraceEvents))
-	if dump := os.Getenv("PATHWAYS_DUMP_TRACE"); dump != "" {
-		os.WriteFile(dump, data, 0o644)
-	}
 	processes := map[int]string{}
 	for _, e := range trace.TraceEvents {
 		if e.Phase == "M" && e.Name == "process_name" {

@@ -33,11 +33,19 @@ func TestJAXTrace(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	otel.SetTracerProvider(tp)
-	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	t.Cleanup(func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
 	metrics := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics))
 	otel.SetMeterProvider(mp)
-	t.Cleanup(func() { mp.Shutdown(context.Background()) })
+	t.Cleanup(func() {
+		if err := mp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
 
 	logs := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
