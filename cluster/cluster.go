@@ -149,7 +149,7 @@ func (l *link) lose(gen uint64, reason error) {
 		conn.Close()
 		return
 	}
-	l.log.Warn("cluster: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	l.log.Warn("worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
 	go func() {
 		select {
 		case <-client.Done():
@@ -186,7 +186,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	gen := l.gen
 	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
 	l.mu.Unlock()
-	l.log.Info("cluster: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
+	l.log.Info("worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
 	stop := make(chan struct{})
 	go l.checkLiveness(conn, gen, stop)
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm"
 )
@@ -66,6 +67,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
+	o.logger = logging.Component(o.logger, "cluster-client")
 	rmc, err := rm.NewClient(rmAddress, rm.WithLogger(o.logger), rm.WithSecurity(o.security),
 		rm.WithKeepalive(o.keepalive.Interval, o.keepalive.Timeout), rm.WithDialOptions(o.dialOpts...))
 	if err != nil {
@@ -137,7 +139,7 @@ func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster
 		if view.Ready() {
 			return view, nil
 		}
-		o.logger.Info("cluster: waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
+		o.logger.Info("waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
 	}
 	if last != nil {
 		return nil, last // permanent
@@ -197,13 +199,13 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
-			c.log.Warn("cluster: reconnecting to a worker", "error", err)
+			c.log.Warn("reconnecting to a worker", "error", err)
 		}
 	}
 	if ctx.Err() == nil && last != nil {
 		err := ifrt.Errorf(ifrt.CodeOf(last), "cluster: the resource manager's watch ended, so workers coming and going are not seen; the session has failed: %w", last)
 		if c.failure.set(err) {
-			c.log.Error("cluster: stopped watching the resource manager; the session has failed", "error", last)
+			c.log.Error("stopped watching the resource manager; the session has failed", "error", last)
 		}
 	}
 }

@@ -103,12 +103,12 @@ func (p *elasticPolicy) downLocked(slice int) {
 	p.down[slice] = true
 	lost := p.lostLocked()
 	if len(lost) <= p.limit {
-		p.log.Warn("cluster: slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
+		p.log.Warn("slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
 		return
 	}
 	if p.fail.set(ifrt.Errorf(ifrt.Unavailable, "cluster: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
 		len(lost), lost, p.limit)) {
-		p.log.Error("cluster: too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
+		p.log.Error("too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
 	}
 }
 
@@ -116,7 +116,7 @@ func (p *elasticPolicy) upLocked(slice int) {
 	p.wasUp[slice] = true
 	if p.down[slice] {
 		delete(p.down, slice)
-		p.log.Info("cluster: lost slice is back", "slice", slice, "lost_slices", p.lostLocked())
+		p.log.Info("lost slice is back", "slice", slice, "lost_slices", p.lostLocked())
 	}
 }
 

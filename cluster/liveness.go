@@ -75,7 +75,7 @@ func (l *link) redial() {
 				return
 			}
 			if err != nil {
-				l.log.Debug("cluster: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
+				l.log.Debug("dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
 			}
 			select {
 			case <-time.After(wait):

@@ -206,7 +206,7 @@ func (st *suspendState) refuse(c *Client, i int) error {
 	if !answered {
 		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 		if err := c.refreshSlice(ctx, i); err != nil {
-			c.log.Debug("cluster: asking the RM for a suspended slice", "slice", i, "error", err)
+			c.log.Debug("asking the RM for a suspended slice", "slice", i, "error", err)
 		}
 		cancel()
 	}
@@ -312,7 +312,7 @@ func (c *Client) restoreSuspended(a *array) error {
 		return err
 	}
 	a.shards = shards // a new slice: callers of live hold the old one
-	c.log.Debug("cluster: read back an array of a resumed slice", "shards", len(todo))
+	c.log.Debug("read back an array of a resumed slice", "shards", len(todo))
 	return nil
 }
 

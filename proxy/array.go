@@ -157,7 +157,7 @@ func (a *array) askDeleted(ctx context.Context) bool {
 		IsArrayDeletedRequest: &proxypb.IsArrayDeletedRequest{ArrayHandle: a.handle},
 	}})
 	if err != nil {
-		a.c.log.Debug("proxy: IsArrayDeleted failed", "handle", a.handle, "err", err)
+		a.c.log.Debug("IsArrayDeleted failed", "handle", a.handle, "error", err)
 		return false
 	}
 	if resp.GetIsArrayDeletedResponse().GetDeleted() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -103,6 +104,9 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if len(o.dialOptions) == 0 || o.insecure {
 		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}
+	if !rpc.HasTelemetry(dialOpts) {
+		dialOpts = append(dialOpts, rpc.TelemetryDialOption())
+	}
 	// Like jaxlib: no limit on message sizes (programs and chunks can be large).
 	dialOpts = append(dialOpts, grpc.WithDefaultCallOptions(
 		grpc.MaxCallRecvMsgSize(math.MaxInt32), grpc.MaxCallSendMsgSize(math.MaxInt32)))
@@ -117,7 +121,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: dial %q: %w", target, err)
 	}
 	c := &Client{
-		log:          log.With("target", target),
+		log:          logging.Component(log, "proxy-client").With("target", target),
 		ctrlConn:     ctrl,
 		dataConn:     data,
 		stub:         proxypb.NewGrpcIfrtServiceClient(ctrl),
@@ -139,7 +143,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		if ctx.Err() != nil || ifrt.CodeOf(err) != ifrt.Unavailable {
 			break
 		}
-		c.log.Debug("proxy: server unavailable, retrying", "err", err)
+		c.log.Debug("server unavailable, retrying", "error", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(connectRetryInterval):
@@ -173,7 +177,7 @@ func (c *Client) connect(ctx context.Context, o options) error {
 			p, s, wire.ProtocolMin, wire.ProtocolMax, wire.SerDesMin, wire.SerDesMax)
 	}
 	c.version = v
-	c.log.Debug("proxy: negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
+	c.log.Debug("negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
 
 	initData, err := wire.AttributesToProto(o.initData)
 	if err != nil {
@@ -215,7 +219,7 @@ func (c *Client) sessionEnded(err error) {
 	if c.closed.Load() || errors.Is(err, ifrt.ErrClientClosed) {
 		return
 	}
-	c.log.Error("proxy: the session with the IFRT proxy server ended; the client is unusable", "err", err)
+	c.log.Error("the session with the IFRT proxy server ended; the client is unusable", "error", err)
 	if c.onDisconnect != nil {
 		c.onDisconnect(err)
 	}

@@ -124,7 +124,7 @@ func (c *Client) afterUpload(handles []uint64, wait func() []error, done func())
 		defer cancel()
 		for i, err := range errs {
 			if err != nil {
-				c.log.Debug("proxy: uploading a host buffer failed", "handle", handles[i], "err", err)
+				c.log.Debug("uploading a host buffer failed", "handle", handles[i], "error", err)
 				_ = c.storeHostBuffer(ctx, handles[i], nil)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -121,7 +122,7 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 		conn:   conn,
 		rpc:    rmpb.NewResourceManagerClient(conn),
 		opts:   o,
-		log:    o.logger.With("component", "rm-client"),
+		log:    logging.Component(o.logger, "rm-client"),
 		regs:   make(map[*Registration]struct{}),
 	}, nil
 }
@@ -441,13 +442,13 @@ func (r *Registration) run(ctx context.Context, lease uint64) {
 			r.finish(context.Cause(ctx))
 			return
 		}
-		r.c.log.Info("registration lost; registering again", "slice", a.Slice, "host", a.Host, "err", err)
+		r.c.log.Info("registration lost; registering again", "slice", a.Slice, "host", a.Host, "error", err)
 		lease, err = r.register(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = context.Cause(ctx)
 			} else {
-				r.c.log.Error("registration ended", "slice", a.Slice, "host", a.Host, "err", err)
+				r.c.log.Error("registration ended", "slice", a.Slice, "host", a.Host, "error", err)
 			}
 			r.finish(err)
 			return
@@ -516,7 +517,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 			stream.CloseSend()
 			select {
 			case err := <-errc:
-				r.c.log.Debug("rm: heartbeat stream ended after leaving", "err", err)
+				r.c.log.Debug("heartbeat stream ended after leaving", "error", err)
 			case <-time.After(leaveTimeout):
 			}
 			return context.Cause(ctx)

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 )
 
@@ -29,7 +29,7 @@ type Server struct {
 	incarnation string
 	ready       chan struct{}
 	quit        chan struct{} // closed when Shutdown or Close begins
-	health      *health.Server
+	health      *rpc.Health
 
 	mu        sync.Mutex
 	slots     [][]*slot // [slice][host]
@@ -82,11 +82,11 @@ func New(cfg Config) (*Server, error) {
 		cfg:         cfg,
 		it:          it,
 		timeout:     cfg.heartbeatTimeout(),
-		log:         cfg.logger().With("component", "rm"),
+		log:         logging.Component(cfg.logger(), "rm"),
 		incarnation: rand.Text(),
 		ready:       make(chan struct{}),
 		quit:        make(chan struct{}),
-		health:      health.NewServer(),
+		health:      rpc.NewHealth(),
 		liveHosts:   make([]int, cfg.InstanceCount),
 		up:          make([]bool, cfg.InstanceCount),
 		suspended:   make([]suspension, cfg.InstanceCount),

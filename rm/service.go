@@ -30,12 +30,12 @@ func registerService(r grpc.ServiceRegistrar, s *Server) {
 func (svc *service) RegisterWorker(ctx context.Context, req *rmpb.RegisterWorkerRequest) (*rmpb.RegisterWorkerResponse, error) {
 	s := svc.s
 	if err := validateRegister(s.it, s.cfg.InstanceCount, req); err != nil {
-		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
+		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "error", err)
 		return nil, rpc.ToStatus(err)
 	}
 	reg, err := s.register(workerInfoFromPB(req))
 	if err != nil {
-		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
+		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "error", err)
 		return nil, rpc.ToStatus(err)
 	}
 	return &rmpb.RegisterWorkerResponse{

@@ -241,13 +241,13 @@ func (s *Server) reportSliceState(id uint64, gen uint64, state SliceState, locat
 	if failure != nil && state == SliceSuspended {
 		// Hosts that saved already freed their devices: they take their
 		// arrays back, and the slice is ACTIVE once all have.
-		s.log.Warn("slice suspension failed", "slice", i, "host", host, "generation", gen, "err", failure)
+		s.log.Warn("slice suspension failed", "slice", i, "host", host, "generation", gen, "error", failure)
 		sp.failure = failure
 		s.setStateLocked(i, SliceResuming)
 		return nil
 	}
 	if failure != nil {
-		s.log.Warn("a worker could not restore its arrays", "slice", i, "host", host, "generation", gen, "err", failure)
+		s.log.Warn("a worker could not restore its arrays", "slice", i, "host", host, "generation", gen, "error", failure)
 	}
 	if state == SliceSuspended && sp.location == "" {
 		sp.location = location

@@ -90,7 +90,7 @@ func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExe
 	if err != nil {
 		return nil, err
 	}
-	r.w.log.Info("worker: a program spanning workers runs on the host interpreter (gocpu)", "program", prog.Name(),
+	r.w.log.Info("a program spanning workers runs on the host interpreter (gocpu)", "program", prog.Name(),
 		"backend", r.w.cfg.Backend.Platform().RuntimeType,
 		"why", "the backend runs a program within one process only; each launch copies the partitions' arguments and outputs through host memory")
 	return prog, nil

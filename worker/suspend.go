@@ -110,27 +110,27 @@ func (sp *suspender) step(ctx context.Context, reg *rm.Registration, v rm.Slice)
 	case rm.SliceSuspending:
 		location, err := sp.suspend(ctx, v)
 		if err != nil {
-			log.Warn("worker: suspending the slice failed", "err", err)
+			log.Warn("suspending the slice failed", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceSuspended, location, err)
 	case rm.SliceResuming:
 		err := sp.resume(ctx, v.SuspendGeneration)
 		if err != nil {
-			log.Warn("worker: resuming the slice lost arrays", "err", err)
+			log.Warn("resuming the slice lost arrays", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceActive, "", err)
 	case rm.SliceActive:
 		// The RM moved on without this worker (it restarted, say): whatever
 		// was saved comes back.
 		if err := sp.resume(ctx, v.SuspendGeneration); err != nil {
-			log.Warn("worker: resuming the slice lost arrays", "err", err)
+			log.Warn("resuming the slice lost arrays", "error", err)
 		}
 	}
 }
 
 func (sp *suspender) report(ctx context.Context, reg *rm.Registration, gen uint64, state rm.SliceState, location string, failure error) {
 	if err := reg.ReportSliceState(ctx, gen, state, location, failure); err != nil {
-		sp.w.log.Debug("worker: the RM took no report of the slice's state", "generation", gen, "state", state, "err", err)
+		sp.w.log.Debug("the RM took no report of the slice's state", "generation", gen, "state", state, "error", err)
 	}
 }
 
@@ -187,7 +187,7 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 	sp.mu.Lock()
 	sp.saved = saved
 	sp.mu.Unlock()
-	w.log.Info("worker: slice suspended", "slice", v.Index, "generation", v.SuspendGeneration, "arrays", len(freed), "location", loc.String())
+	w.log.Info("slice suspended", "slice", v.Index, "generation", v.SuspendGeneration, "arrays", len(freed), "location", loc.String())
 	return root, nil
 }
 
@@ -264,7 +264,7 @@ func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 		return nil
 	})
 	w.proxy.Unpause()
-	w.log.Info("worker: slice resumed", "generation", gen, "arrays", len(saved.arrays), "err", first)
+	w.log.Info("slice resumed", "generation", gen, "arrays", len(saved.arrays), "error", first)
 	return first
 }
 
@@ -300,9 +300,9 @@ func (s *Server) Terminate(ctx context.Context, preempted bool) error {
 	s.mu.Unlock()
 	if preempted && client != nil && reg != nil {
 		slice := reg.Assignment().Slice
-		s.log.Info("worker: preempted; suspending the slice before leaving", "slice", slice)
+		s.log.Info("preempted; suspending the slice before leaving", "slice", slice)
 		if _, err := client.SuspendSlice(ctx, slice, rm.SuspendOptions{Reason: "preemption", AutoResume: true}); err != nil {
-			s.log.Warn("worker: the slice could not be suspended; its arrays on this worker are lost", "slice", slice, "err", err)
+			s.log.Warn("the slice could not be suspended; its arrays on this worker are lost", "slice", slice, "error", err)
 		}
 	}
 	return s.Shutdown(ctx)

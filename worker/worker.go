@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -132,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	log = logging.Component(log, "worker")
 	if cfg.MaxGatherBytes == 0 {
 		cfg.MaxGatherBytes = DefaultMaxGatherBytes
 	}
@@ -166,7 +168,7 @@ func New(cfg Config) (*Server, error) {
 		},
 		Begin: func(graceful bool) {
 			if graceful {
-				s.log.Info("worker: draining")
+				s.log.Info("draining")
 			}
 		},
 		// Draining, the worker stays registered until its sessions are done.
@@ -245,7 +247,7 @@ func (s *Server) Serve(lis net.Listener) error {
 			}
 		}
 		s.readyOnce.Do(func() { close(s.ready) })
-		s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
+		s.log.Info("serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
 		return nil
 	})
 }
@@ -280,7 +282,7 @@ func (s *Server) register(addr string) error {
 	}
 	go s.sus.follow(ctx, client, reg)
 	a := reg.Assignment()
-	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
+	s.log.Info("registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
 }
 

@@ -140,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 // serve runs a server's Serve and logs how it ended, unless it was stopped.
 func (l *Cluster) serve(name string, serve func() error) {
 	if err := serve(); err != nil && !errors.Is(err, rm.ErrServerClosed) && !errors.Is(err, proxyserver.ErrServerClosed) {
-		l.cfg.Logger.Warn("local: "+name+" stopped", "error", err)
+		l.cfg.Logger.Warn(name+" stopped", "error", err)
 	}
 }
 
@@ -205,7 +205,7 @@ func (l *Cluster) startWorker(ctx context.Context, i int) error {
 	}
 	go func() {
 		if err := ws.Serve(lis); err != nil && !errors.Is(err, worker.ErrServerClosed) {
-			l.cfg.Logger.Warn("local: worker stopped", "slice", slice, "host", host, "error", err)
+			l.cfg.Logger.Warn("worker stopped", "slice", slice, "host", host, "error", err)
 		}
 	}()
 	select {

@@ -64,6 +64,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/openpathways/pathways/storage/gcs" // serves gs:// trace locations of jax.profiler.start_trace
 )
 
 func main() {

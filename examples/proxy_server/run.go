@@ -129,7 +129,10 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := c.common.Log.New(stderr)
+	if err != nil {
+		return err
+	}
 	if !c.security.Enabled() {
 		log.Warn("the cluster is not authenticated: whoever reaches the resource manager or a worker can join or read the cluster; set --cluster_token_file or --tls_cert (see docs/security.md)")
 	}

@@ -10,6 +10,10 @@
 //     a codec under which undecodable requests fail with INVALID_ARGUMENT,
 //     keepalive (keepalive.go) and message limits;
 //   - the matching dial options for the module's clients;
+//   - telemetry (otel.go): OpenTelemetry stats handlers on every server and
+//     connection (spans, with W3C trace context and baggage propagated in the
+//     metadata; call durations; bytes in and out by method), through the
+//     OpenTelemetry API only, so no-op unless the application installs an SDK;
 //   - the Serve, Shutdown and Close of the RM, the worker and the proxy server
 //     (lifecycle.go), with their one ErrServerClosed.
 //

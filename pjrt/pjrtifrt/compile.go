@@ -56,7 +56,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		_ = x.Close()
 		return nil, err
 	}
-	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
+	c.log.Debug("compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
 	return c.track(e)
 }

@@ -153,6 +153,7 @@ func (c Config) withDefaults() Config {
 	}
 	plugins := persistencePlugins()
 	plugins[ReshardPluginKey] = reshardPlugin
+	plugins[ProfileKey] = profilePlugin
 	for k, h := range c.PluginPrograms {
 		plugins[k] = h
 	}

@@ -26,7 +26,15 @@
 // the program's single top-level JSON key. Resharding (ReshardPluginKey) and
 // persistence (PersistenceWriteKey and the other three, Orbax's checkpoint I/O;
 // they need a backend that is an ifrt.Persister, such as the cluster client)
-// are built in; see docs/storage.md.
+// and profiling (ProfileKey: jax.profiler.start_trace through the proxy writes
+// a Chrome trace-event file under the trace location) are built in; see
+// docs/storage.md and docs/operations.md.
+//
+// # Telemetry
+//
+// Every request has an OpenTelemetry span and is counted (telemetry.go),
+// through the OpenTelemetry API only: nothing is recorded unless the
+// application installs an SDK. See docs/operations.md.
 //
 // # Errors
 //

@@ -11,13 +11,13 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -46,7 +46,7 @@ type Server struct {
 	cfg     Config
 	backend ifrt.Client
 	log     *slog.Logger
-	health  *health.Server
+	health  *rpc.Health
 	act     *activity // work in progress, for draining
 	gate    pauseGate // Pause (suspend.go)
 	// hostBytes is the host-buffer bytes of every session together.
@@ -72,8 +72,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		backend:   cfg.Backend,
-		log:       cfg.Logger,
-		health:    health.NewServer(),
+		log:       logging.Component(cfg.Logger, component(cfg)),
+		health:    rpc.NewHealth(),
 		act:       newActivity(),
 		hostBytes: newBudget("max_host_buffer_bytes", "bytes of host buffers of all sessions", cfg.Limits.MaxHostBufferBytes),
 		sessions:  map[uint64]*session{},
