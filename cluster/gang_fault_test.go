@@ -11,6 +11,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // psumProgram is JAX's shard_map(lambda x: psum(2 * x, "x")) over 4 devices
@@ -54,7 +55,7 @@ func TestGangLostParticipant(t *testing.T) {
 	defer cancel()
 	all := l.Client.Devices()
 	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
-		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
 		if err != nil {
 			t.Fatalf("Compile on %v: %v", devs, err)
 		}
@@ -125,7 +126,7 @@ func TestGangConcurrentClients(t *testing.T) {
 	for range 2 {
 		c := connect(t, l.RMAddress)
 		all := c.Devices()
-		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestGangRefusedByBackend(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	all := l.Client.Devices()
-	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
+	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
 	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
 		t.Fatalf("Compile across workers on one-process backends: %v, want the worker's UNIMPLEMENTED naming gocpu", err)
 	}
@@ -185,35 +186,13 @@ func TestGangRefusedByBackend(t *testing.T) {
 
 func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.DeviceList) ifrt.LoadedExecutable {
 	t.Helper()
-	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		t.Fatalf("Compile on %v: %v", devs, err)
 	}
 	t.Cleanup(func() { exe.Delete() })
 	return exe
 }
-
-// stuckProgram never finishes on partition 1 (a while loop that does not
-// end), so partition 0 waits in its all_reduce for ever.
-const stuckProgram = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %p = stablehlo.partition_id : tensor<ui32>
-    %one = stablehlo.constant dense<1> : tensor<ui32>
-    %w = stablehlo.while(%i = %p) : tensor<ui32>
-     cond {
-      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-    } do {
-      stablehlo.return %i : tensor<ui32>
-    }
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %t = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %t : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
 
 // A launch's deadline reaches every participant: a launch that cannot finish
 // ends when its context does, and the workers go on with later launches.
@@ -223,7 +202,7 @@ func TestGangDeadlineReachesEveryParticipant(t *testing.T) {
 	defer cancel()
 	all := l.Client.Devices()
 	devs := ifrt.DeviceList{all[0], all[4]}
-	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(stuckProgram)}, &ifrt.CompileOptions{Devices: devs})
+	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(golden.StuckAllReduce)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package gocpu_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
@@ -26,11 +26,8 @@ func TestSpanExecution(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, f := range files {
-		var g goldenCase
-		if err := json.Unmarshal(readFile(t, f), &g); err != nil {
-			t.Fatal(err)
-		}
-		src := readFile(t, strings.TrimSuffix(f, ".json")+".mlirbc")
+		g := golden.Load(t, f)
+		src := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+".mlirbc")
 		t.Run(g.Name, func(t *testing.T) {
 			ref := newClient(t, gocpu.Config{Devices: 8})
 			exe, err := ref.Compile(ctx, &ifrt.MLIRProgram{Module: src}, nil)

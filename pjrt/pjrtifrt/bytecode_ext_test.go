@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // TestBytecodeSignature compiles each testdata program as text and as the
@@ -24,7 +25,7 @@ func TestBytecodeSignature(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			c := p.client(t, 8)
 			for _, f := range files {
-				g := loadCase(t, f)
+				g := golden.Load(t, f)
 				t.Run(g.Name, func(t *testing.T) {
 					opts := &ifrt.CompileOptions{Devices: c.AddressableDevices()[:g.Devices]}
 					var got []any
