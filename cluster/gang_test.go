@@ -64,17 +64,7 @@ func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.De
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
-	for k, out := range res.Outputs {
-		want, _ := base64.StdEncoding.DecodeString(g.Outputs[k].Data)
-		got := make([]byte, len(want))
-		if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
-			t.Fatalf("output %d: %v", k, err)
-		}
-		if msg := golden.Match(g.Outputs[k].Type, got, want, g.RTol, g.ATol); msg != "" {
-			t.Errorf("output %d: %s", k, msg)
-		}
-		out.Delete()
-	}
+	golden.CheckOutputs(ctx, t, res.Outputs, g)
 }
 
 // TestGangShardMap runs JAX's shard_map programs (psum, all_gather,

@@ -79,19 +79,7 @@ func TestCompileBytecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Execute: %v", err)
 			}
-			for i, out := range res.Outputs {
-				want, err := base64.StdEncoding.DecodeString(g.Outputs[i].Data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := make([]byte, len(want))
-				if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
-					t.Fatalf("output %d: %v", i, err)
-				}
-				if msg := golden.Match(g.Outputs[i].Type, got, want, g.RTol, g.ATol); msg != "" {
-					t.Errorf("output %d: %s", i, msg)
-				}
-			}
+			golden.CheckOutputs(ctx, t, res.Outputs, g)
 		})
 	}
 }

@@ -152,16 +152,6 @@ func blocksOf(t *testing.T, c *gocpu.Client, a ifrt.Array) [][]byte {
 // A client refusing its arguments fails the other clients' part too,
 // through the Communicators, instead of leaving them waiting.
 func TestSpanExecutionFailureReachesOtherClients(t *testing.T) {
-	const src = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %s = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
 	ctx := context.Background()
 	streams := communicatortest.Pipes(2)
 	remote := func(p int) gocpu.Communicator { return streams[p] }
@@ -169,7 +159,7 @@ func TestSpanExecutionFailureReachesOtherClients(t *testing.T) {
 	var wg sync.WaitGroup
 	for w, shape := range []ifrt.Shape{{3}, {2}} {
 		c := newClient(t, gocpu.Config{Devices: 1, FirstDeviceID: w})
-		span, err := c.CompileSpan(ctx, &ifrt.MLIRProgram{Module: []byte(src)}, []ifrt.DeviceID{0, 1})
+		span, err := c.CompileSpan(ctx, &ifrt.MLIRProgram{Module: []byte(golden.PsumTwo)}, []ifrt.DeviceID{0, 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,12 +10,16 @@
 package golden
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Tensor is one input or output of a Case.
@@ -78,6 +82,41 @@ func Match(typ string, got, want []byte, rtol, atol float64) string {
 	}
 	return ""
 }
+
+// CheckOutputs reads each output to the host, reports on t where it does
+// not Match c's, and deletes it.
+func CheckOutputs(ctx context.Context, t testing.TB, outs []ifrt.Array, c Case) {
+	t.Helper()
+	if len(outs) != len(c.Outputs) {
+		t.Fatalf("%d outputs, JAX's program has %d", len(outs), len(c.Outputs))
+	}
+	for i, out := range outs {
+		want, err := base64.StdEncoding.DecodeString(c.Outputs[i].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(want))
+		if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
+			t.Fatalf("output %d: %v", i, err)
+		}
+		if msg := Match(c.Outputs[i].Type, got, want, c.RTol, c.ATol); msg != "" {
+			t.Errorf("output %d: %s", i, msg)
+		}
+		out.Delete()
+	}
+}
+
+// PsumTwo sums f32[3] over two partitions with all_reduce.
+const PsumTwo = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    return %r : tensor<3xf32>
+  }
+}`
 
 // StuckAllReduce never finishes on partition 1 (a while loop that does not
 // end), so partition 0 waits in its all_reduce for ever: the program for a
