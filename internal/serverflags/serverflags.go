@@ -2,7 +2,9 @@
 // binaries share beyond Pathways' own: where to listen, the cluster's
 // credentials (with their environment variables, see envconfig), keepalive, the
 // drain deadline on SIGTERM, and the limits of an IFRT Proxy server. Values are
-// checked when the binary turns them into Config fields.
+// checked when the binary turns them into Config fields. Parse and Main are
+// what the binaries share around their own flags: parsing with one usage
+// error, and the process's signals and exit codes.
 package serverflags
 
 import (
