@@ -39,20 +39,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if len(devices) != m.NumPartitions() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
 	}
-	paramShardings, outputShardings := m.ProcessShardings()
-	params, err := argumentInfos(m.Main().Params(), paramShardings)
+	params, outputs, donatable, err := signature(m)
 	if err != nil {
 		return nil, err
-	}
-	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
-	if err != nil {
-		return nil, err
-	}
-	var donatable []int
-	for i, v := range m.Main().Params() {
-		if v.DonorOrAlias {
-			donatable = append(donatable, i)
-		}
 	}
 	sum := sha256.Sum256(p.Module)
 	e := &executable{
@@ -63,6 +52,24 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		return nil, ifrt.ErrClientClosed
 	}
 	return e, nil
+}
+
+// signature describes m's parameters and outputs, with their shardings
+// over its partitions, and lists the parameters it may donate.
+func signature(m *stablehlo.Module) (params, outputs []ifrt.ArgumentInfo, donatable []int, err error) {
+	paramShardings, outputShardings := m.ProcessShardings()
+	if params, err = argumentInfos(m.Main().Params(), paramShardings); err != nil {
+		return nil, nil, nil, err
+	}
+	if outputs, err = argumentInfos(m.Main().Results(), outputShardings); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, v := range m.Main().Params() {
+		if v.DonorOrAlias {
+			donatable = append(donatable, i)
+		}
+	}
+	return params, outputs, donatable, nil
 }
 
 // parseProgram reads a StableHLO module the interpreter can run: one of
