@@ -18,10 +18,7 @@ import (
 
 func loadGolden(t *testing.T, pattern string) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob("../internal/stablehlo/testdata/golden/" + pattern + ".json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("golden programs %s: %d, %v", pattern, len(files), err)
-	}
+	files := golden.Files(t, "../internal/stablehlo/testdata/golden/"+pattern+".json", 1)
 	out := map[string][]byte{}
 	for _, f := range files {
 		out[strings.TrimSuffix(f, ".json")] = golden.ReadFile(t, f)

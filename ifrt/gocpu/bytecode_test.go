@@ -3,7 +3,6 @@ package gocpu_test
 import (
 	"context"
 	"encoding/base64"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,10 +17,7 @@ import (
 // the executables must describe the same parameters, outputs (types and
 // shardings) and donations, and the bytecode one must compute JAX's results.
 func TestCompileBytecode(t *testing.T) {
-	files, err := filepath.Glob("../../pjrt/pjrtifrt/testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no programs in pjrt/pjrtifrt/testdata: %v", err)
-	}
+	files := golden.Files(t, "../../pjrt/pjrtifrt/testdata/*.json", 1)
 	ctx := context.Background()
 	c, err := gocpu.New(gocpu.Config{Devices: 8})
 	if err != nil {

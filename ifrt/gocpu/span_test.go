@@ -3,7 +3,6 @@ package gocpu_test
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +19,7 @@ import (
 // byte streams: every block of every output equals the one a single client
 // computes over all the devices.
 func TestSpanExecution(t *testing.T) {
-	files, err := filepath.Glob("../../internal/stablehlo/testdata/golden/shard*_*.json")
-	if err != nil || len(files) < 12 {
-		t.Fatalf("SPMD programs in the golden corpus: %d, %v", len(files), err)
-	}
+	files := golden.Files(t, "../../internal/stablehlo/testdata/golden/shard*_*.json", 12)
 	ctx := context.Background()
 	for _, f := range files {
 		g := golden.Load(t, f)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +20,7 @@ import (
 // device. Outputs keep one shard per device, placed as the executable's
 // output shardings say, and hold JAX's results.
 func TestShardMapPrograms(t *testing.T) {
-	files, err := filepath.Glob("../../internal/stablehlo/testdata/golden/shard_map_*.json")
-	if err != nil || len(files) < 10 {
-		t.Fatalf("shard_map programs in the golden corpus: %d, %v", len(files), err)
-	}
+	files := golden.Files(t, "../../internal/stablehlo/testdata/golden/shard_map_*.json", 10)
 	ctx := context.Background()
 	c, err := gocpu.New(gocpu.Config{Devices: 8})
 	if err != nil {

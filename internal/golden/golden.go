@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -51,6 +52,17 @@ func ReadFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Files returns the files pattern matches (a filepath.Glob pattern) or
+// fails t when they are fewer than atLeast.
+func Files(t testing.TB, pattern string, atLeast int) []string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) < atLeast {
+		t.Fatalf("%s: %d programs, want at least %d (%v)", pattern, len(files), atLeast, err)
+	}
+	return files
 }
 
 // Load reads the Case at path (a NAME.json) or fails t.

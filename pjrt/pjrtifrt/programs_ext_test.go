@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -215,10 +214,7 @@ func float(d ifrt.DType, b []byte) float64 {
 // as StableHLO text and as jax.export bytecode, on each CPU plugin, and compares
 // with JAX's results.
 func TestJAXPrograms(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no programs in testdata: %v", err)
-	}
+	files := golden.Files(t, "testdata/*.json", 1)
 	for _, p := range cpuPlugins {
 		t.Run(p.name, func(t *testing.T) {
 			c := p.client(t, 8)
@@ -226,10 +222,7 @@ func TestJAXPrograms(t *testing.T) {
 				g := golden.Load(t, f)
 				for _, form := range []string{"mlir", "mlirbc"} {
 					t.Run(g.Name+"."+form, func(t *testing.T) {
-						module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + "." + form)
-						if err != nil {
-							t.Fatal(err)
-						}
+						module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+"."+form)
 						if err := run(t, c, module, g); err != nil {
 							t.Fatalf("Compile: %v", err)
 						}
@@ -297,10 +290,7 @@ func TestGoldenCorpus(t *testing.T) {
 					if why, ok := corpusKnownDiffs[p.name+"/"+g.Name]; ok {
 						t.Skip(why)
 					}
-					module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".mlir")
-					if err != nil {
-						t.Fatal(err)
-					}
+					module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+".mlir")
 					g.Devices = 1
 					if m := numPartitions.FindSubmatch(module); m != nil {
 						g.Devices, _ = strconv.Atoi(string(m[1]))
