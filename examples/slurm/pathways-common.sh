@@ -12,9 +12,9 @@ PATHWAYS_LOG_DIR=${PATHWAYS_LOG_DIR:-$PATHWAYS_DIR/logs}
 
 RM_PORT=${RM_PORT:-29001}
 PROXY_PORT=${PROXY_PORT:-29000}
-# Workers listen on WORKER_PORT + their slice index, so that slices sharing a
-# machine (a test cluster) do not collide; on a real cluster each slice has its
-# own machines and the offset does no harm.
+# Worker k of slice s listens on WORKER_PORT + s*hosts_per_slice + k, so that
+# workers sharing a machine (a test cluster) do not collide; on a real cluster
+# each worker has its own machine and the offset does no harm.
 WORKER_PORT=${WORKER_PORT:-29005}
 
 # The shape: INSTANCE_TYPE (tpuv6e:2x4, cpu:4, ...) or, as Google's scripts

@@ -20,13 +20,16 @@ SLICE=${SLURM_ARRAY_TASK_ID:?run as a job array task}
 export MEGASCALE_NUM_SLICES=$MAX_SLICES
 export MEGASCALE_SLICE_ID=$SLICE
 export MEGASCALE_COORDINATOR_ADDRESS=${MEGASCALE_COORDINATOR_ADDRESS:-${PATHWAYS_RM_ADDRESS%:*}}
-export PATHWAYS_WORKER_PORT=$((WORKER_PORT + SLICE))
+# Worker k of slice s listens on WORKER_PORT + s*hosts + k (hosts per slice),
+# so that no two workers share a port when slices or the hosts of a slice
+# share a machine (a test cluster); on a real cluster the offsets do no harm.
+export PATHWAYS_WORKER_PORT_BASE=$((WORKER_PORT + SLICE * $(hosts_per_slice)))
 # Each worker's ready file: ready-<array job>_<slice>-<node index>.
 export PATHWAYS_READY_PREFIX=$PATHWAYS_LOG_DIR/ready-${SLURM_ARRAY_JOB_ID}_$SLICE
 rm -f "$PATHWAYS_READY_PREFIX"-*
 export PATHWAYS_BIN_DIR PATHWAYS_RM_ADDRESS SCRATCH_LOCATION WORKER_BACKEND
 
-echo "run_worker_slice: slice $SLICE of $MAX_SLICES ($INSTANCE_TYPE) on $SLURM_JOB_NODELIST, port $PATHWAYS_WORKER_PORT, RM $PATHWAYS_RM_ADDRESS"
+echo "run_worker_slice: slice $SLICE of $MAX_SLICES ($INSTANCE_TYPE) on $SLURM_JOB_NODELIST, ports from $PATHWAYS_WORKER_PORT_BASE, RM $PATHWAYS_RM_ADDRESS"
 
 # One worker per node. HOST_ADDRESS is the address the RM hands to clients:
 # the node's name, or PATHWAYS_WORKER_HOST when set (e.g. 127.0.0.1 on a
@@ -38,7 +41,7 @@ exec srun --kill-on-bad-exit=1 --ntasks-per-node=1 --ntasks="$SLURM_JOB_NUM_NODE
 	export HOST_ADDRESS=${PATHWAYS_WORKER_HOST:-$(hostname)}
 	ready=$PATHWAYS_READY_PREFIX-$SLURM_NODEID
 	"$PATHWAYS_BIN_DIR/server" \
-		--server_port="$PATHWAYS_WORKER_PORT" \
+		--server_port="$((PATHWAYS_WORKER_PORT_BASE + SLURM_NODEID))" \
 		--resource_manager_address="$PATHWAYS_RM_ADDRESS" \
 		--gcs_scratch_location="$SCRATCH_LOCATION" \
 		--enable_gcs_olm=false \

@@ -22,8 +22,9 @@ import (
 // The same scripts against a whole in-process cluster (resource manager and
 // workers, package cluster/local) as the proxy server's backend, as in a Pathways
 // deployment: "cluster_gocpu" spreads the 8 devices over two workers, so device_put
-// and device_get cross workers; "cluster_pjrt_cpu" is one worker of 8 devices on
-// the PJRT CPU plugin, so jit programs (which run within one worker) compile.
+// and device_get cross workers and programs over all 8 run as gangs;
+// "cluster_pjrt_cpu" is one worker of 8 devices on the PJRT CPU plugin, which
+// runs no program spanning workers.
 func init() {
 	interopBackends = append(interopBackends,
 		interopBackend{

@@ -34,8 +34,8 @@ type interopBackend struct {
 	// that the jit scripts can run.
 	compilesBytecode bool
 	// workerDevices, when set, is the number of devices of each of the
-	// backend's workers: a program must stay within one worker's devices, as
-	// a cluster cannot yet run one program across workers.
+	// backend's workers: TestInteropPrograms runs its programs once on one
+	// worker's devices and once over all of them (a gang).
 	workerDevices int
 	// compiledHLO says compiled.as_text() shows the compiled HLO (the PJRT
 	// backends); gocpu has no program text to show, which JAX reads as None.
