@@ -17,6 +17,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/stablehlo/ifrtconv"
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/pjrt/pjrtifrt"
 )
@@ -48,23 +49,9 @@ func opSharding(t testing.TB, s string) ifrt.OpSharding {
 	if err != nil {
 		t.Fatalf("ParseHloSharding(%q): %v", s, err)
 	}
-	op := ifrt.OpSharding{
-		TileAssignmentDimensions: hs.TileAssignmentDims, TileAssignmentDevices: hs.TileAssignmentDevices,
-		IotaReshapeDims: hs.IotaReshapeDims, ReplicateOnLastTileDim: hs.ReplicateOnLastTileDim,
-	}
-	for _, p := range hs.IotaTransposePerm {
-		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
-	}
-	switch hs.Type {
-	case stablehlo.ShardingReplicated:
-		op.Type = ifrt.OpShardingReplicated
-	case stablehlo.ShardingOther:
-		op.Type = ifrt.OpShardingOther
-	default:
-		t.Fatalf("unsupported sharding %q", s)
-	}
-	for range hs.LastTileDims {
-		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	op, err := ifrtconv.OpSharding(hs)
+	if err != nil {
+		t.Fatalf("sharding %q: %v", s, err)
 	}
 	return op
 }
