@@ -51,8 +51,7 @@ func runPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) erro
 // worker is back, spanning launches work again on the same client.
 func TestGangLostParticipant(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
 	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
 		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
@@ -120,8 +119,7 @@ func TestGangLostParticipant(t *testing.T) {
 // workers at once all finish: launches start in one order on every worker.
 func TestGangConcurrentClients(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	errc := make(chan error, 2)
 	for range 2 {
 		c := connect(t, l.RMAddress)
@@ -149,8 +147,7 @@ func TestGangConcurrentClients(t *testing.T) {
 
 func connect(t *testing.T, rmAddress string) *cluster.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := cluster.Connect(ctx, rmAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -172,8 +169,7 @@ func TestGangRefusedByBackend(t *testing.T) {
 			c, err := gocpu.New(gocpu.Config{Devices: 4})
 			return oneProcessBackend{c}, err
 		}})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
 	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
 	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
@@ -198,8 +194,7 @@ func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.Dev
 // ends when its context does, and the workers go on with later launches.
 func TestGangDeadlineReachesEveryParticipant(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
 	devs := ifrt.DeviceList{all[0], all[4]}
 	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(golden.StuckAllReduce)}, &ifrt.CompileOptions{Devices: devs})
