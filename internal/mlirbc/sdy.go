@@ -281,15 +281,11 @@ func readSdyAttr(r *entryReader) Attribute {
 		}
 		return s
 	case 7, 16:
-		v := &SdyShardingPerValue{}
-		v.Shardings = wantList[*SdyTensorSharding](r)
-		return v
+		return &SdyShardingPerValue{Shardings: wantList[*SdyTensorSharding](r)}
 	case 8:
 		return &SdyDimMapping{FactorIndices: r.svarints()}
 	case 9:
-		m := &SdyTensorMapping{}
-		m.Dims = wantList[*SdyDimMapping](r)
-		return m
+		return &SdyTensorMapping{Dims: wantList[*SdyDimMapping](r)}
 	case 10:
 		rule := &SdyOpShardingRule{FactorSizes: r.svarints()}
 		rule.Operands = wantList[*SdyTensorMapping](r)
@@ -301,15 +297,11 @@ func readSdyAttr(r *entryReader) Attribute {
 	case 11:
 		return &SdyAxisRefList{Axes: sdyAxisRefs(r)}
 	case 12:
-		l := &SdyAxisRefLists{}
-		l.Lists = wantList[*SdyAxisRefList](r)
-		return l
+		return &SdyAxisRefLists{Lists: wantList[*SdyAxisRefList](r)}
 	case 13:
 		return &SdyAllToAllParam{Axes: sdyAxisRefs(r), SrcDim: r.svarint(), TgtDim: r.svarint()}
 	case 14:
-		l := &SdyAllToAllParams{}
-		l.Params = wantList[*SdyAllToAllParam](r)
-		return l
+		return &SdyAllToAllParams{Params: wantList[*SdyAllToAllParam](r)}
 	default:
 		fail(at, InvalidArgument, "unknown sdy attribute code %d", code)
 	}
@@ -317,9 +309,7 @@ func readSdyAttr(r *entryReader) Attribute {
 }
 
 func sdyAxisRefs(r *entryReader) []*SdyAxisRef {
-	var out []*SdyAxisRef
-	out = wantList[*SdyAxisRef](r)
-	return out
+	return wantList[*SdyAxisRef](r)
 }
 
 // want checks that a referenced attribute has the kind the encoding needs.
