@@ -17,6 +17,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/pjrt"
 	"github.com/openpathways/pathways/pjrt/pjrtifrt"
@@ -116,11 +117,11 @@ func TestGangOnPJRTWorkers(t *testing.T) {
 	for _, name := range programs {
 		t.Run(name, func(t *testing.T) {
 			base := "../internal/stablehlo/testdata/golden/" + name
-			js := mustRead(t, base+".json")
+			js := golden.ReadFile(t, base+".json")
 			got := runGolden(ctx, t, pc.Client, spread(t, pc.Client.Devices(), base), base, js)
 			want := runGolden(ctx, t, ref, spread(t, ref.Devices(), base), base, js)
 			for k := range want {
-				if msg := closeTo("f32", got[k], want[k], 0, 0); msg != "" {
+				if msg := golden.Match("f32", got[k], want[k], 0, 0); msg != "" {
 					t.Errorf("output %d on the PJRT workers against one gocpu client: %s", k, msg)
 				}
 			}

@@ -23,8 +23,6 @@ import (
 
 const defaultPort = 29000
 
-var errUsage = errors.New("usage")
-
 type config struct {
 	port          int
 	rmAddress     string
@@ -64,17 +62,10 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 		fmt.Fprintf(stderr, "Usage of proxy_server (and any --xla_<name>=<value>):\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage
+	set, err := serverflags.Parse(fs, rest)
+	if err != nil {
+		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)

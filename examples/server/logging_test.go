@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // syncBuffer is a bytes buffer safe for a server's goroutines.
@@ -35,13 +37,13 @@ func TestLogFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rmCtx, stop := context.WithCancel(ctx)
-	out, logs := &lineWaiter{ch: make(chan string, 4)}, &syncBuffer{}
+	out, logs := testenv.NewLineWriter(4), &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2", "--log_format=json", "--log_level=debug"}, envOf(), out, logs)
 	}()
 	select {
-	case <-out.ch:
+	case <-out.C:
 	case err := <-done:
 		t.Fatalf("run: %v", err)
 	}

@@ -32,9 +32,6 @@ const (
 	defaultWorkerPort = 29005
 )
 
-// errUsage marks a command line the flag package already explained.
-var errUsage = errors.New("usage")
-
 const nodeTypeRM = "resource_manager"
 
 // config is the command line and environment, checked.
@@ -80,17 +77,10 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&c.noticeFile, "preemption_notice_file", "", "worker: a `file` whose existence at SIGTERM means the host is preempted: the worker first suspends its slice, saving its arrays to --gcs_scratch_location, to resume on a replacement")
 	c.common.Register(fs)
 	c.limits.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage
+	set, err := serverflags.Parse(fs, args)
+	if err != nil {
+		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	switch c.nodeType {
 	case nodeTypeRM:
@@ -110,7 +100,6 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
 	}
-	var err error
 	if c.scratch, err = envconfig.ParseScratchLocation(scratch); err != nil {
 		return c, err
 	}

@@ -3,7 +3,9 @@
 // credentials (with their environment variables, see envconfig), keepalive, the
 // drain deadline on SIGTERM, logging (--log_level, --log_format; see
 // internal/logging) and the limits of an IFRT Proxy server. Values are
-// checked when the binary turns them into Config fields.
+// checked when the binary turns them into Config fields. Parse and Main are
+// what the binaries share around their own flags: parsing with one usage
+// error, and the process's signals and exit codes.
 package serverflags
 
 import (
