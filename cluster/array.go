@@ -17,8 +17,14 @@ type shard struct {
 	domain ifrt.IndexDomain
 }
 
-// check returns DataLoss when the shard's worker was lost since it was made.
-func (s *shard) check() error { return s.place.link.current(s.gen) }
+// check returns DataLoss when the shard's worker was lost since it was made,
+// Unavailable while its slice is suspended.
+func (s *shard) check() error {
+	if err := s.place.link.c.suspend.refuse(s.place.link.c, s.place.link.key.slice); err != nil {
+		return err
+	}
+	return s.place.link.current(s.gen)
+}
 
 // array is a cluster array: one shard per device of its sharding, in order.
 type array struct {
@@ -32,6 +38,7 @@ type array struct {
 	mu      sync.RWMutex
 	shards  []*shard
 	deleted bool
+	shared  *holders // nil, or the arrays that share these shards (see view.go)
 }
 
 var _ ifrt.Array = (*array)(nil)
@@ -41,6 +48,11 @@ func (a *array) As(any) bool { return false }
 // live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
 // shard was lost.
 func (a *array) live() ([]*shard, error) {
+	if a.c.suspend.hasFrozen() {
+		if err := a.c.restoreSuspended(a); err != nil {
+			return nil, err
+		}
+	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	if a.deleted {
@@ -73,12 +85,10 @@ func (a *array) Ready() *ifrt.Future {
 	return ifrt.JoinFutures(fs...)
 }
 
-// Delete frees every shard on its worker.
+// Delete frees every shard on its worker, unless another array still shares
+// them (view.go).
 func (a *array) Delete() *ifrt.Future {
-	a.mu.Lock()
-	shards := a.shards
-	a.shards, a.deleted = nil, true
-	a.mu.Unlock()
+	shards := a.letGo()
 	fs := make([]*ifrt.Future, 0, len(shards))
 	for _, s := range shards {
 		if s.check() == nil {

@@ -39,6 +39,8 @@ type Client struct {
 	links   map[hostKey]*link
 
 	elastic *elasticPolicy // nil: any number of slices may be lost
+	failure *failure       // see Err
+	suspend suspendState   // suspend.go
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
@@ -79,11 +81,17 @@ type link struct {
 	conn    *grpc.ClientConn
 	peer    workerpb.PeerClient
 	lostErr error // why the link is down; nil while up
+	// lastGen and lastSession were the generation and session id until the
+	// link last went down (suspend.go: a worker leaves after it saved).
+	lastGen, lastSession uint64
 }
 
 // session returns the link's current connection, or a DataLoss error while the
 // worker is lost.
 func (l *link) session() (*proxy.Client, workerpb.PeerClient, uint64, error) {
+	if err := l.c.suspend.refuse(l.c, l.key.slice); err != nil {
+		return nil, nil, 0, err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.client == nil {
@@ -133,6 +141,7 @@ func (l *link) lose(gen uint64, reason error) {
 	}
 	client, conn := l.client, l.conn
 	l.client, l.conn, l.peer, l.lostErr = nil, nil, nil, reason
+	l.lastGen, l.lastSession = l.gen, client.SessionID()
 	l.gen++
 	l.mu.Unlock()
 	if errors.Is(reason, ifrt.ErrClientClosed) {
@@ -140,7 +149,7 @@ func (l *link) lose(gen uint64, reason error) {
 		conn.Close()
 		return
 	}
-	l.log.Warn("cluster: worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
+	l.log.Warn("worker lost", "slice", l.key.slice, "host", l.key.host, "address", l.addr, "reason", reason)
 	go func() {
 		select {
 		case <-client.Done():
@@ -177,7 +186,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	gen := l.gen
 	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
 	l.mu.Unlock()
-	l.log.Info("cluster: worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
+	l.log.Info("worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
 	stop := make(chan struct{})
 	go l.checkLiveness(conn, gen, stop)
 	go func() {

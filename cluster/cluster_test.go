@@ -21,10 +21,16 @@ const defaultTestTimeout = 60 * time.Second
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func startLocal(t *testing.T, cfg local.Config) *localtest.Cluster {
-	t.Helper()
+// testContext ends at the test's deadline for one step, or when it ends.
+func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func startLocal(t testing.TB, cfg local.Config) *localtest.Cluster {
+	t.Helper()
+	ctx := testContext(t)
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger()
 	}
@@ -88,8 +94,7 @@ const double = `module @double attributes {mhlo.num_partitions = 4 : i32, mhlo.n
 // runs it there; a program spanning slices runs on both.
 func TestProgramsRunOnTheirWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	second := c.Devices()[4:8]
 	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(double)}, &ifrt.CompileOptions{Devices: second})
@@ -141,8 +146,7 @@ func TestProgramsRunOnTheirWorker(t *testing.T) {
 // the same ids and no reconnection by the client.
 func TestLostWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	devs := c.Devices()
 	put := func(d *ifrt.Device) (ifrt.Array, error) {
@@ -202,8 +206,7 @@ func TestLostWorker(t *testing.T) {
 // themselves and the arrays they hold survive.
 func TestRMRestart(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	s, _ := ifrt.NewTiledSharding(c.Devices(), 4)
 	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: s}, nil)
@@ -236,8 +239,7 @@ func TestRMRestart(t *testing.T) {
 // moves the bytes between the workers: the destination worker fetched them.
 func TestCopiesMoveWorkerToWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	const n = 1 << 18 // 1 MiB of f32
 	data := make([]float32, n)
@@ -266,8 +268,7 @@ func TestCopiesMoveWorkerToWorker(t *testing.T) {
 
 func TestOpenByName(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 1, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := ifrt.Open(ctx, "pathways:rm="+l.RMAddress)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

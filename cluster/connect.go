@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm"
 )
@@ -66,6 +67,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
+	o.logger = logging.Component(o.logger, "cluster-client")
 	rmc, err := rm.NewClient(rmAddress, rm.WithLogger(o.logger), rm.WithSecurity(o.security),
 		rm.WithKeepalive(o.keepalive.Interval, o.keepalive.Timeout), rm.WithDialOptions(o.dialOpts...))
 	if err != nil {
@@ -81,8 +83,9 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 		log: o.logger, rm: rmc, dialOpts: append(rpc.DialOptions(o.security, o.keepalive), append([]grpc.DialOption{rpc.ClusterClientDialOption()}, o.dialOpts...)...),
 		probe: o.keepalive, devices: devs, byID: byID, links: links,
 		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
-		watchDone: make(chan struct{}), elastic: newElasticPolicy(o.elasticSlices, o.logger),
+		watchDone: make(chan struct{}), failure: newFailure(),
 	}
+	c.elastic = newElasticPolicy(o.elasticSlices, o.logger, c.failure)
 	c.elastic.observe(rm.Event{Type: rm.EventSnapshot, Cluster: view})
 	for _, l := range links {
 		l.log = o.logger
@@ -137,7 +140,7 @@ func waitForCluster(ctx context.Context, rmc *rm.Client, o options) (*rm.Cluster
 		if view.Ready() {
 			return view, nil
 		}
-		o.logger.Info("cluster: waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
+		o.logger.Info("waiting for slices", "up", upSlices(view), "slices", len(view.Slices), "instance_type", view.InstanceType)
 	}
 	if last != nil {
 		return nil, last // permanent
@@ -186,6 +189,7 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		c.elastic.observe(ev)
+		c.suspend.observe(c, ev)
 		var view *rm.Cluster
 		switch ev.Type {
 		case rm.EventSnapshot:
@@ -196,11 +200,14 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
-			c.log.Warn("cluster: reconnecting to a worker", "error", err)
+			c.log.Warn("reconnecting to a worker", "error", err)
 		}
 	}
 	if ctx.Err() == nil && last != nil {
-		c.log.Error("cluster: stopped watching the resource manager; membership changes will not be seen", "error", last)
+		err := ifrt.Errorf(ifrt.CodeOf(last), "cluster: the resource manager's watch ended, so workers coming and going are not seen; the session has failed: %w", last)
+		if c.failure.set(err) {
+			c.log.Error("stopped watching the resource manager; the session has failed", "error", last)
+		}
 	}
 }
 
@@ -249,5 +256,5 @@ func (c *Client) checkOpen() error {
 	if c.closed.Load() {
 		return ifrt.ErrClientClosed
 	}
-	return c.elastic.failure()
+	return c.failure.get()
 }

@@ -43,6 +43,17 @@
 // the cluster keeps working. When a worker registers for the host again, its
 // devices work again under the same ids, without reconnecting.
 //
+// The client's session fails as a whole when more slices are lost than
+// WithElasticSlices allows, or when the resource manager refuses its watch for
+// good (the client could no longer see workers come and go). The failure is
+// sticky: Err says why, Failed is closed, and every later operation fails with
+// it.
+//
+// SuspendSlice saves a slice's arrays to the cluster's scratch location and
+// frees its devices; while it is suspended, operations on it fail with
+// UNAVAILABLE; ResumeSlice brings the arrays back, on the same workers or on
+// replacements (docs/cluster.md, "Suspend and resume").
+//
 // # Concurrency and lifetimes
 //
 // A Client is safe for concurrent use. Close ends its sessions with the

@@ -25,19 +25,21 @@ import (
 //
 // A slice counts as lost when the resource manager reports it down after it was
 // up while this client watched; slices that have not come up yet (see
-// WithoutWaitingForSlices) do not count. k = 0 tolerates no loss. Without this
+// WithoutWaitingForSlices) do not count, nor do suspended ones (SuspendSlice:
+// their workers may leave). k = 0 tolerates no loss. Without this
 // option (or with k < 0) any number of slices may be lost.
 func WithElasticSlices(k int) Option {
 	return optionFunc(func(o *options) { o.elasticSlices = k })
 }
 
-// Err returns why the client's session failed (more slices lost than
-// WithElasticSlices allows), or nil.
-func (c *Client) Err() error { return c.elastic.failure() }
+// Err returns why the client's session failed, or nil: more slices lost than
+// WithElasticSlices allows, or the watch of the resource manager ended for
+// good (it refused the client), after which the client could not see workers
+// come and go. The failure is sticky: every later operation fails with it.
+func (c *Client) Err() error { return c.failure.get() }
 
-// Failed is closed when the client's session fails because more slices were
-// lost than WithElasticSlices allows. It is never closed without that option.
-func (c *Client) Failed() <-chan struct{} { return c.elastic.failedCh() }
+// Failed is closed when the client's session fails (see Err).
+func (c *Client) Failed() <-chan struct{} { return c.failure.failed }
 
 // elasticPolicy tracks which slices are down and fails the session when more of
 // them than the limit are down at once. A nil policy tolerates everything.
@@ -49,15 +51,15 @@ type elasticPolicy struct {
 	rmIncarnation string       // of the RM run the last snapshot came from
 	wasUp         map[int]bool // slices seen up since the client connected
 	down          map[int]bool // slices lost (down after being up)
-	err           error        // the session's failure; sticky
-	failed        chan struct{}
+	fail          *failure     // the client's
+	suspended     map[int]bool // slices not ACTIVE: their workers may leave
 }
 
-func newElasticPolicy(limit int, log *slog.Logger) *elasticPolicy {
+func newElasticPolicy(limit int, log *slog.Logger, fail *failure) *elasticPolicy {
 	if limit < 0 {
 		return nil
 	}
-	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, failed: make(chan struct{})}
+	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, suspended: map[int]bool{}, fail: fail}
 }
 
 // observe applies one event of the RM's watch. A snapshot (the first event,
@@ -76,6 +78,7 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 		sameRM := p.rmIncarnation == "" || p.rmIncarnation == ev.Cluster.RMIncarnation
 		p.rmIncarnation = ev.Cluster.RMIncarnation
 		for _, s := range ev.Cluster.Slices {
+			p.suspended[s.Index] = s.State != rm.SliceActive
 			if s.Up {
 				p.upLocked(s.Index)
 			} else if sameRM {
@@ -86,26 +89,26 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 		p.upLocked(ev.Slice)
 	case rm.EventSliceDown:
 		p.downLocked(ev.Slice)
+	case rm.EventSliceState:
+		p.suspended[ev.Slice] = ev.SliceInfo.State != rm.SliceActive
 	}
 }
 
 // downLocked records that a slice is down, and fails the session when that
 // makes too many.
 func (p *elasticPolicy) downLocked(slice int) {
-	if !p.wasUp[slice] || p.down[slice] {
+	if !p.wasUp[slice] || p.down[slice] || p.suspended[slice] {
 		return
 	}
 	p.down[slice] = true
 	lost := p.lostLocked()
 	if len(lost) <= p.limit {
-		p.log.Warn("cluster: slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
+		p.log.Warn("slice lost; the session goes on", "slice", slice, "lost_slices", lost, "num_elastic_slices", p.limit)
 		return
 	}
-	if p.err == nil {
-		p.err = ifrt.Errorf(ifrt.Unavailable, "cluster: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
-			len(lost), lost, p.limit)
-		close(p.failed)
-		p.log.Error("cluster: too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
+	if p.fail.set(ifrt.Errorf(ifrt.Unavailable, "cluster: %d slices lost (%v), at most %d may be (--num_elastic_instances); the session has failed",
+		len(lost), lost, p.limit)) {
+		p.log.Error("too many slices lost; the session has failed", "lost_slices", lost, "num_elastic_slices", p.limit)
 	}
 }
 
@@ -113,28 +116,10 @@ func (p *elasticPolicy) upLocked(slice int) {
 	p.wasUp[slice] = true
 	if p.down[slice] {
 		delete(p.down, slice)
-		p.log.Info("cluster: lost slice is back", "slice", slice, "lost_slices", p.lostLocked())
+		p.log.Info("lost slice is back", "slice", slice, "lost_slices", p.lostLocked())
 	}
 }
 
 func (p *elasticPolicy) lostLocked() []int {
 	return slices.Sorted(maps.Keys(p.down))
-}
-
-func (p *elasticPolicy) failure() error {
-	if p == nil {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-var neverClosed = make(chan struct{})
-
-func (p *elasticPolicy) failedCh() <-chan struct{} {
-	if p == nil {
-		return neverClosed
-	}
-	return p.failed
 }

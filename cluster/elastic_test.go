@@ -18,8 +18,7 @@ import (
 func elasticClient(t *testing.T, k int) (*localtest.Cluster, *cluster.Client) {
 	t.Helper()
 	l := startLocal(t, local.Config{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithElasticSlices(k))
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -63,8 +62,7 @@ func wantCode(err error, target error) error {
 // goes on, the lost slices fail with DATA_LOSS, and they work again on return.
 func TestElasticSlicesWithinLimit(t *testing.T) {
 	l, c := elasticClient(t, 2)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	for _, s := range []int{1, 2} {
 		if err := l.StopWorker(s); err != nil {
 			t.Fatal(err)
@@ -100,8 +98,7 @@ func TestElasticSlicesWithinLimit(t *testing.T) {
 // fails with UNAVAILABLE saying so, and keeps failing after the slices return.
 func TestElasticSlicesOverLimit(t *testing.T) {
 	l, c := elasticClient(t, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	if err := l.StopWorker(2); err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +150,7 @@ func TestElasticSlicesOverLimit(t *testing.T) {
 // leaves the session working.
 func TestElasticSlicesDefault(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	for _, s := range []int{1, 2} {
 		if err := l.StopWorker(s); err != nil {
 			t.Fatal(err)
@@ -178,8 +174,7 @@ func TestElasticSlicesDefault(t *testing.T) {
 // worker returns — what pathwaysutils' slice health check needs.
 func TestProgramsOutliveTheirWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	second := c.Devices()[4:8]
 	s, _ := ifrt.NewTiledSharding(second, 4)

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/xlapb"
 )
 
@@ -26,7 +28,9 @@ import (
 // client such as pathwaysutils' slice health check sees DATA_LOSS when it runs
 // the program, not when it compiles it. A program that a live worker refuses
 // fails there and is not tried elsewhere.
-func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (ifrt.LoadedExecutable, error) {
+func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.CompileOptions) (_ ifrt.LoadedExecutable, err error) {
+	ctx, span := startSpan(ctx, "cluster.Compile")
+	defer func() { rpc.EndSpan(span, err) }()
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -221,13 +225,15 @@ func (e *executable) loaded(ctx context.Context) (*load, error) {
 	}
 	e.cur = ld
 	e.mu.Unlock()
-	e.c.log.Info("cluster: program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
+	e.c.log.Info("program loaded again on a returned worker", "program", e.meta.Name(), "slice", e.link.key.slice, "host", e.link.key.host)
 	return ld, nil
 }
 
 // Execute puts each argument together on the worker (its shards are already there),
 // runs the program and splits every output back into per-device shards.
-func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
+func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (_ *ifrt.ExecuteResult, err error) {
+	ctx, span := startSpan(ctx, "cluster.Execute", attribute.String("executable", e.Name()))
+	defer func() { rpc.EndSpan(span, err) }()
 	arrays, err := e.c.executionArguments(e, args)
 	if err != nil {
 		return nil, err

@@ -38,8 +38,7 @@ type pathCluster struct {
 
 func startPathCluster(t *testing.T, slices int, opts ...cluster.Option) *pathCluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	rms, err := rm.New(rm.Config{InstanceType: "cpu:2", InstanceCount: slices, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +90,7 @@ func startPathCluster(t *testing.T, slices int, opts ...cluster.Option) *pathClu
 // check takes the worker's link down with DATA_LOSS.
 func TestFrozenWorkerWithTheRMDown(t *testing.T) {
 	pc := startPathCluster(t, 2, cluster.WithKeepalive(100*time.Millisecond, 300*time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	if _, err := putOn(ctx, pc.client, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +111,7 @@ func TestFrozenWorkerWithTheRMDown(t *testing.T) {
 // compile, every slice). The client asks the RM and dials the worker again.
 func TestBrokenSessionIsDialledAgain(t *testing.T) {
 	pc := startPathCluster(t, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	old, err := putOn(ctx, pc.client, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -247,8 +244,7 @@ func TestWorkerShutdownFinishesTheStepInFlight(t *testing.T) {
 			}
 			return b, err
 		}})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c := l.Client
 	put := make(chan error, 1)
 	go func() {

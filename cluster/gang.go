@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/rpc"
@@ -216,7 +218,9 @@ type participant struct {
 
 // Execute launches the program on all its workers and returns outputs whose
 // shards stay on the workers that computed them.
-func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
+func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (_ *ifrt.ExecuteResult, err error) {
+	ctx, span := startSpan(ctx, "cluster.GangExecute", attribute.String("executable", e.Name()), attribute.Int("workers", len(e.links)))
+	defer func() { rpc.EndSpan(span, err) }()
 	c := e.c
 	if err := c.checkOpen(); err != nil {
 		return nil, err

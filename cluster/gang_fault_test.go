@@ -3,14 +3,15 @@ package cluster_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // psumProgram is JAX's shard_map(lambda x: psum(2 * x, "x")) over 4 devices
@@ -50,20 +51,22 @@ func runPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) erro
 // worker is back, spanning launches work again on the same client.
 func TestGangLostParticipant(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
-	compile := func(devs ifrt.DeviceList) ifrt.LoadedExecutable {
-		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
-		if err != nil {
-			t.Fatalf("Compile on %v: %v", devs, err)
+	slice0 := mustCompile(ctx, t, l.Client, all[:4])
+	loseParticipant(ctx, t, l, mustCompile(ctx, t, l.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {
+		if err := runPsum(ctx, l.Client, slice0); err != nil {
+			t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
 		}
-		t.Cleanup(func() { exe.Delete() })
-		return exe
-	}
-	spanning := compile(ifrt.DeviceList{all[0], all[2], all[4], all[6]})
-	slice0 := compile(all[:4])
+	})
+}
 
+// loseParticipant stops worker 1 during a loop of launches of spanning (the
+// psum program) and checks that the launch fails with DATA_LOSS, runs
+// whileDown, starts the worker again and checks that spanning launches work
+// again on the same client.
+func loseParticipant(ctx context.Context, t *testing.T, l *localtest.Cluster, spanning ifrt.LoadedExecutable, whileDown func()) {
+	t.Helper()
 	ran := make(chan int, 100)
 	failed := make(chan error, 1)
 	go func() {
@@ -93,9 +96,7 @@ func TestGangLostParticipant(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("spanning launches hang after a participant was killed")
 	}
-	if err := runPsum(ctx, l.Client, slice0); err != nil {
-		t.Fatalf("slice 0's own program while slice 1 is down: %v", err)
-	}
+	whileDown()
 	if err := l.StartWorker(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +120,12 @@ func TestGangLostParticipant(t *testing.T) {
 // workers at once all finish: launches start in one order on every worker.
 func TestGangConcurrentClients(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	errc := make(chan error, 2)
 	for range 2 {
 		c := connect(t, l.RMAddress)
 		all := c.Devices()
-		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[1], all[3], all[5], all[7]}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +148,7 @@ func TestGangConcurrentClients(t *testing.T) {
 
 func connect(t *testing.T, rmAddress string) *cluster.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := cluster.Connect(ctx, rmAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -158,34 +157,33 @@ func connect(t *testing.T, rmAddress string) *cluster.Client {
 	return c
 }
 
-// oneProcessBackend is a backend that cannot run part of a program spanning
-// workers (as the PJRT CPU plugins cannot): gocpu behind a type the worker
-// does not know.
+// oneProcessBackend is a backend the worker does not know to run part of a
+// program over several processes (as the PJRT plugins cannot): gocpu behind
+// another type.
 type oneProcessBackend struct{ ifrt.Client }
 
-// A worker whose backend cannot run its part of a spanning program refuses
-// it, and the client gets the worker's UNIMPLEMENTED as it was.
-func TestGangRefusedByBackend(t *testing.T) {
+// A worker whose backend cannot run its part of a spanning program runs it on
+// its host interpreter, copying the partitions' blocks in and out: the
+// program gives the same result as on gocpu workers, and the workers' own
+// programs still run on their backends.
+func TestGangOnOneProcessBackend(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true,
 		NewBackend: func(int) (ifrt.Client, error) {
 			c, err := gocpu.New(gocpu.Config{Devices: 4})
 			return oneProcessBackend{c}, err
 		}})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
-	_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{all[0], all[2], all[4], all[6]}})
-	if !errors.Is(err, ifrt.ErrUnimplemented) || !strings.Contains(err.Error(), "gocpu") {
-		t.Fatalf("Compile across workers on one-process backends: %v, want the worker's UNIMPLEMENTED naming gocpu", err)
-	}
-	if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, all[:4])); err != nil {
-		t.Fatalf("the same program on one worker: %v", err)
+	for _, devs := range []ifrt.DeviceList{{all[0], all[2], all[4], all[6]}, all[:4]} {
+		if err := runPsum(ctx, l.Client, mustCompile(ctx, t, l.Client, devs)); err != nil {
+			t.Errorf("psum over %v: %v", devs, err)
+		}
 	}
 }
 
 func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.DeviceList) ifrt.LoadedExecutable {
 	t.Helper()
-	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, psumProgram)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		t.Fatalf("Compile on %v: %v", devs, err)
 	}
@@ -193,37 +191,14 @@ func mustCompile(ctx context.Context, t *testing.T, c ifrt.Client, devs ifrt.Dev
 	return exe
 }
 
-// stuckProgram never finishes on partition 1 (a while loop that does not
-// end), so partition 0 waits in its all_reduce for ever.
-const stuckProgram = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %p = stablehlo.partition_id : tensor<ui32>
-    %one = stablehlo.constant dense<1> : tensor<ui32>
-    %w = stablehlo.while(%i = %p) : tensor<ui32>
-     cond {
-      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-    } do {
-      stablehlo.return %i : tensor<ui32>
-    }
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %t = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %t : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
-
 // A launch's deadline reaches every participant: a launch that cannot finish
 // ends when its context does, and the workers go on with later launches.
 func TestGangDeadlineReachesEveryParticipant(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	all := l.Client.Devices()
 	devs := ifrt.DeviceList{all[0], all[4]}
-	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(stuckProgram)}, &ifrt.CompileOptions{Devices: devs})
+	stuck, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(golden.StuckAllReduce)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,8 @@ package cluster_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,48 +13,29 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/golden"
 )
-
-// goldenCase is a program of the interpreter's golden corpus with JAX's
-// inputs and outputs.
-type goldenCase struct {
-	Name       string
-	RTol, ATol float64
-	Inputs     []struct{ Type, Data string }
-	Outputs    []struct{ Type, Data string }
-}
 
 func loadGolden(t *testing.T, pattern string) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob("../internal/stablehlo/testdata/golden/" + pattern + ".json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("golden programs %s: %d, %v", pattern, len(files), err)
-	}
+	files := golden.Files(t, "../internal/stablehlo/testdata/golden/"+pattern+".json", 1)
 	out := map[string][]byte{}
 	for _, f := range files {
-		out[strings.TrimSuffix(f, ".json")] = mustRead(t, f)
+		out[strings.TrimSuffix(f, ".json")] = golden.ReadFile(t, f)
 	}
 	return out
 }
 
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // runGolden compiles one golden program over devices and checks its outputs
-// against JAX's, with the arguments placed as the parameters want.
-func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.DeviceList, base string, js []byte) {
+// against JAX's, with the arguments placed as the parameters want. It returns
+// the outputs.
+func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.DeviceList, base string, js []byte) [][]byte {
 	t.Helper()
-	var g goldenCase
+	var g golden.Case
 	if err := json.Unmarshal(js, &g); err != nil {
 		t.Fatal(err)
 	}
-	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: mustRead(t, base+".mlirbc")}, &ifrt.CompileOptions{Devices: devices})
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, base+".mlirbc")}, &ifrt.CompileOptions{Devices: devices})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
@@ -84,34 +62,20 @@ func runGolden(ctx context.Context, t *testing.T, c ifrt.Client, devices ifrt.De
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
+	var outs [][]byte
 	for k, out := range res.Outputs {
 		want, _ := base64.StdEncoding.DecodeString(g.Outputs[k].Data)
 		got := make([]byte, len(want))
 		if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
 			t.Fatalf("output %d: %v", k, err)
 		}
-		if msg := closeTo(g.Outputs[k].Type, got, want, g.RTol, g.ATol); msg != "" {
+		if msg := golden.Match(g.Outputs[k].Type, got, want, g.RTol, g.ATol); msg != "" {
 			t.Errorf("output %d: %s", k, msg)
 		}
 		out.Delete()
+		outs = append(outs, got)
 	}
-}
-
-func closeTo(typ string, got, want []byte, rtol, atol float64) string {
-	if typ != "f32" {
-		if string(got) != string(want) {
-			return "differs from JAX's"
-		}
-		return ""
-	}
-	for i := 0; i+4 <= len(want); i += 4 {
-		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
-		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
-		if math.Abs(g-w) > atol+rtol*math.Abs(w)+1e-6 {
-			return fmt.Sprintf("element %d = %g, JAX's is %g", i/4, g, w)
-		}
-	}
-	return ""
+	return outs
 }
 
 // TestGangShardMap runs JAX's shard_map programs (psum, all_gather,
@@ -146,7 +110,7 @@ var numPartitions = regexp.MustCompile(`mhlo.num_partitions = (\d+)`)
 // all of them (every other one for 4 of 8), so that they span workers.
 func spread(t *testing.T, all ifrt.DeviceList, base string) ifrt.DeviceList {
 	t.Helper()
-	m := numPartitions.FindSubmatch(mustRead(t, base+".mlir"))
+	m := numPartitions.FindSubmatch(golden.ReadFile(t, base+".mlir"))
 	if m == nil {
 		t.Fatalf("%s.mlir names no mhlo.num_partitions", base)
 	}

@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/status"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm"
 )
 
@@ -34,8 +33,8 @@ func (l *link) checkLiveness(conn *grpc.ClientConn, gen uint64, stop <-chan stru
 		ctx, cancel := context.WithTimeout(context.Background(), probe.Timeout)
 		_, err := health.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
 		cancel()
-		switch status.Code(err) {
-		case codes.DeadlineExceeded, codes.Unavailable:
+		switch ifrt.CodeOf(rpc.FromStatus(err)) {
+		case ifrt.DeadlineExceeded, ifrt.Unavailable:
 			select {
 			case <-stop:
 				return
@@ -76,7 +75,7 @@ func (l *link) redial() {
 				return
 			}
 			if err != nil {
-				l.log.Debug("cluster: dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
+				l.log.Debug("dialling a worker again", "slice", l.key.slice, "host", l.key.host, "error", err)
 			}
 			select {
 			case <-time.After(wait):

@@ -186,6 +186,9 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err != nil {
 		return nil, err
 	}
+	if len(shards) == 1 && sem == ifrt.ReuseInput {
+		return a.view(spec)
+	}
 	first := shards[0]
 	s, err := c.copyShard(ctx, first, first.place, first.domain, spec.Sharding.MemoryKind())
 	if err != nil {

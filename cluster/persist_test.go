@@ -2,7 +2,6 @@ package cluster_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -21,8 +20,7 @@ import (
 func TestPersist(t *testing.T) {
 	gcstest.Start(t, "ckpt-bucket")
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +111,7 @@ func TestPersist(t *testing.T) {
 // with DATA_LOSS, as every use of its data does.
 func TestPersistLostWorker(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testContext(t)
 	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		t.Fatal(err)

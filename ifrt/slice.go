@@ -90,6 +90,16 @@ func ArrayToSlice[T Element](ctx context.Context, a Array) ([]T, error) {
 	if want := DTypeOf[T](); a.DType() != want {
 		return nil, Errorf(InvalidArgument, "ifrt: array of %v%v read as %v", a.DType(), a.Shape(), want)
 	}
+	buf, err := ArrayBytes(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSlice[T](buf, a.Shape().NumElements()), nil
+}
+
+// ArrayBytes copies a fully addressable array, dense and row-major, to a new
+// buffer that nothing else refers to.
+func ArrayBytes(ctx context.Context, a Array) ([]byte, error) {
 	n, err := a.Shape().ByteSize(a.DType())
 	if err != nil {
 		return nil, err
@@ -98,7 +108,7 @@ func ArrayToSlice[T Element](ctx context.Context, a Array) ([]T, error) {
 	if err := a.CopyToHostBuffer(ctx, buf, nil); err != nil {
 		return nil, err
 	}
-	return decodeSlice[T](buf, a.Shape().NumElements()), nil
+	return buf, nil
 }
 
 // Host buffers hold elements in little-endian order, as on every platform the

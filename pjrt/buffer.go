@@ -338,15 +338,7 @@ func (b *Buffer) ToHostAsync(dst []byte) (*Event, error) {
 // ReadyEvent returns an event that fires when the buffer's contents are ready
 // (PJRT_Buffer_ReadyEvent). Close it when done.
 func (b *Buffer) ReadyEvent() (*Event, error) {
-	if err := b.res.api.need(fnBufferReadyEvent); err != nil {
-		return nil, err
-	}
-	ptr, err := b.res.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer b.res.release()
-	ev, err := b.res.api.bufferReadyEvent(ptr)
+	ev, err := callWith(b.res.api, b.res, fnBufferReadyEvent, b.res.api.bufferReadyEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -357,16 +349,10 @@ func (b *Buffer) ReadyEvent() (*Event, error) {
 // (PJRT_Buffer_CopyToDevice). The copy may still be in flight when it returns;
 // use its ReadyEvent or read it, which waits.
 func (b *Buffer) CopyToDevice(ctx context.Context, dst *Device) (*Buffer, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	if dst == nil || dst.client != b.client {
 		return nil, errorf(InvalidArgument, "CopyToDevice: device is nil or belongs to another client")
 	}
-	if err := b.res.api.need(fnBufferCopyToDevice); err != nil {
-		return nil, err
-	}
-	return b.copyWith(func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
+	return b.copyWith(ctx, fnBufferCopyToDevice, func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
 		return b.res.api.bufferCopyToDevice(ptr, dst.ptr)
 	})
 }
@@ -375,21 +361,22 @@ func (b *Buffer) CopyToDevice(ctx context.Context, dst *Device) (*Buffer, error)
 // (PJRT_Buffer_CopyToMemory), e.g. another device's memory or pinned host
 // memory.
 func (b *Buffer) CopyToMemory(ctx context.Context, dst *Memory) (*Buffer, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	if dst == nil || dst.client != b.client {
 		return nil, errorf(InvalidArgument, "CopyToMemory: memory is nil or belongs to another client")
 	}
-	if err := b.res.api.need(fnBufferCopyToMemory); err != nil {
-		return nil, err
-	}
-	return b.copyWith(func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
+	return b.copyWith(ctx, fnBufferCopyToMemory, func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
 		return b.res.api.bufferCopyToMemory(ptr, dst.ptr)
 	})
 }
 
-func (b *Buffer) copyWith(call func(unsafe.Pointer) (unsafe.Pointer, error)) (*Buffer, error) {
+// copyWith makes a new buffer of the client with call, which PJRT names fn.
+func (b *Buffer) copyWith(ctx context.Context, fn apiFn, call func(unsafe.Pointer) (unsafe.Pointer, error)) (*Buffer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := b.res.api.need(fn); err != nil {
+		return nil, err
+	}
 	if _, err := b.client.st.acquire(); err != nil {
 		return nil, err
 	}

@@ -68,6 +68,18 @@ var knownOptionKinds = map[string]nvKind{
 var nvKindNames = [...]string{"string", "int64", "[]int64", "float32", "bool"}
 
 // toNamedValues converts client create options, sorted by name.
+// createOptions is the start of every create call with named options: it
+// checks ctx, initializes the plugin and converts opts.
+func (p *Plugin) createOptions(ctx context.Context, opts map[string]any) ([]namedValue, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := p.Initialize(); err != nil {
+		return nil, err
+	}
+	return toNamedValues(opts)
+}
+
 func toNamedValues(opts map[string]any) ([]namedValue, error) {
 	out := make([]namedValue, 0, len(opts))
 	for name, v := range opts {
@@ -116,13 +128,7 @@ func toNamedValues(opts map[string]any) ([]namedValue, error) {
 //
 // ctx is checked before the call; client creation itself cannot be interrupted.
 func (p *Plugin) NewClient(ctx context.Context, opts map[string]any, more ...ClientOption) (*Client, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := p.Initialize(); err != nil {
-		return nil, err
-	}
-	nvs, err := toNamedValues(opts)
+	nvs, err := p.createOptions(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -292,15 +298,9 @@ func (c *Client) DefaultDeviceAssignment(replicas, partitions int) ([][]int, err
 	if replicas <= 0 || partitions <= 0 {
 		return nil, errorf(InvalidArgument, "DefaultDeviceAssignment(%d, %d): counts must be positive", replicas, partitions)
 	}
-	if err := c.st.api.need(fnClientDefaultDeviceAssignment); err != nil {
-		return nil, err
-	}
-	ptr, err := c.st.acquire()
-	if err != nil {
-		return nil, err
-	}
-	ids, err := c.st.api.defaultDeviceAssignment(ptr, replicas, partitions)
-	c.st.release()
+	ids, err := callWith(c.st.api, c.st, fnClientDefaultDeviceAssignment, func(ptr unsafe.Pointer) ([]int, error) {
+		return c.st.api.defaultDeviceAssignment(ptr, replicas, partitions)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -340,19 +340,13 @@ func (c *Client) Compile(ctx context.Context, program []byte, format string, com
 	if len(compileOptions) == 0 {
 		return nil, errorf(InvalidArgument, "Compile: empty compile options (pass CompileOptions{}.Marshal() for the defaults)")
 	}
-	if err := c.st.api.need(fnClientCompile); err != nil {
-		return nil, err
-	}
-	ptr, err := c.st.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer c.st.release()
-	le, err := c.st.api.compile(ptr, program, format, compileOptions)
-	if err != nil {
-		return nil, err
-	}
-	return c.newExecutable(le)
+	return callWith(c.st.api, c.st, fnClientCompile, func(ptr unsafe.Pointer) (*Executable, error) {
+		le, err := c.st.api.compile(ptr, program, format, compileOptions)
+		if err != nil {
+			return nil, err
+		}
+		return c.newExecutable(le)
+	})
 }
 
 // DeserializeExecutable loads an executable serialized by Executable.Serialize
@@ -364,17 +358,11 @@ func (c *Client) DeserializeExecutable(ctx context.Context, serialized []byte) (
 	if len(serialized) == 0 {
 		return nil, errorf(InvalidArgument, "DeserializeExecutable: empty input")
 	}
-	if err := c.st.api.need(fnExecutableDeserializeAndLoad); err != nil {
-		return nil, err
-	}
-	ptr, err := c.st.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer c.st.release()
-	le, err := c.st.api.deserializeAndLoad(ptr, serialized)
-	if err != nil {
-		return nil, err
-	}
-	return c.newExecutable(le)
+	return callWith(c.st.api, c.st, fnExecutableDeserializeAndLoad, func(ptr unsafe.Pointer) (*Executable, error) {
+		le, err := c.st.api.deserializeAndLoad(ptr, serialized)
+		if err != nil {
+			return nil, err
+		}
+		return c.newExecutable(le)
+	})
 }

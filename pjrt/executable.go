@@ -205,29 +205,13 @@ func (x *Executable) CompileOptions() ([]byte, error) {
 // DeviceAssignment returns the serialized xla.DeviceAssignmentProto of the
 // loaded executable (PJRT API 0.79 or newer).
 func (x *Executable) DeviceAssignment() ([]byte, error) {
-	if err := x.res.api.need(fnLoadedExecutableGetDeviceAssignment); err != nil {
-		return nil, err
-	}
-	ptr, err := x.res.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer x.res.release()
-	return x.res.api.deviceAssignment(ptr)
+	return callWith(x.res.api, x.res, fnLoadedExecutableGetDeviceAssignment, x.res.api.deviceAssignment)
 }
 
 // LogicalIDs returns the (replica, partition) of each device in
 // AddressableDevices order (PJRT API 0.96 or newer).
 func (x *Executable) LogicalIDs() ([][2]int, error) {
-	if err := x.res.api.need(fnLoadedExecutableAddressableDeviceLogicalIDs); err != nil {
-		return nil, err
-	}
-	ptr, err := x.res.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer x.res.release()
-	return x.res.api.logicalIDs(ptr)
+	return callWith(x.res.api, x.res, fnLoadedExecutableAddressableDeviceLogicalIDs, x.res.api.logicalIDs)
 }
 
 // OutputShardings returns the serialized xla.OpSharding of each output, from

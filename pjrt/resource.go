@@ -71,6 +71,28 @@ func (r *resource) acquire() (unsafe.Pointer, error) {
 
 func (r *resource) release() { r.mu.RUnlock() }
 
+// holder is what a call holds open for its length: a resource, or a
+// client's state.
+type holder interface {
+	acquire() (unsafe.Pointer, error)
+	release()
+}
+
+// callWith runs f with h's pointer, held open for the call, once the
+// plugin is known to provide fn.
+func callWith[T any](api *capi, h holder, fn apiFn, f func(ptr unsafe.Pointer) (T, error)) (T, error) {
+	var zero T
+	if err := api.need(fn); err != nil {
+		return zero, err
+	}
+	ptr, err := h.acquire()
+	if err != nil {
+		return zero, err
+	}
+	defer h.release()
+	return f(ptr)
+}
+
 // close destroys the native object once; later calls return nil. The write
 // lock is held while the object is destroyed, so a concurrent close (the
 // client's) returns only once it is gone.

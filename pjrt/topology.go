@@ -35,13 +35,7 @@ type DeviceDescription struct {
 // NewTopology creates the plugin's description of the named topology
 // (PJRT_TopologyDescription_Create) with plugin-specific named options.
 func (p *Plugin) NewTopology(ctx context.Context, name string, opts map[string]any) (*Topology, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := p.Initialize(); err != nil {
-		return nil, err
-	}
-	nvs, err := toNamedValues(opts)
+	nvs, err := p.createOptions(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

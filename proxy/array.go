@@ -130,6 +130,14 @@ func (a *array) Delete() *ifrt.Future {
 	return f
 }
 
+// Release frees the array without a future: a DestructArray, batched with
+// others, instead of a DeleteArray and a CheckFuture (backend.Releaser).
+func (a *array) Release() {
+	if !a.deleted.Swap(true) {
+		a.release()
+	}
+}
+
 // checkFuture waits for the server future handle with a CheckFuture request.
 func (c *Client) checkFuture(handle uint64) error {
 	return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
@@ -149,7 +157,7 @@ func (a *array) askDeleted(ctx context.Context) bool {
 		IsArrayDeletedRequest: &proxypb.IsArrayDeletedRequest{ArrayHandle: a.handle},
 	}})
 	if err != nil {
-		a.c.log.Debug("proxy: IsArrayDeleted failed", "handle", a.handle, "err", err)
+		a.c.log.Debug("IsArrayDeleted failed", "handle", a.handle, "error", err)
 		return false
 	}
 	if resp.GetIsArrayDeletedResponse().GetDeleted() {

@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -100,9 +100,13 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if scheme, rest, ok := strings.Cut(target, "://"); ok && scheme == "grpc" {
 		target = rest
 	}
-	dialOpts := slices.Clone(o.dialOptions)
+	// The transport settings first, so that the caller's options override them.
+	dialOpts := append(rpc.TransportDialOptions(), o.dialOptions...)
 	if len(o.dialOptions) == 0 || o.insecure {
 		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	}
+	if !rpc.HasTelemetry(dialOpts) {
+		dialOpts = append(dialOpts, rpc.TelemetryDialOption())
 	}
 	// Like jaxlib: no limit on message sizes (programs and chunks can be large).
 	dialOpts = append(dialOpts, grpc.WithDefaultCallOptions(
@@ -118,7 +122,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "proxy: dial %q: %w", target, err)
 	}
 	c := &Client{
-		log:          log.With("target", target),
+		log:          logging.Component(log, "proxy-client").With("target", target),
 		ctrlConn:     ctrl,
 		dataConn:     data,
 		stub:         proxypb.NewGrpcIfrtServiceClient(ctrl),
@@ -140,7 +144,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		if ctx.Err() != nil || ifrt.CodeOf(err) != ifrt.Unavailable {
 			break
 		}
-		c.log.Debug("proxy: server unavailable, retrying", "err", err)
+		c.log.Debug("server unavailable, retrying", "error", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(connectRetryInterval):
@@ -174,7 +178,7 @@ func (c *Client) connect(ctx context.Context, o options) error {
 			p, s, wire.ProtocolMin, wire.ProtocolMax, wire.SerDesMin, wire.SerDesMax)
 	}
 	c.version = v
-	c.log.Debug("proxy: negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
+	c.log.Debug("negotiated versions", "protocol", v.GetProtocolVersion(), "serdes", v.GetIfrtSerdesVersionNumber())
 
 	initData, err := wire.AttributesToProto(o.initData)
 	if err != nil {
@@ -216,7 +220,7 @@ func (c *Client) sessionEnded(err error) {
 	if c.closed.Load() || errors.Is(err, ifrt.ErrClientClosed) {
 		return
 	}
-	c.log.Error("proxy: the session with the IFRT proxy server ended; the client is unusable", "err", err)
+	c.log.Error("the session with the IFRT proxy server ended; the client is unusable", "error", err)
 	if c.onDisconnect != nil {
 		c.onDisconnect(err)
 	}
@@ -443,17 +447,7 @@ func (c *Client) newHandles(n int) ([]uint64, error) {
 }
 
 // rpcError turns the error of a unary or streaming gRPC call into an ifrt error
-// with the same code. Context errors come back unchanged.
+// with the same code (rpc.CallError). Context errors come back unchanged.
 func rpcError(ctx context.Context, what string, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	st, ok := status.FromError(err)
-	if !ok {
-		return ifrt.Errorf(ifrt.Unknown, "proxy: %s: %w", what, err)
-	}
-	if st.Code() == codes.OK {
-		return nil
-	}
-	return &ifrt.Error{Code: ifrt.Code(st.Code()), Msg: "proxy: " + what + ": " + st.Message(), Err: err}
+	return rpc.CallError(ctx, "proxy: "+what+": ", err)
 }

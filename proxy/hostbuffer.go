@@ -102,7 +102,7 @@ func (c *Client) deleteHostBufferAsync(handle uint64) {
 		defer cancel()
 		_, err := c.hostBuffers.HostBufferDelete(ctx, &proxypb.GrpcHostBufferDeleteRequest{SessionId: c.sessionID, Handle: handle})
 		if err != nil && c.checkOpen() == nil {
-			c.log.Debug("proxy: deleting a host buffer failed", "handle", handle, "err", err)
+			c.log.Debug("deleting a host buffer failed", "handle", handle, "error", err)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
@@ -78,7 +79,7 @@ func (s *session) start(onEnd func(error)) {
 			delete(s.pending, op)
 			s.mu.Unlock()
 			if !ok {
-				s.log.Warn("proxy: response to an unknown op id", "op_id", op)
+				s.log.Warn("response to an unknown op id", "op_id", op)
 				continue
 			}
 			f(resp, nil)
@@ -182,7 +183,9 @@ func (s *session) call(ctx context.Context, req *proxypb.IfrtRequest) (*proxypb.
 // callOrLate is call, except that a successful response that comes after ctx
 // ended goes to late (on the receive goroutine, so late must not block), which
 // can free what the server made for a caller that is gone.
-func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late func(*proxypb.IfrtResponse)) (*proxypb.IfrtResponse, error) {
+func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late func(*proxypb.IfrtResponse)) (_ *proxypb.IfrtResponse, err error) {
+	ctx, span := startRequestSpan(ctx, req)
+	defer func() { rpc.EndSpan(span, err) }()
 	type result struct {
 		resp *proxypb.IfrtResponse
 		err  error
@@ -192,7 +195,7 @@ func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late
 		abandoned bool
 	)
 	ch := make(chan result, 1)
-	err := s.send(req, func(resp *proxypb.IfrtResponse, err error) {
+	err = s.send(req, func(resp *proxypb.IfrtResponse, err error) {
 		mu.Lock()
 		gone := abandoned
 		if !gone {
@@ -300,7 +303,7 @@ func (s *session) flushDestructsLocked() error {
 			err = responseError(resp)
 		}
 		if err != nil && s.Err() == nil {
-			s.log.Debug("proxy: destructing arrays failed", "handles", len(handles), "err", err)
+			s.log.Debug("destructing arrays failed", "handles", len(handles), "error", err)
 		}
 	})
 }

@@ -124,7 +124,7 @@ func (c *Client) afterUpload(handles []uint64, wait func() []error, done func())
 		defer cancel()
 		for i, err := range errs {
 			if err != nil {
-				c.log.Debug("proxy: uploading a host buffer failed", "handle", handles[i], "err", err)
+				c.log.Debug("uploading a host buffer failed", "handle", handles[i], "error", err)
 				_ = c.storeHostBuffer(ctx, handles[i], nil)
 			}
 		}
@@ -156,6 +156,14 @@ func (c *Client) dispatch(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.
 // that failed while the server may still wait for it, an empty buffer stored
 // under its handle so that the creation fails there instead of waiting forever.
 func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, pending *ifrt.Future, buffers []uint64, storeErrs []error) (ifrt.Array, error) {
+	if callErr == nil {
+		// The server made the array, so it had every buffer whole: a store call
+		// that failed afterwards lost only its response (the connection
+		// closing under it when the server drains).
+		a := c.newArray(h, spec)
+		a.pending = pending
+		return a, nil
+	}
 	var storeErr error
 	for _, err := range storeErrs {
 		if err != nil {
@@ -163,12 +171,7 @@ func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, pendin
 			break
 		}
 	}
-	if callErr == nil && storeErr == nil {
-		a := c.newArray(h, spec)
-		a.pending = pending
-		return a, nil
-	}
-	if callErr != nil && storeErr != nil {
+	if storeErr != nil {
 		c.goBackground(func() {
 			ctx, cancel := context.WithTimeout(c.bgCtx, hostBufferDeleteTimeout)
 			defer cancel()
@@ -182,10 +185,7 @@ func (c *Client) finishMake(h uint64, spec ifrt.ArraySpec, callErr error, pendin
 		return nil, callErr
 	}
 	c.destructHandle(h)
-	if callErr != nil {
-		return nil, callErr
-	}
-	return nil, storeErr
+	return nil, callErr
 }
 
 // makeArrayFromShards makes a sharded (not replicated) array the way jaxlib

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -121,7 +122,7 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 		conn:   conn,
 		rpc:    rmpb.NewResourceManagerClient(conn),
 		opts:   o,
-		log:    o.logger.With("component", "rm-client"),
+		log:    logging.Component(o.logger, "rm-client"),
 		regs:   make(map[*Registration]struct{}),
 	}, nil
 }
@@ -158,7 +159,7 @@ func errClientClosed() error { return ifrt.Errorf(ifrt.FailedPrecondition, "rm: 
 func (c *Client) Cluster(ctx context.Context) (*Cluster, error) {
 	resp, err := c.rpc.GetCluster(ctx, &rmpb.GetClusterRequest{})
 	if err != nil {
-		return nil, fromStatus(ctx, err)
+		return nil, rpc.CallError(ctx, "rm: ", err)
 	}
 	return clusterFromPB(resp.GetCluster()), nil
 }
@@ -220,7 +221,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 	defer cancel()
 	stream, err := c.rpc.Watch(wctx, &rmpb.WatchRequest{})
 	if err != nil {
-		return fromStatus(ctx, err)
+		return rpc.CallError(ctx, "rm: ", err)
 	}
 	for {
 		ev, err := stream.Recv()
@@ -228,7 +229,7 @@ func (c *Client) watchOnce(ctx context.Context, yield func(Event, error) bool, b
 			if errors.Is(err, io.EOF) {
 				return ifrt.Errorf(ifrt.Unavailable, "rm: watch stream ended")
 			}
-			return fromStatus(ctx, err)
+			return rpc.CallError(ctx, "rm: ", err)
 		}
 		b.reset()
 		failing.succeeded(c.log, c.target)
@@ -262,6 +263,7 @@ type Registration struct {
 	mu      sync.Mutex
 	info    WorkerInfo // Host is pinned after the first registration
 	cur     Assignment
+	lease   uint64 // of cur
 	changed chan struct{}
 	err     error
 }
@@ -384,7 +386,7 @@ func (r *Registration) register(ctx context.Context) (uint64, error) {
 			r.store(info, resp)
 			return resp.GetLeaseId(), nil
 		}
-		err = fromStatus(ctx, err)
+		err = rpc.CallError(ctx, "rm: ", err)
 		if ctx.Err() != nil {
 			if last == nil {
 				return 0, err
@@ -417,6 +419,7 @@ func (r *Registration) store(info WorkerInfo, resp *rmpb.RegisterWorkerResponse)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.info.Host = int(resp.GetHostIndex())
+	r.lease = resp.GetLeaseId()
 	r.cur = Assignment{
 		Slice:             info.Slice,
 		Host:              int(resp.GetHostIndex()),
@@ -439,13 +442,13 @@ func (r *Registration) run(ctx context.Context, lease uint64) {
 			r.finish(context.Cause(ctx))
 			return
 		}
-		r.c.log.Info("registration lost; registering again", "slice", a.Slice, "host", a.Host, "err", err)
+		r.c.log.Info("registration lost; registering again", "slice", a.Slice, "host", a.Host, "error", err)
 		lease, err = r.register(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = context.Cause(ctx)
 			} else {
-				r.c.log.Error("registration ended", "slice", a.Slice, "host", a.Host, "err", err)
+				r.c.log.Error("registration ended", "slice", a.Slice, "host", a.Host, "error", err)
 			}
 			r.finish(err)
 			return
@@ -476,12 +479,12 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 	defer cancel()
 	stream, err := r.c.rpc.Heartbeat(sctx)
 	if err != nil {
-		return fromStatus(sctx, err)
+		return rpc.CallError(sctx, "rm: ", err)
 	}
 	req := &rmpb.HeartbeatRequest{LeaseId: lease}
 	if err := stream.Send(req); err != nil {
 		_, err = stream.Recv() // the real error
-		return fromStatus(sctx, err)
+		return rpc.CallError(sctx, "rm: ", err)
 	}
 	errc := make(chan error, 1)
 	acks := make(chan struct{}, 1)
@@ -514,7 +517,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 			stream.CloseSend()
 			select {
 			case err := <-errc:
-				r.c.log.Debug("rm: heartbeat stream ended after leaving", "err", err)
+				r.c.log.Debug("heartbeat stream ended after leaving", "error", err)
 			case <-time.After(leaveTimeout):
 			}
 			return context.Cause(ctx)
@@ -522,7 +525,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 			if errors.Is(err, io.EOF) {
 				return ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager ended the heartbeat stream")
 			}
-			return fromStatus(sctx, err)
+			return rpc.CallError(sctx, "rm: ", err)
 		case <-acks:
 			lastAck = time.Now()
 		case <-ticker.C:
@@ -530,7 +533,7 @@ func (r *Registration) heartbeat(ctx context.Context, lease uint64, a Assignment
 				return ifrt.Errorf(ifrt.Unavailable, "rm: the resource manager did not answer heartbeats for %v", timeout)
 			}
 			if err := stream.Send(req); err != nil {
-				return fromStatus(sctx, <-errc)
+				return rpc.CallError(sctx, "rm: ", <-errc)
 			}
 		}
 	}

@@ -89,10 +89,27 @@
 // kv callbacks). Neither survives a restart of the RM: sequence numbers start
 // again (with a new incarnation) and the store starts empty.
 //
+// # Suspend and resume
+//
+// Each slice has a SliceState, in Cluster.Slices and in EventSliceState
+// events. SuspendSlice (Server or Client; the SliceControl service) moves an
+// up slice to SliceSuspending; its workers, which follow the state through
+// their own watch, save their arrays to the scratch location, free their
+// devices and report (Registration.ReportSliceState); once every host has,
+// the slice is SliceSuspended. ResumeSlice moves it to SliceResuming, and to
+// SliceActive once every host has a live worker that reported it took its
+// arrays back; a slice suspended with SuspendOptions.AutoResume (by a
+// preempted worker) resumes on its own once a replacement makes every host
+// live again. A worker lost mid-suspend makes its host unsaved
+// (Slice.UnsavedHosts) and SuspendSlice DATA_LOSS rather than a hang; a
+// worker that cannot save (no scratch location) fails the suspension and the
+// slice goes back to active. See docs/cluster.md.
+//
 // # Errors
 //
-// Errors are *ifrt.Error values whose code is the gRPC code on the wire, so
-// errors.Is(err, ifrt.ErrAlreadyExists) works on both sides:
+// Errors are *ifrt.Error values whose code is the gRPC code on the wire
+// (internal/rpc's codec, the one every server and client of the module uses),
+// so errors.Is(err, ifrt.ErrAlreadyExists) works on both sides:
 //
 //   - INVALID_ARGUMENT: a malformed registration (empty address or
 //     incarnation, coordinates outside the topology, bad memory kinds), a bad
@@ -118,11 +135,16 @@
 //
 // # Lifetimes
 //
-// New validates its Config and starts nothing. Serve runs until Shutdown
-// (graceful: heartbeat and watch streams end with UNAVAILABLE, other calls
-// finish; Serve returns nil) or Close (immediate; Serve returns
-// ErrServerClosed). Both are idempotent. Stopping the RM does not mark
-// workers lost; its state simply ends with it.
+// New validates its Config and starts nothing. The RM shares its lifecycle
+// with the worker and the proxy server: Serve runs until Shutdown (graceful:
+// heartbeat and watch streams end with UNAVAILABLE, other calls finish; Serve
+// returns nil; if Shutdown's context ends first the rest is cut off and its
+// error returned) or Close (immediate; Serve returns ErrServerClosed). Serve
+// called after either returns ErrServerClosed at once. Both are idempotent.
+// ErrServerClosed is the same value as worker.ErrServerClosed and
+// proxyserver.ErrServerClosed. A panic in a handler fails that call with
+// INTERNAL (logged at Error with its stack); the RM goes on. Stopping the RM
+// does not mark workers lost; its state simply ends with it.
 //
 // A Registration lives until its context ends, Registration.Close or
 // Client.Close; each makes the worker leave (close its heartbeat stream), so

@@ -129,6 +129,23 @@ func registerReq(slice, host int32, addr, inc string, n int) *rmpb.RegisterWorke
 	return req
 }
 
+// heartbeat opens a heartbeat stream for lease and returns it once the RM
+// has answered its first heartbeat; closing its send side loses the worker.
+func heartbeat(ctx context.Context, t *testing.T, raw rmpb.ResourceManagerClient, lease uint64) rmpb.ResourceManager_HeartbeatClient {
+	t.Helper()
+	s, err := raw.Heartbeat(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(&rmpb.HeartbeatRequest{LeaseId: lease}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recv(); err != nil {
+		t.Fatalf("heartbeat answer: %v", err)
+	}
+	return s
+}
+
 // watch runs c.Watch in the background and hands its events over a channel.
 func watch(t *testing.T, c *rm.Client) <-chan rm.Event {
 	t.Helper()

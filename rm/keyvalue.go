@@ -187,7 +187,7 @@ func (s *KeyValueStore) Get(ctx context.Context, key string, timeout time.Durati
 		if ctx.Err() != nil {
 			return nil, ifrt.Errorf(ifrt.DeadlineExceeded, "rm: key %q of group %q was not set in time: %v", key, s.group, ctx.Err())
 		}
-		return nil, fromStatus(ctx, err)
+		return nil, rpc.CallError(ctx, "rm: ", err)
 	}
 	return resp.GetValue(), nil
 }
@@ -196,7 +196,7 @@ func (s *KeyValueStore) Get(ctx context.Context, key string, timeout time.Durati
 func (s *KeyValueStore) TryGet(ctx context.Context, key string) ([]byte, error) {
 	resp, err := rmpb.NewKeyValueClient(s.c.conn).Get(ctx, &rmpb.KeyValueGetRequest{Group: s.group, Key: key})
 	if err != nil {
-		return nil, fromStatus(ctx, err)
+		return nil, rpc.CallError(ctx, "rm: ", err)
 	}
 	return resp.GetValue(), nil
 }
@@ -204,11 +204,11 @@ func (s *KeyValueStore) TryGet(ctx context.Context, key string) ([]byte, error) 
 // Put sets key to value.
 func (s *KeyValueStore) Put(ctx context.Context, key string, value []byte) error {
 	_, err := rmpb.NewKeyValueClient(s.c.conn).Put(ctx, &rmpb.KeyValuePutRequest{Group: s.group, Key: key, Value: value})
-	return fromStatus(ctx, err)
+	return rpc.CallError(ctx, "rm: ", err)
 }
 
 // Delete drops the group and its keys.
 func (s *KeyValueStore) Delete(ctx context.Context) error {
 	_, err := rmpb.NewKeyValueClient(s.c.conn).DeleteGroup(ctx, &rmpb.KeyValueDeleteGroupRequest{Group: s.group})
-	return fromStatus(ctx, err)
+	return rpc.CallError(ctx, "rm: ", err)
 }

@@ -81,7 +81,7 @@ func (c *Client) Sequence(ctx context.Context, hosts []HostRef) ([]uint64, []str
 	}
 	resp, err := rmpb.NewGangSchedulerClient(c.conn).Sequence(ctx, req)
 	if err != nil {
-		return nil, nil, fromStatus(ctx, err)
+		return nil, nil, rpc.CallError(ctx, "rm: ", err)
 	}
 	if len(resp.GetSequences()) != len(hosts) || len(resp.GetIncarnations()) != len(hosts) {
 		return nil, nil, ifrt.Errorf(ifrt.Internal, "rm: %d sequence numbers for %d hosts", len(resp.GetSequences()), len(hosts))

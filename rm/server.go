@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 )
 
@@ -29,7 +29,7 @@ type Server struct {
 	incarnation string
 	ready       chan struct{}
 	quit        chan struct{} // closed when Shutdown or Close begins
-	health      *health.Server
+	health      *rpc.Health
 
 	mu        sync.Mutex
 	slots     [][]*slot // [slice][host]
@@ -42,14 +42,9 @@ type Server struct {
 	stopping  bool
 	isReady   bool
 
-	srvMu    sync.Mutex
-	srv      *grpc.Server
-	stopped  bool // Shutdown or Close began
-	hardStop bool // Close was called
+	life rpc.Lifecycle
 
-	stopOnce     sync.Once
-	shutdownOnce sync.Once
-	closeOnce    sync.Once
+	suspended []suspension // per slice, guarded by mu (suspend.go)
 }
 
 // slot is one host of one slice.
@@ -87,13 +82,14 @@ func New(cfg Config) (*Server, error) {
 		cfg:         cfg,
 		it:          it,
 		timeout:     cfg.heartbeatTimeout(),
-		log:         cfg.logger().With("component", "rm"),
+		log:         logging.Component(cfg.logger(), "rm"),
 		incarnation: rand.Text(),
 		ready:       make(chan struct{}),
 		quit:        make(chan struct{}),
-		health:      health.NewServer(),
+		health:      rpc.NewHealth(),
 		liveHosts:   make([]int, cfg.InstanceCount),
 		up:          make([]bool, cfg.InstanceCount),
+		suspended:   make([]suspension, cfg.InstanceCount),
 		leases:      make(map[uint64]*lease),
 		watchers:    make(map[*watcher]struct{}),
 	}
@@ -107,6 +103,15 @@ func New(cfg Config) (*Server, error) {
 			}
 			s.slots[sl][h] = &slot{slice: sl, host: h, ids: ids, state: StateMissing}
 		}
+	}
+	s.life = rpc.Lifecycle{
+		Build: func() *grpc.Server {
+			gs := grpc.NewServer(s.ServerOptions()...)
+			s.Register(gs)
+			grpc_health_v1.RegisterHealthServer(gs, s.health)
+			return gs
+		},
+		Begin: s.stop,
 	}
 	return s, nil
 }
@@ -129,6 +134,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	opts := rpc.ServerOptions(rpc.ServerConfig{
 		Auth:      s.cfg.Security,
 		Keepalive: rpc.Keepalive{Interval: s.cfg.KeepaliveInterval, Timeout: s.cfg.KeepaliveTimeout},
+		Logger:    s.log,
 	})
 	return append(opts, s.cfg.ServerOptions...)
 }
@@ -138,33 +144,11 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 // Shutdown, ErrServerClosed after Close or when called after either, and
 // otherwise the listener's error. Serve may be called for several listeners.
 func (s *Server) Serve(lis net.Listener) error {
-	s.srvMu.Lock()
-	if s.stopped {
-		s.srvMu.Unlock()
-		lis.Close()
-		return ErrServerClosed
-	}
-	if s.srv == nil {
-		s.srv = grpc.NewServer(s.ServerOptions()...)
-		s.Register(s.srv)
-		grpc_health_v1.RegisterHealthServer(s.srv, s.health)
-	}
-	srv := s.srv
-	s.srvMu.Unlock()
-
-	s.log.Info("resource manager serving", "addr", lis.Addr().String(), "instance_type", s.it.Name,
-		"instance_count", s.cfg.InstanceCount, "hosts_per_slice", s.it.Hosts, "devices_per_host", s.it.DevicesPerHost())
-	err := srv.Serve(lis)
-
-	s.srvMu.Lock()
-	defer s.srvMu.Unlock()
-	switch {
-	case s.hardStop:
-		return ErrServerClosed
-	case s.stopped:
+	return s.life.Serve(lis, func() error {
+		s.log.Info("resource manager serving", "addr", lis.Addr().String(), "instance_type", s.it.Name,
+			"instance_count", s.cfg.InstanceCount, "hosts_per_slice", s.it.Hosts, "devices_per_host", s.it.DevicesPerHost())
 		return nil
-	}
-	return err
+	})
 }
 
 // ListenAndServe listens on the TCP address addr (e.g. ":29001") and calls
@@ -182,63 +166,24 @@ func (s *Server) ListenAndServe(addr string) error {
 // finish. If ctx ends first the remaining calls are cut off and ctx's error
 // is returned. Workers are not marked lost: the RM's memory goes with it.
 // Calls after the first return nil.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.shutdownOnce.Do(func() {
-		srv := s.stop(false)
-		if srv == nil {
-			return
-		}
-		done := make(chan struct{})
-		go func() {
-			srv.GracefulStop()
-			close(done)
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			srv.Stop()
-			<-done
-			err = ctx.Err()
-		}
-	})
-	return err
-}
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Close stops the server at once, cutting off every call. It is idempotent
 // and always returns nil.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		if srv := s.stop(true); srv != nil {
-			srv.Stop()
-		}
-	})
-	return nil
-}
+func (s *Server) Close() error { return s.life.Close() }
 
-// stop begins stopping (once) and returns the server's own grpc.Server, if
-// Serve made one.
-func (s *Server) stop(hard bool) *grpc.Server {
-	s.srvMu.Lock()
-	s.stopped = true
-	if hard {
-		s.hardStop = true
+// stop ends what the RM serves when Shutdown or Close begins: leases stop
+// expiring, and the heartbeat and watch streams end.
+func (s *Server) stop(graceful bool) {
+	s.mu.Lock()
+	s.stopping = true
+	for _, l := range s.leases {
+		l.timer.Stop()
 	}
-	srv := s.srv
-	s.srvMu.Unlock()
-
-	s.stopOnce.Do(func() {
-		s.mu.Lock()
-		s.stopping = true
-		for _, l := range s.leases {
-			l.timer.Stop()
-		}
-		s.mu.Unlock()
-		close(s.quit)
-		s.health.Shutdown()
-		s.log.Info("resource manager stopping", "graceful", !hard)
-	})
-	return srv
+	s.mu.Unlock()
+	close(s.quit)
+	s.health.Shutdown()
+	s.log.Info("resource manager stopping", "graceful", graceful)
 }
 
 func errShuttingDown() error {
@@ -266,7 +211,7 @@ func (s *Server) snapshotLocked() *Cluster {
 		Epoch:          s.epoch,
 	}
 	for i, hosts := range s.slots {
-		c.Slices = append(c.Slices, Slice{Index: i, Up: s.up[i], LiveHosts: s.liveHosts[i]})
+		c.Slices = append(c.Slices, s.sliceLocked(i))
 		for _, sl := range hosts {
 			c.Workers = append(c.Workers, sl.view())
 			for l, id := range sl.ids {
@@ -344,6 +289,7 @@ func (s *Server) register(w WorkerInfo) (registration, error) {
 			s.emitLocked(Event{Type: EventSliceUp, Epoch: s.epoch, Slice: sl.slice})
 			s.log.Info("slice up", "slice", sl.slice)
 			s.checkReadyLocked()
+			s.autoResumeLocked(sl.slice)
 		}
 	}
 	return registration{leaseID: l.id, host: sl.host, ids: sl.view().DeviceIDs, epoch: s.epoch}, nil
@@ -427,6 +373,7 @@ func (s *Server) lostLocked(sl *slot, reason string, streamErr error) {
 		s.emitLocked(Event{Type: EventSliceDown, Epoch: s.epoch, Slice: sl.slice})
 		s.log.Warn("slice down", "slice", sl.slice)
 	}
+	s.suspendHostLostLocked(sl)
 }
 
 // expire runs when l's timer fires.

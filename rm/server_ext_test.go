@@ -310,14 +310,7 @@ func TestReRegistrationKeepsDeviceIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := raw.Heartbeat(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId})
-	if _, err := stream.Recv(); err != nil {
-		t.Fatalf("heartbeat ack: %v", err)
-	}
+	stream := heartbeat(ctx, t, raw, resp.LeaseId)
 	stream.CloseSend()
 	waitFor(ctx, t, events, rm.EventWorkerLost)
 	moved, err := register("10.0.0.3:29005", "boot-3")
@@ -556,14 +549,7 @@ func TestAnyHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := raw.Heartbeat(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId})
-	if _, err := stream.Recv(); err != nil {
-		t.Fatalf("heartbeat ack: %v", err)
-	}
+	stream := heartbeat(ctx, t, raw, resp.LeaseId)
 	stream.CloseSend()
 	if _, err := stream.Recv(); err == nil {
 		t.Fatal("heartbeat stream still open after CloseSend")
@@ -588,22 +574,8 @@ func TestHeartbeatStreamTakeover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() rmpb.ResourceManager_HeartbeatClient {
-		t.Helper()
-		s, err := raw.Heartbeat(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Send(&rmpb.HeartbeatRequest{LeaseId: resp.LeaseId}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Recv(); err != nil {
-			t.Fatalf("heartbeat answer: %v", err)
-		}
-		return s
-	}
-	first := open()
-	second := open()
+	first := heartbeat(ctx, t, raw, resp.LeaseId)
+	second := heartbeat(ctx, t, raw, resp.LeaseId)
 	if _, err := first.Recv(); status.Code(err) != codes.Aborted {
 		t.Errorf("first stream after a takeover: %v, want ABORTED", err)
 	}

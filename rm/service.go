@@ -24,17 +24,18 @@ func registerService(r grpc.ServiceRegistrar, s *Server) {
 	rmpb.RegisterResourceManagerServer(r, &service{s: s})
 	rmpb.RegisterGangSchedulerServer(r, &gangService{s: s})
 	rmpb.RegisterKeyValueServer(r, newKeyValueService(s))
+	rmpb.RegisterSliceControlServer(r, &sliceService{s: s})
 }
 
 func (svc *service) RegisterWorker(ctx context.Context, req *rmpb.RegisterWorkerRequest) (*rmpb.RegisterWorkerResponse, error) {
 	s := svc.s
 	if err := validateRegister(s.it, s.cfg.InstanceCount, req); err != nil {
-		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
+		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "error", err)
 		return nil, rpc.ToStatus(err)
 	}
 	reg, err := s.register(workerInfoFromPB(req))
 	if err != nil {
-		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "err", err)
+		s.log.Debug("registration refused", "slice", req.GetSliceIndex(), "host", req.GetHostIndex(), "address", req.GetAddress(), "error", err)
 		return nil, rpc.ToStatus(err)
 	}
 	return &rmpb.RegisterWorkerResponse{

@@ -96,6 +96,21 @@ type Slice struct {
 	Index     int
 	Up        bool // every host is live
 	LiveHosts int
+	// State says whether the slice's arrays are on its devices (SliceActive,
+	// the zero value) or saved away; see SuspendSlice.
+	State SliceState
+	// SuspendGeneration counts the slice's suspensions; 0 until the first.
+	SuspendGeneration uint64
+	// SuspendLocation is where the last suspension saved the slice's arrays,
+	// "<scratch>/suspend/slice-<i>/gen-<n>", each host's under "host-<h>".
+	SuspendLocation string
+	// UnsavedHosts are the hosts whose arrays the last suspension did not
+	// save (their worker was lost first): those arrays are gone.
+	UnsavedHosts []int
+	// SuspendReason is why the slice was suspended, e.g. "preemption".
+	SuspendReason string
+	// AutoResume: the slice resumes on its own once every host is live again.
+	AutoResume bool
 }
 
 // Cluster is the resource manager's view of the cluster.
@@ -139,6 +154,9 @@ const (
 	EventSliceUp
 	// EventSliceDown: Event.Slice was up and lost a host.
 	EventSliceDown
+	// EventSliceState: slice Event.Slice changed its SliceState;
+	// Event.SliceInfo is the slice after the change.
+	EventSliceState
 )
 
 func (t EventType) String() string {
@@ -153,6 +171,8 @@ func (t EventType) String() string {
 		return "slice-up"
 	case EventSliceDown:
 		return "slice-down"
+	case EventSliceState:
+		return "slice-state"
 	}
 	return fmt.Sprintf("EventType(%d)", int(t))
 }
@@ -163,7 +183,9 @@ type Event struct {
 	Epoch   uint64   // the epoch after the change
 	Cluster *Cluster // EventSnapshot
 	Worker  *Worker  // EventWorkerJoined, EventWorkerLost
-	Slice   int      // EventSliceUp, EventSliceDown
+	Slice   int      // EventSliceUp, EventSliceDown, EventSliceState
+	// SliceInfo is the slice after an EventSliceState.
+	SliceInfo *Slice
 }
 
 // Device IDs are a pure function of the device's place in the cluster:
@@ -335,7 +357,7 @@ func clusterToPB(c *Cluster) *rmpb.Cluster {
 		Epoch:          c.Epoch,
 	}
 	for _, s := range c.Slices {
-		p.Slices = append(p.Slices, &rmpb.Slice{SliceIndex: int32(s.Index), Up: s.Up, LiveHosts: int32(s.LiveHosts)})
+		p.Slices = append(p.Slices, sliceToPB(&s))
 	}
 	for i := range c.Workers {
 		p.Workers = append(p.Workers, workerToPB(&c.Workers[i]))
@@ -371,7 +393,7 @@ func clusterFromPB(p *rmpb.Cluster) *Cluster {
 		Epoch:          p.GetEpoch(),
 	}
 	for _, s := range p.GetSlices() {
-		c.Slices = append(c.Slices, Slice{Index: int(s.GetSliceIndex()), Up: s.GetUp(), LiveHosts: int(s.GetLiveHosts())})
+		c.Slices = append(c.Slices, *sliceFromPB(s))
 	}
 	for _, w := range p.GetWorkers() {
 		c.Workers = append(c.Workers, *workerFromPB(w))
@@ -400,6 +422,7 @@ var eventTypeToPB = map[EventType]rmpb.WatchEvent_Type{
 	EventWorkerLost:   rmpb.WatchEvent_TYPE_WORKER_LOST,
 	EventSliceUp:      rmpb.WatchEvent_TYPE_SLICE_UP,
 	EventSliceDown:    rmpb.WatchEvent_TYPE_SLICE_DOWN,
+	EventSliceState:   rmpb.WatchEvent_TYPE_SLICE_STATE,
 }
 
 func eventToPB(e Event) *rmpb.WatchEvent {
@@ -409,15 +432,17 @@ func eventToPB(e Event) *rmpb.WatchEvent {
 		Cluster:    clusterToPB(e.Cluster),
 		Worker:     workerToPB(e.Worker),
 		SliceIndex: int32(e.Slice),
+		Slice:      sliceToPB(e.SliceInfo),
 	}
 }
 
 func eventFromPB(p *rmpb.WatchEvent) Event {
 	e := Event{
-		Epoch:   p.GetEpoch(),
-		Cluster: clusterFromPB(p.GetCluster()),
-		Worker:  workerFromPB(p.GetWorker()),
-		Slice:   int(p.GetSliceIndex()),
+		Epoch:     p.GetEpoch(),
+		Cluster:   clusterFromPB(p.GetCluster()),
+		Worker:    workerFromPB(p.GetWorker()),
+		Slice:     int(p.GetSliceIndex()),
+		SliceInfo: sliceFromPB(p.GetSlice()),
 	}
 	for t, pt := range eventTypeToPB {
 		if pt == p.GetType() {

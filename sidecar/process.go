@@ -167,7 +167,7 @@ func (p *Process) supervise(first chan<- error) {
 			p.lose(<-exited)
 			delay = p.cfg.RestartDelay
 		} else {
-			p.log.Warn("sidecar: start failed", "error", err, "retry_in", delay)
+			p.log.Warn("start failed", "error", err, "retry_in", delay)
 		}
 		select {
 		case <-p.done:
@@ -177,7 +177,7 @@ func (p *Process) supervise(first chan<- error) {
 		if err != nil {
 			delay = min(2*delay, max(maxRestartDelay, p.cfg.RestartDelay))
 		}
-		p.log.Info("sidecar: restarting")
+		p.log.Info("restarting")
 	}
 }
 
@@ -255,7 +255,7 @@ func (p *Process) start() (<-chan error, error) {
 	close(p.up)
 	p.isUp = true
 	p.mu.Unlock()
-	p.log.Info("sidecar: started", "pid", pid, "python", rep.Python, "jax", rep.JAX, "cloudpickle", rep.Cloudpickle)
+	p.log.Info("started", "pid", pid, "python", rep.Python, "jax", rep.JAX, "cloudpickle", rep.Cloudpickle)
 	return exited, nil
 }
 
@@ -265,7 +265,7 @@ func (p *Process) lose(why error) {
 	defer p.mu.Unlock()
 	p.down()
 	if !p.closed {
-		p.log.Warn("sidecar: lost", "error", why)
+		p.log.Warn("lost", "error", why)
 	}
 }
 
@@ -450,7 +450,7 @@ func (p *Process) notify(req *request) {
 	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 	defer cancel()
 	if _, err := p.exchange(ctx, req, nil, nil); err != nil && !errors.Is(err, errClosed) {
-		p.log.Debug("sidecar: "+req.Op, "error", err)
+		p.log.Debug(""+req.Op, "error", err)
 	}
 }
 

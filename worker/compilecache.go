@@ -83,6 +83,7 @@ func (c *compileCache) Compile(ctx context.Context, program ifrt.Program, opts *
 	digest, _ := hex.DecodeString(key)
 	if exe := c.lookup(ctx, key, digest, p, opts); exe != nil {
 		c.hits.Add(1)
+		countCacheLookup(ctx, true)
 		c.log.Info("compilation cache hit: not compiling", "key", key, "program", exe.Name())
 		return exe, nil
 	}
@@ -91,14 +92,15 @@ func (c *compileCache) Compile(ctx context.Context, program ifrt.Program, opts *
 		return nil, err
 	}
 	c.misses.Add(1)
+	countCacheLookup(ctx, false)
 	data, err := c.ser.SerializeExecutable(exe)
 	if err != nil {
-		c.log.Warn("compilation cache: cannot serialize the executable; not cached", "key", key, "err", err)
+		c.log.Warn("compilation cache: cannot serialize the executable; not cached", "key", key, "error", err)
 		return exe, nil
 	}
 	entry := append(append(append([]byte(nil), compileCacheMagic...), digest...), data...)
 	if err := c.loc.Put(ctx, key, entry); err != nil {
-		c.log.Warn("compilation cache: cannot store the executable", "key", key, "err", err)
+		c.log.Warn("compilation cache: cannot store the executable", "key", key, "error", err)
 	} else {
 		c.log.Info("compilation cache miss: compiled and stored", "key", key, "program", exe.Name(), "bytes", len(entry))
 	}
@@ -112,7 +114,7 @@ func (c *compileCache) lookup(ctx context.Context, key string, digest []byte, p 
 	case ifrt.CodeOf(err) == ifrt.NotFound:
 		return nil
 	case err != nil:
-		c.log.Warn("compilation cache: cannot read an entry; compiling", "key", key, "err", err)
+		c.log.Warn("compilation cache: cannot read an entry; compiling", "key", key, "error", err)
 		return nil
 	}
 	rest, ok := bytes.CutPrefix(entry, compileCacheMagic)
@@ -122,7 +124,7 @@ func (c *compileCache) lookup(ctx context.Context, key string, digest []byte, p 
 	}
 	exe, err := c.ser.LoadExecutable(ctx, rest[len(digest):], p, opts)
 	if err != nil {
-		c.log.Warn("compilation cache: the backend cannot load an entry; compiling", "key", key, "err", err)
+		c.log.Warn("compilation cache: the backend cannot load an entry; compiling", "key", key, "error", err)
 		return nil
 	}
 	return exe
@@ -150,7 +152,7 @@ func withCompileCache(cfg Config, log *slog.Logger) (ifrt.Client, *compileCache,
 	}
 	ser, ok := cfg.Backend.(ifrt.ExecutableSerializer)
 	if !ok && !cfg.Backend.As(&ser) {
-		log.Info("worker: the backend cannot serialize executables; no compilation cache", "backend", cfg.Backend.Platform().RuntimeType)
+		log.Info("the backend cannot serialize executables; no compilation cache", "backend", cfg.Backend.Platform().RuntimeType)
 		return cfg.Backend, nil, nil
 	}
 	root, err := storage.Open(context.Background(), cfg.ScratchLocation)

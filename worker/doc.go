@@ -8,8 +8,10 @@
 // gathers pieces of theirs, so that copies between workers never pass through the
 // client; the gang protocol (workerpb.Gang), through which it runs its partitions
 // of programs spanning workers and streams their collectives' data straight to
-// the workers of the other partitions (gocpu backends; others refuse with
-// UNIMPLEMENTED); and, with Config.ResourceManager set, a registration with the resource
+// the workers of the other partitions (on gocpu's interpreter: a gocpu backend
+// runs them on its own arrays, any other backend on a private gocpu client,
+// the partitions' blocks copied through host memory at each launch); and,
+// with Config.ResourceManager set, a registration with the resource
 // manager (package rm) kept alive by a heartbeat stream and renewed if the RM
 // restarts.
 //
@@ -18,6 +20,15 @@
 // and from storage (package storage; gs:// when storage/gcs is linked), and,
 // with Config.ScratchLocation, keeps a compilation cache shared by every worker
 // there (CompileCacheStats counts its hits). See docs/storage.md.
+//
+// A registered worker follows its slice's suspend state in the RM: while the
+// slice suspends it lets the requests in flight finish, refuses new work with
+// UNAVAILABLE, saves every array of its sessions under
+// <scratch>/suspend/slice-<i>/gen-<n>/host-<h>/ and frees it; when the slice
+// resumes it reads them back under the same handles. Terminate is what
+// examples/server does on SIGTERM: with a preemption notice
+// (PreemptionNoticed) it suspends its slice first, so that a replacement
+// takes over the clients' arrays. See "Suspend and resume" in docs/cluster.md.
 //
 // # Usage
 //
@@ -29,7 +40,9 @@
 //
 // # Errors
 //
-// Peer requests fail with gRPC codes: NOT_FOUND for an unknown session or array
+// Peer requests fail with gRPC codes (internal/rpc's codec, which also sends
+// the reason of an ifrt.ErrArrayDeleted and its kind, so errors.Is holds on
+// the reading side): NOT_FOUND for an unknown session or array
 // or a wrong session token, INVALID_ARGUMENT for malformed domains, pieces
 // that do not cover the result or claim more than their array holds,
 // PERMISSION_DENIED for a piece on an address the RM does not list as a live
@@ -49,15 +62,23 @@
 //
 // A Server is safe for concurrent use. New starts nothing; Serve serves until
 // Shutdown (graceful: report NOT_SERVING, finish the requests, transfers and
-// peer calls in progress while still registered, then end the sessions and
-// leave the RM) or Close (immediate: to the RM it looks like a crash). Both are
-// idempotent. Connections are pinged (Config.KeepaliveInterval and
+// peer calls in progress while still registered, then end the sessions, wait
+// until they have freed their arrays and leave the RM; Serve returns nil) or
+// Close (immediate: to the RM it looks like a crash; Serve returns
+// ErrServerClosed). Both are idempotent, and Serve after either returns
+// ErrServerClosed at once: a stopped worker does not serve again (make a new
+// one). A registration the RM refuses closes the worker, and Serve returns the
+// RM's error. This is the lifecycle of the RM and the proxy server too, with
+// the same ErrServerClosed. A panic in a handler (IFRT Proxy, peer or gang)
+// fails that call with INTERNAL, logged at Error with its stack; the worker
+// goes on. Connections are pinged (Config.KeepaliveInterval and
 // KeepaliveTimeout), so a frozen or vanished peer is dropped within seconds. The backend belongs to
 // the caller and is not closed. Arrays belong to the IFRT Proxy sessions of the
 // clients that made them and are freed when those sessions end.
 //
 // # Observability
 //
-// Logs go to Config.Logger: registration and serving at Info, the proxy server's
-// per-request logs at Debug.
+// Logs go to Config.Logger: registration and serving at Info, and once per
+// program that a program spanning workers runs on the host interpreter (a
+// backend other than gocpu); the proxy server's per-request logs at Debug.
 package worker

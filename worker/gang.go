@@ -15,12 +15,14 @@ import (
 
 // gang serves the Gang service: programs whose partitions run on several
 // workers. The worker runs its own partitions of each launch as gocpu
-// processes (gocpu.GangExecutable), connected to the others by a
-// gangLaunch: in process for partitions of this worker, over Exchange
-// streams for partitions of other workers.
+// processes (gocpu.GangExecutable; on the backend itself when it is gocpu,
+// through host memory otherwise, see partitionRunner), connected to the
+// others by a gangLaunch: in process for partitions of this worker, over
+// Exchange streams for partitions of other workers.
 type gang struct {
 	workerpb.UnimplementedGangServer
 	w        *Server
+	runner   partitionRunner
 	launches *launches
 	order    *sequencer
 
@@ -34,17 +36,7 @@ type programKey struct {
 }
 
 func newGang(w *Server) *gang {
-	return &gang{w: w, launches: newLaunches(), order: newSequencer(w.log), programs: map[programKey]*gocpu.GangExecutable{}}
-}
-
-// backend returns the worker's backend as one that can run a partition of a
-// program spanning processes.
-func (g *gang) backend() (*gocpu.Client, error) {
-	var c *gocpu.Client
-	if !g.w.cfg.Backend.As(&c) {
-		return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: this worker's %s backend (%T) cannot run its part of a program whose devices span several workers; workers on gocpu (--backend=gocpu) can, or compile for the devices of one worker", g.w.cfg.Backend.Platform().Name, g.w.cfg.Backend)
-	}
-	return c, nil
+	return &gang{w: w, runner: newPartitionRunner(w), launches: newLaunches(), order: newSequencer(w.log), programs: map[programKey]*gocpu.GangExecutable{}}
 }
 
 func (g *gang) Compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
@@ -60,11 +52,7 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	if err := g.w.proxy.CheckSessionBytes(req.GetSessionId(), req.GetSessionToken(), 0); err != nil {
 		return nil, err
 	}
-	c, err := g.backend()
-	if err != nil {
-		return nil, err
-	}
-	prog, err := c.CompileGang(ctx, &ifrt.MLIRProgram{Module: req.GetModule()})
+	prog, err := g.runner.compile(ctx, req.GetModule())
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +201,9 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 	}()
 	var wg sync.WaitGroup
 	for _, r := range runs {
-		wg.Go(func() { r.outs, r.err = prog.Run(ctx, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition)) })
+		wg.Go(func() {
+			r.outs, r.err = g.runner.run(ctx, prog, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition))
+		})
 	}
 	wg.Wait()
 	sent, closeErr := l.closeStreams()

@@ -54,7 +54,7 @@ func (s *sequencer) wait(ctx context.Context, incarnation string, seq uint64) er
 		case <-timer.C:
 			s.mu.Lock()
 			if seq > s.next {
-				s.log.Warn("worker: gang launches never arrived; starting later ones", "missing_from", s.next, "to", seq-1)
+				s.log.Warn("gang launches never arrived; starting later ones", "missing_from", s.next, "to", seq-1)
 				s.next = seq
 			}
 			continue

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/shardio"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -18,8 +18,9 @@ import (
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
-// ErrServerClosed is returned by Serve after Close.
-var ErrServerClosed = errors.New("worker: server closed")
+// ErrServerClosed is returned by Serve after Close, and by Serve called after
+// Shutdown or Close. It is the one value every server of the module returns.
+var ErrServerClosed = rpc.ErrServerClosed
 
 // Config configures a worker. Backend is required; the zero value of every other
 // field is a valid default.
@@ -110,17 +111,17 @@ type Server struct {
 	store *shardStore
 	cache *compileCache // nil without a scratch location
 	gang  *gang
+	sus   *suspender
 
-	mu         sync.Mutex
-	grpc       *grpc.Server
-	reg        *rm.Registration
-	rmClient   *rm.Client
-	stopOnce   sync.Once
-	closeOnce  sync.Once
-	closed     bool
-	stopping   chan struct{}
-	stopOnceCh sync.Once
-	ready      chan struct{}
+	life rpc.Lifecycle
+
+	mu        sync.Mutex
+	reg       *rm.Registration
+	rmClient  *rm.Client
+	leaving   chan struct{} // closed when the worker leaves the RM
+	leaveOnce sync.Once
+	ready     chan struct{}
+	readyOnce sync.Once
 }
 
 // New validates cfg and builds the worker. It starts nothing.
@@ -132,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	log = logging.Component(log, "worker")
 	if cfg.MaxGatherBytes == 0 {
 		cfg.MaxGatherBytes = DefaultMaxGatherBytes
 	}
@@ -155,9 +157,39 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), stopping: make(chan struct{})}
+	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), leaving: make(chan struct{})}
 	s.peer = newPeer(s)
 	s.gang = newGang(s)
+	s.life = rpc.Lifecycle{
+		Build: func() *grpc.Server {
+			gs := grpc.NewServer(s.ServerOptions()...)
+			s.Register(gs)
+			return gs
+		},
+		Begin: func(graceful bool) {
+			if graceful {
+				s.log.Info("draining")
+			}
+		},
+		// Draining, the worker stays registered until its sessions are done.
+		Drain: func(ctx context.Context) error {
+			err := s.proxy.Shutdown(ctx)
+			s.leave()
+			return err
+		},
+		Abort: func() {
+			s.leave()
+			s.proxy.Close()
+		},
+		Finish: func() {
+			s.peer.close()
+			s.store.close()
+			if s.cache != nil {
+				s.cache.loc.Close()
+			}
+		},
+	}
+	s.sus = newSuspender(s)
 	return s, nil
 }
 
@@ -174,6 +206,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	opts := rpc.ServerOptions(rpc.ServerConfig{
 		Auth: s.cfg.Security, Keepalive: s.cfg.keepalive(),
 		MaxRecvMsgSize: s.cfg.MaxRecvMsgSize, MaxSendMsgSize: proxyserver.DefaultMaxSendMsgSize,
+		Logger: s.log,
 	})
 	return append(opts, s.cfg.ServerOptions...)
 }
@@ -199,46 +232,24 @@ func (s *Server) Proxy() *proxyserver.Server { return s.proxy }
 
 // Serve serves on lis until Shutdown or Close, registering with the RM (when one is
 // configured) and keeping the registration alive, re-registering if the RM
-// restarts. It returns nil after Shutdown and ErrServerClosed after Close.
+// restarts. It returns nil after Shutdown, ErrServerClosed after Close or when
+// called after either, and the registration's error (closing the worker) when
+// the RM refuses it.
 func (s *Server) Serve(lis net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrServerClosed
-	}
-	s.grpc = grpc.NewServer(s.ServerOptions()...)
-	s.Register(s.grpc)
-	gs := s.grpc
-	s.mu.Unlock()
-
-	addr := s.cfg.Address
-	if addr == "" {
-		addr = lis.Addr().String()
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- gs.Serve(lis) }()
-	if s.cfg.ResourceManager != "" {
-		if err := s.register(addr); err != nil {
-			gs.Stop()
-			if serr := <-errc; serr != nil {
-				s.log.Debug("worker: serving stopped after a failed registration", "err", serr)
-			}
-			return err
+	return s.life.Serve(lis, func() error {
+		addr := s.cfg.Address
+		if addr == "" {
+			addr = lis.Addr().String()
 		}
-	}
-	close(s.ready)
-	s.log.Info("worker: serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
-	err := <-errc
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return ErrServerClosed
-	}
-	if errors.Is(err, grpc.ErrServerStopped) {
+		if s.cfg.ResourceManager != "" {
+			if err := s.register(addr); err != nil {
+				return err
+			}
+		}
+		s.readyOnce.Do(func() { close(s.ready) })
+		s.log.Info("serving", "address", addr, "slice", s.cfg.Slice, "host", s.cfg.Host, "devices", len(s.cfg.Backend.AddressableDevices()))
 		return nil
-	}
-	return err
+	})
 }
 
 // register claims the worker's host at the RM; the registration then keeps itself
@@ -252,7 +263,7 @@ func (s *Server) register(addr string) error {
 	// The registration lives as long as ctx: until the worker stops.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-s.stopped()
+		<-s.leaving
 		cancel()
 	}()
 	reg, err := client.RegisterAndHeartbeat(ctx, s.workerInfo(addr))
@@ -263,15 +274,22 @@ func (s *Server) register(addr string) error {
 	s.mu.Lock()
 	s.reg, s.rmClient = reg, client
 	s.mu.Unlock()
+	select {
+	case <-s.leaving: // stopped while registering
+		s.leave()
+		return ErrServerClosed
+	default:
+	}
+	go s.sus.follow(ctx, client, reg)
 	a := reg.Assignment()
-	s.log.Info("worker: registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
+	s.log.Info("registered", "slice", a.Slice, "host", a.Host, "device_ids", a.DeviceIDs)
 	return nil
 }
 
-// stopped is closed when Shutdown or Close begins.
-func (s *Server) stopped() <-chan struct{} { return s.stopping }
-
-func (s *Server) markStopping() { s.stopOnceCh.Do(func() { close(s.stopping) }) }
+// stopped is closed when the worker stops serving its sessions: once
+// Shutdown's drain is over, or when Close begins. What lives as long as the
+// worker (a gang launch's streams, a program's entry) ends with it.
+func (s *Server) stopped() <-chan struct{} { return s.leaving }
 
 func (s *Server) workerInfo(addr string) rm.WorkerInfo {
 	p := s.cfg.Backend.Platform()
@@ -306,61 +324,18 @@ func (s *Server) ListenAndServe(addr string) error {
 // Shutdown drains the worker: it turns its health service NOT_SERVING and takes
 // no new sessions, but stays registered and serves its sessions until no
 // request, transfer or peer call is in progress (the step a client is running
-// finishes), or until ctx ends; then it ends the sessions, leaves the RM (which
-// reports the host lost) and stops. It is idempotent.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.stopOnce.Do(func() {
-		s.log.Info("worker: draining")
-		err = s.proxy.Shutdown(ctx)
-		s.markStopping()
-		s.leave()
-		s.mu.Lock()
-		gs := s.grpc
-		s.mu.Unlock()
-		if gs != nil {
-			done := make(chan struct{})
-			go func() { gs.GracefulStop(); close(done) }()
-			select {
-			case <-done:
-			case <-ctx.Done():
-				gs.Stop()
-				err = ctx.Err()
-			}
-		}
-		s.peer.close()
-		s.store.close()
-		if s.cache != nil {
-			s.cache.loc.Close()
-		}
-	})
-	return err
-}
+// finishes), or until ctx ends; then it ends the sessions, waits until they
+// have freed their arrays, leaves the RM (which reports the host lost) and
+// stops. Later calls return nil.
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
 
 // Close stops the worker at once, without leaving the RM gracefully: to the RM it
 // looks like a lost worker. It is idempotent.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		gs := s.grpc
-		s.mu.Unlock()
-		s.markStopping()
-		s.leave()
-		s.proxy.Close()
-		if gs != nil {
-			gs.Stop()
-		}
-		s.peer.close()
-		s.store.close()
-		if s.cache != nil {
-			s.cache.loc.Close()
-		}
-	})
-	return nil
-}
+func (s *Server) Close() error { return s.life.Close() }
 
+// leave ends the worker's registration, once.
 func (s *Server) leave() {
+	s.leaveOnce.Do(func() { close(s.leaving) })
 	s.mu.Lock()
 	reg, client := s.reg, s.rmClient
 	s.reg, s.rmClient = nil, nil

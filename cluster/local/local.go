@@ -66,7 +66,7 @@ type localWorker struct {
 func init() {
 	faults.Of = func(c any) faults.Injector {
 		l := c.(*Cluster)
-		return faults.Injector{StopWorker: l.stopWorker, StartWorker: l.startWorker, RestartRM: l.restartRM, Worker: l.worker}
+		return faults.Injector{StopWorker: l.stopWorker, StartWorker: l.startWorker, RestartRM: l.restartRM, Worker: l.worker, PreemptWorker: l.preemptWorker}
 	}
 }
 
@@ -140,7 +140,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 // serve runs a server's Serve and logs how it ended, unless it was stopped.
 func (l *Cluster) serve(name string, serve func() error) {
 	if err := serve(); err != nil && !errors.Is(err, rm.ErrServerClosed) && !errors.Is(err, proxyserver.ErrServerClosed) {
-		l.cfg.Logger.Warn("local: "+name+" stopped", "error", err)
+		l.cfg.Logger.Warn(name+" stopped", "error", err)
 	}
 }
 
@@ -205,7 +205,7 @@ func (l *Cluster) startWorker(ctx context.Context, i int) error {
 	}
 	go func() {
 		if err := ws.Serve(lis); err != nil && !errors.Is(err, worker.ErrServerClosed) {
-			l.cfg.Logger.Warn("local: worker stopped", "slice", slice, "host", host, "error", err)
+			l.cfg.Logger.Warn("worker stopped", "slice", slice, "host", host, "error", err)
 		}
 	}()
 	select {
@@ -235,6 +235,21 @@ func (l *Cluster) stopWorker(i int) error {
 	}
 	w.server.Close()
 	return w.backend.Close()
+}
+
+// preemptWorker stops worker i as SIGTERM with a preemption notice does: it
+// suspends its slice, then shuts down.
+func (l *Cluster) preemptWorker(ctx context.Context, i int) error {
+	l.mu.Lock()
+	if i < 0 || i >= len(l.workers) || l.workers[i] == nil {
+		l.mu.Unlock()
+		return fmt.Errorf("local: worker %d is not running", i)
+	}
+	w := l.workers[i]
+	l.workers[i] = nil
+	l.mu.Unlock()
+	err := w.server.Terminate(ctx, true)
+	return errors.Join(err, w.backend.Close())
 }
 
 // worker returns worker i's server (nil while stopped).

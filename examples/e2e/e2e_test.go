@@ -191,12 +191,13 @@ func startCluster(t *testing.T, ctx context.Context, backend string, proxyArgs .
 	return c
 }
 
-// startWorker starts the worker of a slice, as its JobSet pod would be.
-func (c *procCluster) startWorker(slice int) {
+// startWorker starts the worker of a slice, as its JobSet pod would be, with
+// extra flags.
+func (c *procCluster) startWorker(slice int, extra ...string) {
 	c.t.Helper()
 	w := start(c.t, fmt.Sprintf("worker%d", slice), c.server,
 		[]string{"MEGASCALE_NUM_SLICES=2", fmt.Sprintf("MEGASCALE_SLICE_ID=%d", slice), "MEGASCALE_COORDINATOR_ADDRESS=127.0.0.1", "HOST_ADDRESS=127.0.0.1"},
-		"--server_port=0", "--resource_manager_address="+c.rmAddr, "--backend="+c.backend)
+		append([]string{"--server_port=0", "--resource_manager_address=" + c.rmAddr, "--backend=" + c.backend}, extra...)...)
 	w.ready(c.t, c.ctx, "worker ready")
 	c.workers[slice] = w
 }
@@ -428,27 +429,29 @@ func testGoCPUCluster(t *testing.T, python string) {
 // starts it again (spanning launches work again).
 func TestGangCluster(t *testing.T) {
 	skipShort(t)
-	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
-		out, stderr := c.runJAX(jax.Python, "gang_cluster.py", func(step string) {
-			switch step {
-			case "killed":
-				c.kill9(1)
-			case "restarted":
-				c.startWorker(1)
-			}
-		})
-		check := checker(t, out)
-		check("spanning", "true")
-		errorSays(t, out, "lost", "DATA_LOSS")
-		check("hung", "false")
-		check("slice0_while_down", "true")
-		check("spanning_after_restart", "true")
-		t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
-		if t.Failed() {
-			t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) { testGangCluster(t, jax.Python, "gocpu") })
+}
+
+func testGangCluster(t *testing.T, python, backend string) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	c := startCluster(t, ctx, backend, "--num_elastic_slices=1")
+	out, stderr := c.runJAX(python, "gang_cluster.py", func(step string) {
+		switch step {
+		case "killed":
+			c.kill9(1)
+		case "restarted":
+			c.startWorker(1)
 		}
 	})
+	check := checker(t, out)
+	check("spanning", "true")
+	errorSays(t, out, "lost", "DATA_LOSS")
+	check("hung", "false")
+	check("slice0_while_down", "true")
+	check("spanning_after_restart", "true")
+	t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
+	if t.Failed() {
+		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
+	}
 }

@@ -97,6 +97,7 @@ var (
 		"num_elastic_instances":    intFlag,
 		"num_elastic_slices":       intFlag,
 		"virtual_slices":           stringFlag,
+		"large_transfer_directory": stringFlag,
 	}
 )
 

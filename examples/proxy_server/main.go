@@ -57,27 +57,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"github.com/openpathways/pathways/internal/serverflags"
+	_ "github.com/openpathways/pathways/storage/gcs" // serves gs:// trace locations of jax.profiler.start_trace
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0) // the usage went to stderr, as asked
-	}
-	if errors.Is(err, errUsage) {
-		os.Exit(2)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "proxy_server: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { serverflags.Main("proxy_server", run) }

@@ -23,8 +23,6 @@ import (
 
 const defaultPort = 29000
 
-var errUsage = errors.New("usage")
-
 type config struct {
 	port          int
 	rmAddress     string
@@ -35,6 +33,7 @@ type config struct {
 	common        serverflags.Common
 	security      rm.Security
 	limits        serverflags.Limits
+	largeTransfer string // --large_transfer_directory
 }
 
 // parse reads the command line and the environment; --xla_* flags are taken
@@ -56,23 +55,17 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.IntVar(&elastic, "num_elastic_instances", 0, "how many slices may be lost at once while the session goes on")
 	fs.IntVar(&elasticAlias, "num_elastic_slices", 0, "alias of --num_elastic_instances")
 	fs.StringVar(&virtual, "virtual_slices", "", "the slices wanted, one <kind>:<topology> per slice, comma-separated")
+	fs.StringVar(&c.largeTransfer, "large_transfer_directory", "", "directory shared with the JAX client (a memory-backed volume), where it writes host buffers of at least IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_THRESHOLD_BYTES when its IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_DIRECTORY names it; see docs/dataplane.md")
 	c.common.Register(fs)
 	c.limits.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage of proxy_server (and any --xla_<name>=<value>):\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage
+	set, err := serverflags.Parse(fs, rest)
+	if err != nil {
+		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
@@ -127,7 +120,10 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := c.common.Log.New(stderr)
+	if err != nil {
+		return err
+	}
 	if !c.security.Enabled() {
 		log.Warn("the cluster is not authenticated: whoever reaches the resource manager or a worker can join or read the cluster; set --cluster_token_file or --tls_cert (see docs/security.md)")
 	}
@@ -165,6 +161,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	srv, err := proxyserver.New(proxyserver.Config{
 		Logger: log, Limits: c.limits.Proxy(),
 		MaxRecvMsgSize: int(c.limits.MaxMessageBytes), KeepaliveInterval: interval, KeepaliveTimeout: timeout,
+		LargeTransferDirectory: c.largeTransfer,
 		SessionBackend: func(ctx context.Context, log *slog.Logger) (ifrt.Client, error) {
 			return connectSession(ctx, c, log)
 		},

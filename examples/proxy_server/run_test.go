@@ -17,12 +17,14 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/cluster/local/localtest"
+	"github.com/openpathways/pathways/internal/serverflags"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 func TestParse(t *testing.T) {
 	c, err := parse([]string{"--resource_manager_address=head:29001", "--gcs_scratch_location=gs://bucket/x", "--num_elastic_slices=2",
-		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304"}, nil, io.Discard)
-	if err != nil || c.port != 29000 || c.elastic != 2 || len(c.virtualSlices) != 3 || c.xla["xla_tpu_scoped_vmem_limit_kib"] != "98304" {
+		"--virtual_slices=tpuv6e:2x2,tpuv6e:2x2,tpuv6e:2x2", "--xla_tpu_scoped_vmem_limit_kib=98304", "--large_transfer_directory=/tmp/ifrt_proxy"}, nil, io.Discard)
+	if err != nil || c.port != 29000 || c.elastic != 2 || len(c.virtualSlices) != 3 || c.xla["xla_tpu_scoped_vmem_limit_kib"] != "98304" || c.largeTransfer != "/tmp/ifrt_proxy" {
 		t.Errorf("%+v, %v", c, err)
 	}
 	c, err = parse([]string{"--resource_manager_address=head:29001", "--num_elastic_instances=1", "--num_elastic_slices=1"}, nil, io.Discard)
@@ -52,21 +54,9 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := parse([]string{"--resource_manager_address=h:1", "--node_type=worker"}, nil, io.Discard); err != errUsage {
-		t.Errorf("unknown flag: %v, want errUsage", err)
+	if _, err := parse([]string{"--resource_manager_address=h:1", "--node_type=worker"}, nil, io.Discard); err != serverflags.ErrUsage {
+		t.Errorf("unknown flag: %v, want serverflags.ErrUsage", err)
 	}
-}
-
-type lineWaiter struct{ ch chan string }
-
-func (w *lineWaiter) Write(p []byte) (int, error) {
-	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
-		select {
-		case w.ch <- l:
-		default:
-		}
-	}
-	return len(p), nil
 }
 
 // TestRun serves a local cluster through run and stops on cancel; virtual
@@ -90,14 +80,14 @@ func TestRun(t *testing.T) {
 	}
 
 	rctx, stop := context.WithCancel(ctx)
-	out := &lineWaiter{ch: make(chan string, 4)}
-	logs := &lineWaiter{ch: make(chan string, 64)}
+	out := testenv.NewLineWriter(4)
+	logs := testenv.NewLineWriter(64)
 	done := make(chan error, 1)
 	go func() {
 		done <- run(rctx, []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:2,cpu:2", "--xla_cpu_flag=1"}, nil, out, logs)
 	}()
 	select {
-	case line := <-out.ch:
+	case line := <-out.C:
 		if !strings.Contains(line, "IFRT proxy server started with status OK") || !strings.Contains(line, "4 devices") {
 			t.Errorf("ready line %q", line)
 		}
@@ -109,8 +99,8 @@ func TestRun(t *testing.T) {
 		t.Errorf("after cancel: %v", err)
 	}
 	placed := 0
-	for len(logs.ch) > 0 {
-		if strings.Contains(<-logs.ch, "unplaced -> placed") {
+	for len(logs.C) > 0 {
+		if strings.Contains(<-logs.C, "unplaced -> placed") {
 			placed++
 		}
 	}
@@ -146,14 +136,14 @@ func TestHealthAfterTheElasticLimit(t *testing.T) {
 	defer l.Close()
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	out := &lineWaiter{ch: make(chan string, 4)}
+	out := testenv.NewLineWriter(4)
 	done := make(chan error, 1)
 	go func() {
 		done <- run(rctx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + l.RMAddress, "--num_elastic_instances=0"}, nil, out, io.Discard)
 	}()
 	var addr string
 	select {
-	case line := <-out.ch:
+	case line := <-out.C:
 		m := regexp.MustCompile(`ready on (\S+)`).FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("ready line %q", line)

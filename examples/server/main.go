@@ -44,6 +44,9 @@
 //	                            pings of idle connections (default 10s, 5s): a frozen or vanished peer
 //	                            is dropped after about their sum
 //	--drain_timeout             on SIGTERM, how long to finish what is in progress (default 25s)
+//	--preemption_notice_file    worker: when this file exists at SIGTERM the host is being preempted:
+//	                            the worker first suspends its slice (saving its arrays to
+//	                            --gcs_scratch_location), which resumes when a replacement registers
 //	--max_sessions, --max_session_host_buffer_bytes, --max_host_buffer_bytes,
 //	--max_session_live_bytes, --max_inflight_uploads, --max_message_bytes
 //	                            worker: limits of its IFRT Proxy sessions (sizes as 64MiB, 8GiB or none);
@@ -70,30 +73,11 @@
 // SIGTERM or SIGINT drains: its health service reports NOT_SERVING and it takes
 // no new sessions, but finishes the requests, transfers and executions in
 // progress (for up to --drain_timeout); then a worker leaves the RM and stops.
+// A worker with a preemption notice (--preemption_notice_file; a preStop hook
+// or a watcher of GCE's preemption metadata writes it) suspends its slice
+// first, within the same --drain_timeout.
 package main
 
-import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-)
+import "github.com/openpathways/pathways/internal/serverflags"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0) // the usage went to stderr, as asked
-	}
-	if errors.Is(err, errUsage) {
-		os.Exit(2)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "server: %v\n", err)
-		os.Exit(1)
-	}
-}
+func main() { serverflags.Main("server", run) }

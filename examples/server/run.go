@@ -32,9 +32,6 @@ const (
 	defaultWorkerPort = 29005
 )
 
-// errUsage marks a command line the flag package already explained.
-var errUsage = errors.New("usage")
-
 const nodeTypeRM = "resource_manager"
 
 // config is the command line and environment, checked.
@@ -56,6 +53,7 @@ type config struct {
 	security      rm.Security
 	limits        serverflags.Limits // worker
 	maxWatchers   int                // RM
+	noticeFile    string             // worker: --preemption_notice_file
 }
 
 func (c config) isRM() bool { return c.nodeType == nodeTypeRM }
@@ -78,19 +76,13 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs.StringVar(&c.backend, "backend", "gocpu", "worker: gocpu, or pjrt:<plugin .so> for a PJRT plugin")
 	fs.StringVar(&c.sidecar, "sidecar", "", "worker: run jax.experimental.colocated_python functions in a sidecar started with this command, split at spaces, e.g. \"python3 sidecar/python/pathways_sidecar.py\" (see docs/sidecar.md); default none")
 	fs.IntVar(&c.maxWatchers, "max_watchers", rm.DefaultMaxWatchers, "resource manager: Watch streams open at once")
+	fs.StringVar(&c.noticeFile, "preemption_notice_file", "", "worker: a `file` whose existence at SIGTERM means the host is preempted: the worker first suspends its slice, saving its arrays to --gcs_scratch_location, to resume on a replacement")
 	c.common.Register(fs)
 	c.limits.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage
+	set, err := serverflags.Parse(fs, args)
+	if err != nil {
+		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q (flags are --name=value)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	switch c.nodeType {
 	case nodeTypeRM:
@@ -110,7 +102,6 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	if c.port < 0 || c.port > 65535 {
 		return c, fmt.Errorf("--server_port=%d is not a port", c.port)
 	}
-	var err error
 	if c.scratch, err = envconfig.ParseScratchLocation(scratch); err != nil {
 		return c, err
 	}
@@ -208,7 +199,10 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := c.common.Log.New(stderr)
+	if err != nil {
+		return err
+	}
 	if !c.security.Enabled() {
 		log.Warn("the cluster is not authenticated: whoever reaches this port can register workers and read or place arrays; set --cluster_token_file or --tls_cert (see docs/security.md)")
 	}
@@ -346,9 +340,20 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		"platform", backend.Platform().Name, "megascale_num_slices", c.megascale.NumSlices,
 		"megascale_coordinator_address", c.megascale.CoordinatorAddress,
 		"gcs_scratch_location", c.scratch.String(), "tpu_skip_mds_query", c.skipMDS)
-	return serve(ctx, srv, lis, log, c.common.DrainTimeout, srv.Ready(), func() {
+	return serve(ctx, terminating{srv, c.noticeFile}, lis, log, c.common.DrainTimeout, srv.Ready(), func() {
 		fmt.Fprintf(stdout, "worker ready on %s (slice %d, %d %s devices)\n", addr, slice, len(backend.AddressableDevices()), backend.Platform().Name)
 	})
+}
+
+// terminating is a worker whose graceful stop (SIGTERM) first suspends its
+// slice when a preemption notice is there (worker.Server.Terminate).
+type terminating struct {
+	*worker.Server
+	notice string // --preemption_notice_file
+}
+
+func (t terminating) Shutdown(ctx context.Context) error {
+	return t.Terminate(ctx, worker.PreemptionNoticed(t.notice))
 }
 
 // slices is the instance type a worker opens its backend for, and the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/serverflags"
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"google.golang.org/grpc"
@@ -69,8 +70,8 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("%q %q: %v, want an error saying %q", tc.args, tc.env, err, tc.want)
 		}
 	}
-	if _, err := parse([]string{"--no_such_flag"}, envOf(), io.Discard); err != errUsage {
-		t.Errorf("unknown flag: %v, want errUsage", err)
+	if _, err := parse([]string{"--no_such_flag"}, envOf(), io.Discard); err != serverflags.ErrUsage {
+		t.Errorf("unknown flag: %v, want serverflags.ErrUsage", err)
 	}
 }
 
@@ -88,26 +89,11 @@ type fakeAddr string
 func (a fakeAddr) Network() string { return "tcp" }
 func (a fakeAddr) String() string  { return string(a) }
 
-// lineWaiter passes the lines written to it to ch.
-type lineWaiter struct {
-	ch chan string
-}
-
-func (w *lineWaiter) Write(p []byte) (int, error) {
-	for _, l := range strings.Split(strings.TrimSpace(string(p)), "\n") {
-		select {
-		case w.ch <- l:
-		default:
-		}
-	}
-	return len(p), nil
-}
-
 // runInBackground runs the server with args until stop; its stdout lines go to
-// the waiter, its result to done.
-func runInBackground(ctx context.Context, args []string, env func(string) string) (out *lineWaiter, done <-chan error, stop context.CancelFunc) {
+// out, its result to done.
+func runInBackground(ctx context.Context, args []string, env func(string) string) (out *testenv.LineWriter, done <-chan error, stop context.CancelFunc) {
 	ctx, stop = context.WithCancel(ctx)
-	out = &lineWaiter{ch: make(chan string, 4)}
+	out = testenv.NewLineWriter(4)
 	d := make(chan error, 1)
 	go func() { d <- run(ctx, args, env, out, io.Discard) }()
 	return out, d, stop
@@ -121,7 +107,7 @@ func TestRunRMAndWorker(t *testing.T) {
 	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
 	var addr string
 	select {
-	case line := <-rmOut.ch:
+	case line := <-rmOut.C:
 		_, port, _ := strings.Cut(line, "]:")
 		if !strings.HasPrefix(line, "resource manager ready on ") || port == "" {
 			t.Fatalf("ready line %q", line)
@@ -133,7 +119,7 @@ func TestRunRMAndWorker(t *testing.T) {
 
 	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"))
 	select {
-	case line := <-wOut.ch:
+	case line := <-wOut.C:
 		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {
 			t.Errorf("ready line %q", line)
 		}
@@ -224,8 +210,8 @@ func TestParseSecurityAndLimits(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
-	if _, err := parse([]string{"--resource_manager_address=h:1", "--max_session_live_bytes=lots"}, envOf(), io.Discard); err != errUsage {
-		t.Errorf("a bad size: %v, want errUsage", err)
+	if _, err := parse([]string{"--resource_manager_address=h:1", "--max_session_live_bytes=lots"}, envOf(), io.Discard); err != serverflags.ErrUsage {
+		t.Errorf("a bad size: %v, want serverflags.ErrUsage", err)
 	}
 }
 
@@ -236,14 +222,14 @@ func TestWorkerWithoutTheTokenCannotRegister(t *testing.T) {
 	defer cancel()
 	rmCtx, stopRM := context.WithCancel(ctx)
 	defer stopRM()
-	rmOut := &lineWaiter{ch: make(chan string, 4)}
+	rmOut := testenv.NewLineWriter(4)
 	rmDone := make(chan error, 1)
 	go func() {
 		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--listen_address=127.0.0.1", "--instance_type=cpu:2"}, envOf("PATHWAYS_CLUSTER_TOKEN", "s3cret"), rmOut, io.Discard)
 	}()
 	var addr string
 	select {
-	case line := <-rmOut.ch:
+	case line := <-rmOut.C:
 		addr = strings.TrimPrefix(line, "resource manager ready on ")
 	case err := <-rmDone:
 		t.Fatalf("run: %v", err)
@@ -253,13 +239,13 @@ func TestWorkerWithoutTheTokenCannotRegister(t *testing.T) {
 		t.Errorf("a worker without the token: %v, want it refused for the cluster token", err)
 	}
 	wCtx, stopW := context.WithCancel(ctx)
-	wOut := &lineWaiter{ch: make(chan string, 4)}
+	wOut := testenv.NewLineWriter(4)
 	wDone := make(chan error, 1)
 	go func() {
 		wDone <- run(wCtx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1", "PATHWAYS_CLUSTER_TOKEN", "s3cret"), wOut, io.Discard)
 	}()
 	select {
-	case line := <-wOut.ch:
+	case line := <-wOut.C:
 		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") {
 			t.Errorf("ready line %q", line)
 		}

@@ -34,14 +34,14 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
-	line := <-rmOut.ch
+	line := <-rmOut.C
 	_, port, _ := strings.Cut(line, "]:")
 	addr := "127.0.0.1:" + port
 
 	script := filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py")
 	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"))
 	select {
-	case line := <-wOut.ch:
+	case line := <-wOut.C:
 		if !strings.Contains(line, "2 cpu devices") {
 			t.Errorf("ready line %q", line)
 		}

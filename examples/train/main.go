@@ -32,6 +32,7 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 )
 
 //go:embed train_step.mlir
@@ -52,13 +53,19 @@ const (
 func main() {
 	steps := flag.Int("steps", 100, "training steps")
 	seed := flag.Uint64("seed", 1, "seed for the initial parameters and the data")
-	verbose := flag.Bool("v", false, "log the cluster's events")
+	verbose := flag.Bool("v", false, "log the cluster's events (as --log_level=info does)")
+	var logFlags logging.Flags
+	logFlags.Register(flag.CommandLine)
 	workers := flag.Int("workers", 0, "run the shard_map step, data-parallel over this many workers (1, 2, 4 or 8) with an all-reduce across them; 0: the annotated step on one worker")
 	flag.Parse()
 	log.SetFlags(0)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	flag.Visit(func(f *flag.Flag) { *verbose = *verbose || strings.HasPrefix(f.Name, "log_") })
 	if *verbose {
-		logger = slog.Default()
+		var err error
+		if logger, err = logFlags.New(os.Stderr); err != nil {
+			log.Fatalf("train: %v", err)
+		}
 	}
 
 	step, slices := trainStep, 1

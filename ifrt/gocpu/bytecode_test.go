@@ -3,12 +3,6 @@ package gocpu_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,28 +10,14 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 )
-
-// exportCase is a program of pjrt/pjrtifrt/testdata (gen_programs.py): StableHLO
-// text, the portable artifact jax.export writes, and JAX's results.
-type exportCase struct {
-	Name    string
-	Devices int
-	Donated []int
-	RTol    float64
-	ATol    float64
-	Inputs  []struct{ Type, Data, Sharding string }
-	Outputs []struct{ Type, Data, Sharding string }
-}
 
 // TestCompileBytecode compiles each jax.export artifact and its text twin:
 // the executables must describe the same parameters, outputs (types and
 // shardings) and donations, and the bytecode one must compute JAX's results.
 func TestCompileBytecode(t *testing.T) {
-	files, err := filepath.Glob("../../pjrt/pjrtifrt/testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no programs in pjrt/pjrtifrt/testdata: %v", err)
-	}
+	files := golden.Files(t, "../../pjrt/pjrtifrt/testdata/*.json", 1)
 	ctx := context.Background()
 	c, err := gocpu.New(gocpu.Config{Devices: 8})
 	if err != nil {
@@ -45,18 +25,15 @@ func TestCompileBytecode(t *testing.T) {
 	}
 	defer c.Close()
 	for _, f := range files {
-		var g exportCase
-		if err := json.Unmarshal(readFile(t, f), &g); err != nil {
-			t.Fatal(err)
-		}
+		g := golden.Load(t, f)
 		t.Run(g.Name, func(t *testing.T) {
 			base := strings.TrimSuffix(f, ".json")
 			opts := &ifrt.CompileOptions{Devices: c.Devices()[:g.Devices]}
-			text, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: readFile(t, base+".mlir")}, opts)
+			text, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, base+".mlir")}, opts)
 			if err != nil {
 				t.Fatalf("Compile(text): %v", err)
 			}
-			bc, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: readFile(t, base+".mlirbc")}, opts)
+			bc, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, base+".mlirbc")}, opts)
 			if err != nil {
 				t.Fatalf("Compile(bytecode): %v", err)
 			}
@@ -98,46 +75,7 @@ func TestCompileBytecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Execute: %v", err)
 			}
-			for i, out := range res.Outputs {
-				want, err := base64.StdEncoding.DecodeString(g.Outputs[i].Data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := make([]byte, len(want))
-				if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
-					t.Fatalf("output %d: %v", i, err)
-				}
-				if msg := closeEnough(g.Outputs[i].Type, got, want, g.RTol, g.ATol); msg != "" {
-					t.Errorf("output %d: %s", i, msg)
-				}
-			}
+			golden.CheckOutputs(ctx, t, res.Outputs, g)
 		})
 	}
-}
-
-// closeEnough compares f32 data within tolerance and everything else exactly.
-func closeEnough(typ string, got, want []byte, rtol, atol float64) string {
-	if typ != "f32" {
-		if string(got) != string(want) {
-			return "differs from JAX's"
-		}
-		return ""
-	}
-	for i := 0; i+4 <= len(want); i += 4 {
-		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
-		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
-		if math.Abs(g-w) > atol+rtol*math.Abs(w)+1e-6 {
-			return fmt.Sprintf("element %d = %g, JAX's is %g", i/4, g, w)
-		}
-	}
-	return ""
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

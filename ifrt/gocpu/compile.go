@@ -11,6 +11,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/stablehlo/ifrtconv"
 )
 
 // Compile parses a StableHLO module, MLIR text or bytecode (the portable
@@ -39,20 +40,9 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 	if len(devices) != m.NumPartitions() {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: the program has %d partitions but is compiled for %d devices", m.NumPartitions(), len(devices))
 	}
-	paramShardings, outputShardings := m.ProcessShardings()
-	params, err := argumentInfos(m.Main().Params(), paramShardings)
+	params, outputs, donatable, err := signature(m)
 	if err != nil {
 		return nil, err
-	}
-	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
-	if err != nil {
-		return nil, err
-	}
-	var donatable []int
-	for i, v := range m.Main().Params() {
-		if v.DonorOrAlias {
-			donatable = append(donatable, i)
-		}
 	}
 	sum := sha256.Sum256(p.Module)
 	e := &executable{
@@ -63,6 +53,24 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		return nil, ifrt.ErrClientClosed
 	}
 	return e, nil
+}
+
+// signature describes m's parameters and outputs, with their shardings
+// over its partitions, and lists the parameters it may donate.
+func signature(m *stablehlo.Module) (params, outputs []ifrt.ArgumentInfo, donatable []int, err error) {
+	paramShardings, outputShardings := m.ProcessShardings()
+	if params, err = argumentInfos(m.Main().Params(), paramShardings); err != nil {
+		return nil, nil, nil, err
+	}
+	if outputs, err = argumentInfos(m.Main().Results(), outputShardings); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, v := range m.Main().Params() {
+		if v.DonorOrAlias {
+			donatable = append(donatable, i)
+		}
+	}
+	return params, outputs, donatable, nil
 }
 
 // parseProgram reads a StableHLO module the interpreter can run: one of
@@ -94,19 +102,12 @@ func fromStablehlo(err error) error {
 	return err // context errors keep their own codes
 }
 
-var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
-	stablehlo.Bool: ifrt.PRED, stablehlo.I8: ifrt.S8, stablehlo.I16: ifrt.S16, stablehlo.I32: ifrt.S32,
-	stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
-	stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
-	stablehlo.F64: ifrt.F64,
-}
-
 // argumentInfos describes values placed by shardings (HLO sharding strings,
 // "" for none).
 func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.ArgumentInfo, error) {
 	out := make([]ifrt.ArgumentInfo, len(values))
 	for i, v := range values {
-		d, ok := elemDTypes[v.Type.Elem]
+		d, ok := ifrtconv.DType(v.Type.Elem)
 		if !ok {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "gocpu: element type of %v is not supported", v.Type)
 		}
@@ -116,7 +117,7 @@ func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.Argumen
 			if err != nil {
 				return nil, fromStablehlo(err)
 			}
-			op, err := opSharding(hs)
+			op, err := ifrtconv.OpSharding(hs)
 			if err != nil {
 				return nil, err
 			}
@@ -124,41 +125,6 @@ func argumentInfos(values []stablehlo.Value, shardings []string) ([]ifrt.Argumen
 		}
 	}
 	return out, nil
-}
-
-func opSharding(hs *stablehlo.HloSharding) (ifrt.OpSharding, error) {
-	op := ifrt.OpSharding{
-		TileAssignmentDimensions: hs.TileAssignmentDims,
-		TileAssignmentDevices:    hs.TileAssignmentDevices,
-		IotaReshapeDims:          hs.IotaReshapeDims,
-		ReplicateOnLastTileDim:   hs.ReplicateOnLastTileDim,
-	}
-	for _, p := range hs.IotaTransposePerm {
-		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
-	}
-	if len(op.IotaReshapeDims) > 0 && len(op.IotaTransposePerm) == 0 {
-		// "<=[8]" has the identity permutation, which XLA wants spelled out.
-		for i := range op.IotaReshapeDims {
-			op.IotaTransposePerm = append(op.IotaTransposePerm, int32(i))
-		}
-	}
-	switch hs.Type {
-	case stablehlo.ShardingReplicated:
-		op.Type = ifrt.OpShardingReplicated
-	case stablehlo.ShardingMaximal:
-		op.Type = ifrt.OpShardingMaximal
-	case stablehlo.ShardingOther:
-		op.Type = ifrt.OpShardingOther
-	default:
-		return op, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %v sharding is not supported", hs.Type)
-	}
-	for _, t := range hs.LastTileDims {
-		if t != "replicated" {
-			return op, ifrt.Errorf(ifrt.Unimplemented, "gocpu: %s subgroups are not supported", t)
-		}
-		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
-	}
-	return op, nil
 }
 
 // executable is a parsed module bound to its devices.

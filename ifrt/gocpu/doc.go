@@ -20,6 +20,10 @@
 // computed them. Ops the interpreter lacks and programs with replicas are
 // Unimplemented, naming what is missing. docs/gocpu.md says what runs how.
 //
+// MakeArrayFromHostBuffer copies the buffer, except one given away for an
+// array on one device (ImmutableZeroCopy with no OnDoneWithHostBuffer),
+// which becomes the array's memory.
+//
 // # One program over several clients
 //
 // CompileSpan compiles a program for a global device assignment of which

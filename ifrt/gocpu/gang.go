@@ -33,22 +33,11 @@ func (c *Client) CompileGang(ctx context.Context, program ifrt.Program) (*GangEx
 	if err != nil {
 		return nil, err
 	}
-	paramShardings, outputShardings := m.ProcessShardings()
-	params, err := argumentInfos(m.Main().Params(), paramShardings)
+	params, outputs, donatable, err := signature(m)
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := argumentInfos(m.Main().Results(), outputShardings)
-	if err != nil {
-		return nil, err
-	}
-	g := &GangExecutable{client: c, module: m, params: params, outputs: outputs}
-	for i, v := range m.Main().Params() {
-		if v.DonorOrAlias {
-			g.donatable = append(g.donatable, i)
-		}
-	}
-	return g, nil
+	return &GangExecutable{client: c, module: m, params: params, outputs: outputs, donatable: donatable}, nil
 }
 
 // Name is the module's name.

@@ -3,14 +3,13 @@ package gocpu_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
@@ -20,17 +19,11 @@ import (
 // byte streams: every block of every output equals the one a single client
 // computes over all the devices.
 func TestSpanExecution(t *testing.T) {
-	files, err := filepath.Glob("../../internal/stablehlo/testdata/golden/shard*_*.json")
-	if err != nil || len(files) < 12 {
-		t.Fatalf("SPMD programs in the golden corpus: %d, %v", len(files), err)
-	}
+	files := golden.Files(t, "../../internal/stablehlo/testdata/golden/shard*_*.json", 12)
 	ctx := context.Background()
 	for _, f := range files {
-		var g goldenCase
-		if err := json.Unmarshal(readFile(t, f), &g); err != nil {
-			t.Fatal(err)
-		}
-		src := readFile(t, strings.TrimSuffix(f, ".json")+".mlirbc")
+		g := golden.Load(t, f)
+		src := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+".mlirbc")
 		t.Run(g.Name, func(t *testing.T) {
 			ref := newClient(t, gocpu.Config{Devices: 8})
 			exe, err := ref.Compile(ctx, &ifrt.MLIRProgram{Module: src}, nil)
@@ -155,16 +148,6 @@ func blocksOf(t *testing.T, c *gocpu.Client, a ifrt.Array) [][]byte {
 // A client refusing its arguments fails the other clients' part too,
 // through the Communicators, instead of leaving them waiting.
 func TestSpanExecutionFailureReachesOtherClients(t *testing.T) {
-	const src = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %s = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
 	ctx := context.Background()
 	streams := communicatortest.Pipes(2)
 	remote := func(p int) gocpu.Communicator { return streams[p] }
@@ -172,7 +155,7 @@ func TestSpanExecutionFailureReachesOtherClients(t *testing.T) {
 	var wg sync.WaitGroup
 	for w, shape := range []ifrt.Shape{{3}, {2}} {
 		c := newClient(t, gocpu.Config{Devices: 1, FirstDeviceID: w})
-		span, err := c.CompileSpan(ctx, &ifrt.MLIRProgram{Module: []byte(src)}, []ifrt.DeviceID{0, 1})
+		span, err := c.CompileSpan(ctx, &ifrt.MLIRProgram{Module: []byte(golden.PsumTwo)}, []ifrt.DeviceID{0, 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,25 +3,15 @@ package gocpu_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/golden"
 )
-
-// goldenCase is a program of the interpreter's golden corpus
-// (internal/stablehlo/testdata/golden) with JAX's inputs and outputs.
-type goldenCase struct {
-	Name       string
-	RTol, ATol float64
-	Inputs     []struct{ Type, Data string }
-	Outputs    []struct{ Type, Data string }
-}
 
 // TestShardMapPrograms runs the corpus's shard_map programs (JAX's shard_map
 // with psum, all_gather, ppermute, psum_scatter, all_to_all and axis_index,
@@ -30,10 +20,7 @@ type goldenCase struct {
 // device. Outputs keep one shard per device, placed as the executable's
 // output shardings say, and hold JAX's results.
 func TestShardMapPrograms(t *testing.T) {
-	files, err := filepath.Glob("../../internal/stablehlo/testdata/golden/shard_map_*.json")
-	if err != nil || len(files) < 10 {
-		t.Fatalf("shard_map programs in the golden corpus: %d, %v", len(files), err)
-	}
+	files := golden.Files(t, "../../internal/stablehlo/testdata/golden/shard_map_*.json", 10)
 	ctx := context.Background()
 	c, err := gocpu.New(gocpu.Config{Devices: 8})
 	if err != nil {
@@ -41,14 +28,11 @@ func TestShardMapPrograms(t *testing.T) {
 	}
 	defer c.Close()
 	for _, f := range files {
-		var g goldenCase
-		if err := json.Unmarshal(readFile(t, f), &g); err != nil {
-			t.Fatal(err)
-		}
+		g := golden.Load(t, f)
 		base := strings.TrimSuffix(f, ".json")
 		for _, form := range []string{".mlir", ".mlirbc"} {
 			t.Run(g.Name+form, func(t *testing.T) {
-				exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: readFile(t, base+form)}, nil)
+				exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: golden.ReadFile(t, base+form)}, nil)
 				if err != nil {
 					t.Fatalf("Compile: %v", err)
 				}
@@ -85,16 +69,8 @@ func TestShardMapPrograms(t *testing.T) {
 						if info := exe.Outputs()[k]; !out.Shape().Equal(info.Shape) {
 							t.Errorf("output %d has shape %v, want %v", k, out.Shape(), info.Shape)
 						}
-						want := decodeB64(t, g.Outputs[k].Data)
-						got := make([]byte, len(want))
-						if err := out.CopyToHostBuffer(ctx, got, nil); err != nil {
-							t.Fatalf("output %d: %v", k, err)
-						}
-						if msg := closeEnough(g.Outputs[k].Type, got, want, g.RTol, g.ATol); msg != "" {
-							t.Errorf("output %d: %s", k, msg)
-						}
-						out.Delete()
 					}
+					golden.CheckOutputs(ctx, t, res.Outputs, g)
 					for _, a := range args {
 						a.Delete()
 					}
@@ -110,25 +86,7 @@ func TestShardMapPrograms(t *testing.T) {
 // A partition that never reaches its collective does not hang the
 // execution: the context ends it, and no outputs are made.
 func TestPartitionedExecutionHonoursContext(t *testing.T) {
-	src := `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %p = stablehlo.partition_id : tensor<ui32>
-    %one = stablehlo.constant dense<1> : tensor<ui32>
-    %w = stablehlo.while(%i = %p) : tensor<ui32>
-     cond {
-      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-    } do {
-      stablehlo.return %i : tensor<ui32>
-    }
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %t = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %t : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
+	src := golden.StuckAllReduce
 	c, err := gocpu.New(gocpu.Config{Devices: 2})
 	if err != nil {
 		t.Fatal(err)

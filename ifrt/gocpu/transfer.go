@@ -23,18 +23,38 @@ func (c *Client) checkSpec(spec ifrt.ArraySpec) error {
 
 func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec ifrt.ArraySpec, opts *ifrt.HostBufferOptions) (ifrt.Array, error) {
 	if opts != nil && opts.OnDoneWithHostBuffer != nil {
-		// Every path below copies data before returning.
+		// Every path that keeps data asks for no callback; the others copy it
+		// before returning.
 		defer opts.OnDoneWithHostBuffer()
 	}
 	dense, err := c.check.HostBuffer(data, spec, opts)
 	if err != nil {
 		return nil, err
 	}
+	if adopted, ok := adoptHostBuffer(spec, dense, opts); ok {
+		return c.newArray(spec, [][]byte{adopted}), nil
+	}
 	shards, err := c.split(spec, dense)
 	if err != nil {
 		return nil, err
 	}
 	return c.newArray(spec, shards), nil
+}
+
+// adoptHostBuffer returns the part of dense an array on one device keeps as
+// its memory, without a copy: the caller gave the buffer away
+// (ImmutableZeroCopy with no OnDoneWithHostBuffer, so nobody waits to reuse
+// it). Shard bytes are never written, so the caller's promise is all it takes.
+func adoptHostBuffer(spec ifrt.ArraySpec, dense []byte, opts *ifrt.HostBufferOptions) ([]byte, bool) {
+	if _, single := spec.Sharding.(*ifrt.SingleDeviceSharding); !single || opts == nil ||
+		opts.Semantics != ifrt.ImmutableZeroCopy || opts.OnDoneWithHostBuffer != nil {
+		return nil, false
+	}
+	n, err := spec.Shape.ByteSize(spec.DType)
+	if err != nil {
+		return nil, false
+	}
+	return dense[:n:n], true
 }
 
 // split cuts dense global contents into fresh per-device shards.

@@ -44,15 +44,8 @@ func testExecuteCollective(t *testing.T, h Harness) {
 	if !h.Collectives {
 		t.Skip("the backend does not run collectives")
 	}
-	e := h.env(t, 2)
-	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
-		e.devs = e.devs[:h.MaxProgramDevices]
-	}
+	e, exe := h.programEnv(t, 2, collectiveProgram)
 	n := len(e.devs)
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(collectiveProgram(n))}, &ifrt.CompileOptions{Devices: e.devs})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
 	defer exe.Delete()
 	replicated, err := ifrt.NewHloSharding(e.devs, "", ifrt.Replicated())
 	if err != nil {

@@ -52,6 +52,21 @@ func (h Harness) env(t *testing.T, minDevices int) *env {
 	return &env{t: t, ctx: ctx, client: c, devs: devs}
 }
 
+// programEnv is env for a test that compiles src(n) for the first n devices
+// a program may span (all of them unless MaxProgramDevices is set).
+func (h Harness) programEnv(t *testing.T, minDevices int, src func(n int) string) (*env, ifrt.LoadedExecutable) {
+	t.Helper()
+	e := h.env(t, minDevices)
+	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
+		e.devs = e.devs[:h.MaxProgramDevices]
+	}
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(src(len(e.devs)))}, &ifrt.CompileOptions{Devices: e.devs})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	return e, exe
+}
+
 // RunConformance runs the whole suite as subtests of t.
 func RunConformance(t *testing.T, h Harness) {
 	if h.NewClient == nil {

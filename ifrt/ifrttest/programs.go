@@ -119,15 +119,8 @@ func testExecuteSharded(t *testing.T, h Harness) {
 	if !h.Programs {
 		t.Skip("the backend does not compile StableHLO text")
 	}
-	e := h.env(t, 2)
-	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
-		e.devs = e.devs[:h.MaxProgramDevices]
-	}
+	e, exe := h.programEnv(t, 2, shardedProgram)
 	n := len(e.devs)
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(shardedProgram(n))}, &ifrt.CompileOptions{Devices: e.devs})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
 	shape := ifrt.Shape{int64(2 * n), 4}
 	in := make([]float32, shape.NumElements())
 	for i := range in {
@@ -167,15 +160,8 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	if !h.Programs {
 		t.Skip("the backend does not compile StableHLO text")
 	}
-	e := h.env(t, 2)
-	if h.MaxProgramDevices > 0 && len(e.devs) > h.MaxProgramDevices {
-		e.devs = e.devs[:h.MaxProgramDevices]
-	}
+	e, exe := h.programEnv(t, 2, func(n int) string { return shardedProgramDonating(n, true) })
 	n := len(e.devs)
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(shardedProgramDonating(n, true))}, &ifrt.CompileOptions{Devices: e.devs})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
 	if got := exe.DonatableParameters(); fmt.Sprint(got) != "[0]" {
 		t.Errorf("DonatableParameters() = %v, want [0]", got)
 	}
@@ -187,7 +173,7 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	put := func() ifrt.Array { return e.put(f32bytes(in...), ifrt.F32, shape, e.tiled(e.devs, int64(n), 1)) }
 
 	kept := put()
-	_, err = exe.Execute(e.ctx, []ifrt.Array{kept}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
+	_, err := exe.Execute(e.ctx, []ifrt.Array{kept}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
 	if err != nil {
 		t.Fatalf("Execute with the argument excluded from donation: %v", err)
 	}

@@ -54,21 +54,22 @@ func (f *file) readAttrTypeOffsets(data, offsets *decoder) {
 }
 
 func (f *file) attribute(i int, at int) Attribute {
-	if i < 0 || i >= len(f.attrs) {
-		fail(at, InvalidArgument, "attribute index %d out of range (%d attributes)", i, len(f.attrs))
-	}
-	e := &f.attrs[i]
-	f.decode(e, false)
-	return e.attr
+	return f.entryAt(f.attrs, i, at, "attribute", false).attr
 }
 
 func (f *file) typeAt(i int, at int) Type {
-	if i < 0 || i >= len(f.types) {
-		fail(at, InvalidArgument, "type index %d out of range (%d types)", i, len(f.types))
+	return f.entryAt(f.types, i, at, "type", true).typ
+}
+
+// entryAt returns entry i of table, decoded; what names the table's items
+// in the error.
+func (f *file) entryAt(table []entry, i, at int, what string, isType bool) *entry {
+	if i < 0 || i >= len(table) {
+		fail(at, InvalidArgument, "%s index %d out of range (%d %ss)", what, i, len(table), what)
 	}
-	e := &f.types[i]
-	f.decode(e, true)
-	return e.typ
+	e := &table[i]
+	f.decode(e, isType)
+	return e
 }
 
 func (f *file) decode(e *entry, isType bool) {

@@ -33,29 +33,17 @@ func (r *entryReader) str() string {
 	return r.f.stringAt(int(min(r.varint(), 1<<31)), at)
 }
 
-func (r *entryReader) attrs() []Attribute {
-	n := r.count("attribute list")
-	out := make([]Attribute, n)
-	for i := range out {
-		out[i] = r.attr()
-	}
-	return out
-}
+func (r *entryReader) attrs() []Attribute { return readList(r, "attribute list", r.attr) }
 
-func (r *entryReader) types() []Type {
-	n := r.count("type list")
-	out := make([]Type, n)
-	for i := range out {
-		out[i] = r.typ()
-	}
-	return out
-}
+func (r *entryReader) types() []Type { return readList(r, "type list", r.typ) }
 
-func (r *entryReader) svarints() []int64 {
-	n := r.count("integer list")
-	out := make([]int64, n)
+func (r *entryReader) svarints() []int64 { return readList(r, "integer list", r.svarint) }
+
+// readList reads a count, then that many items with read.
+func readList[T any](r *entryReader, what string, read func() T) []T {
+	out := make([]T, r.count(what))
 	for i := range out {
-		out[i] = r.svarint()
+		out[i] = read()
 	}
 	return out
 }

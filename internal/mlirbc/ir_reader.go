@@ -154,6 +154,17 @@ func (r *irReader) blockOps(d *decoder, b *Block, n int, blocks []*Block) {
 	}
 }
 
+// dictRef reads an attribute reference that must be a dictionary and
+// returns its entries; format and args say what it is when it is not.
+func (r *irReader) dictRef(d *decoder, format string, args ...any) []NamedAttr {
+	at := d.off()
+	dict, ok := r.attrRef(d).(*DictAttr)
+	if !ok {
+		fail(at, InvalidArgument, format, args...)
+	}
+	return dict.Entries
+}
+
 func (r *irReader) attrRef(d *decoder) Attribute {
 	at := d.off()
 	return r.f.attribute(int(min(d.varint(), 1<<31)), at)
@@ -177,12 +188,7 @@ func (r *irReader) op(d *decoder, blocks []*Block) *Operation {
 	}
 	op.Loc = r.attrRef(d)
 	if mask&opHasAttrs != 0 {
-		at := d.off()
-		dict, ok := r.attrRef(d).(*DictAttr)
-		if !ok {
-			fail(at, InvalidArgument, "%s: its attribute dictionary is not a dictionary", op.Name)
-		}
-		op.Attrs = dict.Entries
+		op.Attrs = r.dictRef(d, "%s: its attribute dictionary is not a dictionary", op.Name)
 	}
 	if mask&opHasProperties != 0 {
 		if r.f.version < versionNativeProperties {
@@ -191,12 +197,7 @@ func (r *irReader) op(d *decoder, blocks []*Block) *Operation {
 		if op.Registered {
 			r.f.readProps(op, d)
 		} else {
-			at := d.off()
-			dict, ok := r.attrRef(d).(*DictAttr)
-			if !ok {
-				fail(at, InvalidArgument, "%s: the properties of an unregistered op are not a dictionary", op.Name)
-			}
-			op.Props = dict.Entries
+			op.Props = r.dictRef(d, "%s: the properties of an unregistered op are not a dictionary", op.Name)
 		}
 	}
 	if mask&opHasResults != 0 {

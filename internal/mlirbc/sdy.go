@@ -249,9 +249,7 @@ func readSdyAttr(r *entryReader) Attribute {
 		return &SdyMeshAxis{Name: r.str(), Size: r.svarint()}
 	case 2:
 		m := &SdyMesh{}
-		for _, a := range r.attrs() {
-			m.Axes = append(m.Axes, want[*SdyMeshAxis](r, a))
-		}
+		m.Axes = wantList[*SdyMeshAxis](r)
 		if ids := r.svarints(); len(ids) > 0 {
 			m.DeviceIDs = ids
 		}
@@ -273,9 +271,7 @@ func readSdyAttr(r *entryReader) Attribute {
 		return d
 	case 6, 15, 17:
 		s := &SdyTensorSharding{Mesh: r.attr()}
-		for _, a := range r.attrs() {
-			s.Dims = append(s.Dims, want[*SdyDimSharding](r, a))
-		}
+		s.Dims = wantList[*SdyDimSharding](r)
 		s.Replicated = sdyAxisRefs(r)
 		if code != 6 {
 			s.Unreduced = sdyAxisRefs(r)
@@ -285,27 +281,15 @@ func readSdyAttr(r *entryReader) Attribute {
 		}
 		return s
 	case 7, 16:
-		v := &SdyShardingPerValue{}
-		for _, a := range r.attrs() {
-			v.Shardings = append(v.Shardings, want[*SdyTensorSharding](r, a))
-		}
-		return v
+		return &SdyShardingPerValue{Shardings: wantList[*SdyTensorSharding](r)}
 	case 8:
 		return &SdyDimMapping{FactorIndices: r.svarints()}
 	case 9:
-		m := &SdyTensorMapping{}
-		for _, a := range r.attrs() {
-			m.Dims = append(m.Dims, want[*SdyDimMapping](r, a))
-		}
-		return m
+		return &SdyTensorMapping{Dims: wantList[*SdyDimMapping](r)}
 	case 10:
 		rule := &SdyOpShardingRule{FactorSizes: r.svarints()}
-		for _, a := range r.attrs() {
-			rule.Operands = append(rule.Operands, want[*SdyTensorMapping](r, a))
-		}
-		for _, a := range r.attrs() {
-			rule.Results = append(rule.Results, want[*SdyTensorMapping](r, a))
-		}
+		rule.Operands = wantList[*SdyTensorMapping](r)
+		rule.Results = wantList[*SdyTensorMapping](r)
 		rule.Reduction, rule.NeedReplication = r.svarints(), r.svarints()
 		rule.Permutation, rule.Block = r.svarints(), r.svarints()
 		rule.Custom = r.bool()
@@ -313,19 +297,11 @@ func readSdyAttr(r *entryReader) Attribute {
 	case 11:
 		return &SdyAxisRefList{Axes: sdyAxisRefs(r)}
 	case 12:
-		l := &SdyAxisRefLists{}
-		for _, a := range r.attrs() {
-			l.Lists = append(l.Lists, want[*SdyAxisRefList](r, a))
-		}
-		return l
+		return &SdyAxisRefLists{Lists: wantList[*SdyAxisRefList](r)}
 	case 13:
 		return &SdyAllToAllParam{Axes: sdyAxisRefs(r), SrcDim: r.svarint(), TgtDim: r.svarint()}
 	case 14:
-		l := &SdyAllToAllParams{}
-		for _, a := range r.attrs() {
-			l.Params = append(l.Params, want[*SdyAllToAllParam](r, a))
-		}
-		return l
+		return &SdyAllToAllParams{Params: wantList[*SdyAllToAllParam](r)}
 	default:
 		fail(at, InvalidArgument, "unknown sdy attribute code %d", code)
 	}
@@ -333,11 +309,7 @@ func readSdyAttr(r *entryReader) Attribute {
 }
 
 func sdyAxisRefs(r *entryReader) []*SdyAxisRef {
-	var out []*SdyAxisRef
-	for _, a := range r.attrs() {
-		out = append(out, want[*SdyAxisRef](r, a))
-	}
-	return out
+	return wantList[*SdyAxisRef](r)
 }
 
 // want checks that a referenced attribute has the kind the encoding needs.
@@ -348,6 +320,15 @@ func want[T Attribute](r *entryReader, a Attribute) T {
 		r.fail("expected %T, found %s", zero, a)
 	}
 	return t
+}
+
+// wantList reads an attribute list whose items must all be T.
+func wantList[T Attribute](r *entryReader) []T {
+	var out []T
+	for _, a := range r.attrs() {
+		out = append(out, want[T](r, a))
+	}
+	return out
 }
 
 func asString(r *entryReader, a Attribute) string {

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"log/slog"
+
 	"google.golang.org/grpc"
 )
 
@@ -15,19 +17,26 @@ type ServerConfig struct {
 	// defaults (4 MiB received, unlimited sent).
 	MaxRecvMsgSize int
 	MaxSendMsgSize int
+	// Logger receives the panics of handlers. Default slog.Default().
+	Logger *slog.Logger
 }
 
 // ServerOptions returns the options every server of the module starts its
-// grpc.Server with: authentication first, then the lenient codec with its
-// INVALID_ARGUMENT check, keepalive and message limits.
+// grpc.Server with, the one interceptor chain of the module: panic recovery
+// outermost (a panic is INTERNAL for its call), then authentication, then the
+// lenient codec with its INVALID_ARGUMENT check; keepalive, transport windows
+// and buffers (transport.go), telemetry (otel.go) and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
-	opts := c.Auth.ServerOptions()
+	opts := recoverInterceptors(c.Logger)
+	opts = append(opts, c.Auth.ServerOptions()...)
 	opts = append(opts,
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.ChainUnaryInterceptor(decodeCheckUnary),
 		grpc.ChainStreamInterceptor(decodeCheckStream),
 	)
 	opts = append(opts, c.Keepalive.ServerOptions()...)
+	opts = append(opts, transportServerOptions()...)
+	opts = append(opts, telemetryServerOptions()...)
 	if c.MaxRecvMsgSize > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(c.MaxRecvMsgSize))
 	}
@@ -38,7 +47,7 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 }
 
 // DialOptions returns the options every client of the module dials a member of
-// the cluster with: a's credentials and keepalive.
+// the cluster with: a's credentials, keepalive and telemetry.
 func DialOptions(a Auth, k Keepalive) []grpc.DialOption {
-	return append(a.DialOptions(), k.DialOptions()...)
+	return append(append(a.DialOptions(), k.DialOptions()...), TelemetryDialOption())
 }

@@ -1,8 +1,11 @@
 // Package serverflags declares the flags that the server and proxy_server
 // binaries share beyond Pathways' own: where to listen, the cluster's
 // credentials (with their environment variables, see envconfig), keepalive, the
-// drain deadline on SIGTERM, and the limits of an IFRT Proxy server. Values are
-// checked when the binary turns them into Config fields.
+// drain deadline on SIGTERM, logging (--log_level, --log_format; see
+// internal/logging) and the limits of an IFRT Proxy server. Values are
+// checked when the binary turns them into Config fields. Parse and Main are
+// what the binaries share around their own flags: parsing with one usage
+// error, and the process's signals and exit codes.
 package serverflags
 
 import (
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
@@ -33,6 +37,7 @@ type Common struct {
 	KeepaliveInterval time.Duration
 	KeepaliveTimeout  time.Duration
 	DrainTimeout      time.Duration
+	Log               logging.Flags
 }
 
 // Register declares the flags on fs.
@@ -46,6 +51,7 @@ func (c *Common) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.KeepaliveInterval, "keepalive_interval", rpc.DefaultKeepaliveInterval, "how often idle connections are pinged (and, in a cluster client, each worker asked whether it answers)")
 	fs.DurationVar(&c.KeepaliveTimeout, "keepalive_timeout", rpc.DefaultKeepaliveTimeout, "how long a ping may go unanswered before the peer is dropped: a frozen or vanished peer is noticed after about keepalive_interval + keepalive_timeout")
 	fs.DurationVar(&c.DrainTimeout, "drain_timeout", DefaultDrainTimeout, "on SIGTERM, how long to finish the requests, transfers and executions in progress before closing")
+	c.Log.Register(fs)
 }
 
 // Check rejects values that cannot work.

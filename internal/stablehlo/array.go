@@ -1,9 +1,6 @@
 package stablehlo
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "encoding/binary"
 
 // array is the interpreter's value: one typed slice chosen by the element
 // class, so ops decode nothing per element. f16/bf16 live in f32 (rounded),
@@ -149,37 +146,21 @@ func decodeTensor(t *Tensor) *array {
 			a.b[k] = d[k] != 0
 		}
 	case I8:
-		for k := range a.i {
-			a.i[k] = int64(int8(d[k]))
-		}
+		decodeWords[int8](d, a.i)
 	case I16:
-		for k := range a.i {
-			a.i[k] = int64(int16(le.Uint16(d[2*k:])))
-		}
+		decodeWords[int16](d, a.i)
 	case I32:
-		for k := range a.i {
-			a.i[k] = int64(int32(le.Uint32(d[4*k:])))
-		}
+		decodeWords[int32](d, a.i)
 	case I64:
-		for k := range a.i {
-			a.i[k] = int64(le.Uint64(d[8*k:]))
-		}
+		decodeWords[int64](d, a.i)
 	case U8:
-		for k := range a.u {
-			a.u[k] = uint64(d[k])
-		}
+		decodeWords[uint8](d, a.u)
 	case U16:
-		for k := range a.u {
-			a.u[k] = uint64(le.Uint16(d[2*k:]))
-		}
+		decodeWords[uint16](d, a.u)
 	case U32:
-		for k := range a.u {
-			a.u[k] = uint64(le.Uint32(d[4*k:]))
-		}
+		decodeWords[uint32](d, a.u)
 	case U64:
-		for k := range a.u {
-			a.u[k] = le.Uint64(d[8*k:])
-		}
+		decodeWords[uint64](d, a.u)
 	case F16:
 		for k := range a.f32 {
 			a.f32[k] = f16ToF32(le.Uint16(d[2*k:]))
@@ -189,13 +170,9 @@ func decodeTensor(t *Tensor) *array {
 			a.f32[k] = bf16ToF32(le.Uint16(d[2*k:]))
 		}
 	case F32:
-		for k := range a.f32 {
-			a.f32[k] = math.Float32frombits(le.Uint32(d[4*k:]))
-		}
+		decodeWords[float32](d, a.f32)
 	case F64:
-		for k := range a.f64 {
-			a.f64[k] = math.Float64frombits(le.Uint64(d[8*k:]))
-		}
+		decodeWords[float64](d, a.f64)
 	}
 	return a
 }
@@ -212,37 +189,21 @@ func encodeArray(a *array) *Tensor {
 			}
 		}
 	case I8:
-		for k, v := range a.i {
-			d[k] = byte(v)
-		}
+		encodeWords[int8](d, a.i)
 	case I16:
-		for k, v := range a.i {
-			le.PutUint16(d[2*k:], uint16(v))
-		}
+		encodeWords[int16](d, a.i)
 	case I32:
-		for k, v := range a.i {
-			le.PutUint32(d[4*k:], uint32(v))
-		}
+		encodeWords[int32](d, a.i)
 	case I64:
-		for k, v := range a.i {
-			le.PutUint64(d[8*k:], uint64(v))
-		}
+		encodeWords[int64](d, a.i)
 	case U8:
-		for k, v := range a.u {
-			d[k] = byte(v)
-		}
+		encodeWords[uint8](d, a.u)
 	case U16:
-		for k, v := range a.u {
-			le.PutUint16(d[2*k:], uint16(v))
-		}
+		encodeWords[uint16](d, a.u)
 	case U32:
-		for k, v := range a.u {
-			le.PutUint32(d[4*k:], uint32(v))
-		}
+		encodeWords[uint32](d, a.u)
 	case U64:
-		for k, v := range a.u {
-			le.PutUint64(d[8*k:], v)
-		}
+		encodeWords[uint64](d, a.u)
 	case F16:
 		for k, v := range a.f32 {
 			le.PutUint16(d[2*k:], f32ToF16(v))
@@ -252,15 +213,51 @@ func encodeArray(a *array) *Tensor {
 			le.PutUint16(d[2*k:], f32ToBF16(v))
 		}
 	case F32:
-		for k, v := range a.f32 {
-			le.PutUint32(d[4*k:], math.Float32bits(v))
-		}
+		encodeWords[float32](d, a.f32)
 	case F64:
-		for k, v := range a.f64 {
-			le.PutUint64(d[8*k:], math.Float64bits(v))
-		}
+		encodeWords[float64](d, a.f64)
 	}
 	return &Tensor{Type: a.t, Data: d}
+}
+
+// word is a fixed-size element of a Tensor's encoding; number is the
+// storage of an array of its class.
+type (
+	word interface {
+		int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+	}
+	number interface {
+		int64 | uint64 | float32 | float64
+	}
+)
+
+// decodeWords fills dst from the little-endian words of type W in d; an
+// integer word is widened (sign-extended when signed). The callers size d
+// from the tensor type, so d always holds len(dst) words.
+func decodeWords[W word, T number](d []byte, dst []T) {
+	if w, ok := any(dst).([]W); ok { // same type: decode in place
+		_, _ = binary.Decode(d, binary.LittleEndian, w)
+		return
+	}
+	w := make([]W, len(dst))
+	_, _ = binary.Decode(d, binary.LittleEndian, w)
+	for k, v := range w {
+		dst[k] = T(v)
+	}
+}
+
+// encodeWords writes src into d as little-endian words of type W,
+// truncating integers to W's width.
+func encodeWords[W word, T number](d []byte, src []T) {
+	if w, ok := any(src).([]W); ok {
+		_, _ = binary.Encode(d, binary.LittleEndian, w)
+		return
+	}
+	w := make([]W, len(src))
+	for k, v := range src {
+		w[k] = W(v)
+	}
+	_, _ = binary.Encode(d, binary.LittleEndian, w)
 }
 
 // take builds an array of type t whose k-th element is a's element idx[k].
@@ -335,6 +332,39 @@ func (a *array) intAt(k int) int64 {
 		return int64(a.f32[k])
 	}
 	return int64(a.f64[k])
+}
+
+// setInteger and setFloat store element k from a value of another class,
+// converting as convert does (a float to an integer through floatToInt and
+// floatToUint). The caller normalizes narrow integers.
+func setInteger[T int64 | uint64](a *array, k int, v T) {
+	switch a.t.Elem.class() {
+	case classF32:
+		a.f32[k] = float32(v)
+	case classF64:
+		a.f64[k] = float64(v)
+	case classInt:
+		a.i[k] = int64(v)
+	case classUint:
+		a.u[k] = uint64(v)
+	default:
+		a.b[k] = v != 0
+	}
+}
+
+func (a *array) setFloat(k int, v float64) {
+	switch a.t.Elem.class() {
+	case classF32:
+		a.f32[k] = float32(v)
+	case classF64:
+		a.f64[k] = v
+	case classInt:
+		a.i[k] = floatToInt(v, a.t.Elem)
+	case classUint:
+		a.u[k] = floatToUint(v, a.t.Elem)
+	default:
+		a.b[k] = v != 0
+	}
 }
 
 // strides returns row-major strides for shape.

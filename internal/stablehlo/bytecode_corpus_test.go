@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // TestBytecodeCorpus reads every golden program's portable artifact (the
@@ -37,7 +39,7 @@ func testBytecodeDir(t *testing.T, dir string, atLeast int) {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			text := readFile(t, filepath.Join(dir, name+".mlir"))
+			text := golden.ReadFile(t, filepath.Join(dir, name+".mlir"))
 			bc, err := os.ReadFile(filepath.Join(dir, name+".mlirbc"))
 			if err != nil {
 				t.Fatalf("%v (scripts/gen_stablehlo_corpus.py writes the .mlirbc twin of every program)", err)

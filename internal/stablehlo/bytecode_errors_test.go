@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // readFuzzInput reads the []byte of a file in Go's fuzz corpus format.
 func readFuzzInput(t *testing.T, path string) []byte {
 	t.Helper()
-	lines := strings.Split(string(readFile(t, path)), "\n")
+	lines := strings.Split(string(golden.ReadFile(t, path)), "\n")
 	if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") {
 		t.Fatalf("%s is not a fuzz input", path)
 	}
@@ -27,7 +29,7 @@ func readFuzzInput(t *testing.T, path string) []byte {
 // byte offset, valid programs with what the interpreter lacks are
 // Unimplemented naming it, from Parse or from Unsupported as for text.
 func TestParseBytecodeErrors(t *testing.T) {
-	add := readFile(t, goldenDir+"/add_f32.mlirbc")
+	add := golden.ReadFile(t, goldenDir+"/add_f32.mlirbc")
 	renamed := bytes.Replace(add, []byte("add_v1\x00"), []byte("zzz_v1\x00"), 1)
 	newer := append([]byte(nil), add...)
 	newer[4] = 7<<1 | 1 // format version 7
@@ -41,10 +43,10 @@ func TestParseBytecodeErrors(t *testing.T) {
 		{"truncated", add[:100], InvalidArgument, "", "offset "},
 		{"magic only", add[:4], InvalidArgument, "", "offset 4: "},
 		{"newer format version", newer, Unimplemented, "", "bytecode version 7 is newer"},
-		{"dynamic shape", readFile(t, "testdata/bytecode/dynamic_batch.mlirbc"), Unimplemented, "", "dynamic dimensions are not supported"},
+		{"dynamic shape", golden.ReadFile(t, "testdata/bytecode/dynamic_batch.mlirbc"), Unimplemented, "", "dynamic dimensions are not supported"},
 		{"block argument type differs from the function type", readFuzzInput(t, "testdata/fuzz/FuzzParseBytecode/8aa57979a08ec0fd"),
 			InvalidArgument, "", "argument 0 has type tensor<12x12xui8>, the function type says tensor<3x4xui8>"},
-		{"op the interpreter lacks", readFile(t, "testdata/bytecode/rfft.mlirbc"), 0, "op stablehlo.fft is not supported", ""},
+		{"op the interpreter lacks", golden.ReadFile(t, "testdata/bytecode/rfft.mlirbc"), 0, "op stablehlo.fft is not supported", ""},
 		{"unknown VHLO op", renamed, 0, "op stablehlo.zzz is not supported", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -28,6 +28,9 @@ func flat(a *array, lo, hi int) *array {
 	return s
 }
 
+// allBytes is rangeBytes of all of a.
+func allBytes(a *array) []byte { return rangeBytes(a, 0, a.size()) }
+
 // rangeBytes returns the encoding of a's elements [lo, hi): a view of a's
 // storage for f32, f64, i64 and ui64 on little-endian hosts, else a new
 // buffer. The caller must not modify a while the bytes are in use.

@@ -91,6 +91,27 @@ func (x *exchange) recv(from int, size int, w io.Writer) error {
 	return nil
 }
 
+// sendOthers queues part(j) for every member j of group but me.
+func (x *exchange) sendOthers(group []int, me int, part func(j int) []byte) {
+	for j, peer := range group {
+		if j != me {
+			x.send(peer, part(j))
+		}
+	}
+}
+
+// recvArray receives the whole of dst from peer.
+func (x *exchange) recvArray(from int, dst *array) error {
+	return x.recv(from, dst.size()*dst.t.Elem.ByteSize(), copyInto(dst, 0))
+}
+
+// abandon drains the exchange after err, the failure in hand, and returns
+// err: it is the one to report, not what the drain may say.
+func (x *exchange) abandon(err error) error {
+	_ = x.finish()
+	return err
+}
+
 // finish waits until every queued message is sent and returns the first
 // error of the collective.
 func (x *exchange) finish() error {

@@ -20,7 +20,7 @@ func TestConcurrentRuns(t *testing.T) {
 			m := mustParse(t, string(src))
 			var args []*Tensor
 			for _, in := range c.Inputs {
-				a, err := in.tensor()
+				a, err := goldenTensor(in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -38,7 +38,7 @@ func TestConcurrentRuns(t *testing.T) {
 							return
 						}
 						for k, o := range c.Outputs {
-							want, _ := o.tensor()
+							want, _ := goldenTensor(o)
 							if msg := compareTensors(got[k], want, c.RTol, c.ATol); msg != "" {
 								t.Errorf("output %d: %s", k, msg)
 							}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/testenv"
 )
 
@@ -76,8 +77,8 @@ func checkCorpusUpToDate(t *testing.T, dir string) {
 		t.Fatalf("corpus files differ (-checked in +regenerated):\n%s", diff)
 	}
 	for _, name := range want {
-		a := readFile(t, filepath.Join(goldenDir, name))
-		b := readFile(t, filepath.Join(dir, name))
+		a := golden.ReadFile(t, filepath.Join(goldenDir, name))
+		b := golden.ReadFile(t, filepath.Join(dir, name))
 		if filepath.Ext(name) == ".json" {
 			if msg := compareRegenerated(a, b); msg != "" {
 				t.Errorf("%s: JAX results changed beyond the program's tolerance on this processor (%s):\n%s", name, cpuFeatures(), msg)
@@ -106,15 +107,6 @@ func listCorpus(t *testing.T, dir string) []string {
 	return names
 }
 
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 var (
 	locAliasLine = regexp.MustCompile(`(?m)^#loc[0-9]* = .*\n?`)
 	locSuffix    = regexp.MustCompile(` loc\((?:[^()]|\([^()]*\))*\)`)
@@ -130,14 +122,14 @@ func stripLocations(b []byte) string {
 // twin and returns "" when they agree: the same name, tolerances, inputs
 // (bit for bit) and output types, and outputs equal within the tolerance.
 func compareRegenerated(checkedIn, regenerated []byte) string {
-	var want, got goldenCase
+	var want, got golden.Case
 	if err := json.Unmarshal(checkedIn, &want); err != nil {
 		return "checked in: " + err.Error()
 	}
 	if err := json.Unmarshal(regenerated, &got); err != nil {
 		return "regenerated: " + err.Error()
 	}
-	header := func(c goldenCase) any {
+	header := func(c golden.Case) any {
 		return []any{c.Name, c.RTol, c.ATol, c.Inputs, len(c.Outputs)}
 	}
 	if diff := cmp.Diff(header(want), header(got)); diff != "" {
@@ -145,11 +137,11 @@ func compareRegenerated(checkedIn, regenerated []byte) string {
 	}
 	var msgs []string
 	for i := range want.Outputs {
-		w, err := want.Outputs[i].tensor()
+		w, err := goldenTensor(want.Outputs[i])
 		if err != nil {
 			return fmt.Sprintf("checked-in output %d: %v", i, err)
 		}
-		g, err := got.Outputs[i].tensor()
+		g, err := goldenTensor(got.Outputs[i])
 		if err != nil {
 			return fmt.Sprintf("regenerated output %d: %v", i, err)
 		}

@@ -3,7 +3,6 @@ package stablehlo
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,25 +11,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 const goldenDir = "testdata/golden"
 
-type goldenTensor struct {
-	Type  string  `json:"type"`
-	Shape []int64 `json:"shape"`
-	Data  string  `json:"data"`
-}
-
-type goldenCase struct {
-	Name    string         `json:"name"`
-	Inputs  []goldenTensor `json:"inputs"`
-	Outputs []goldenTensor `json:"outputs"`
-	RTol    float64        `json:"rtol"`
-	ATol    float64        `json:"atol"`
-}
-
-func (g goldenTensor) tensor() (*Tensor, error) {
+// goldenTensor decodes a corpus tensor.
+func goldenTensor(g golden.Tensor) (*Tensor, error) {
 	e, ok := ParseElemType(g.Type)
 	if !ok {
 		return nil, fmt.Errorf("unknown type %q", g.Type)
@@ -46,22 +34,15 @@ func (g goldenTensor) tensor() (*Tensor, error) {
 	return NewTensor(TensorType{Elem: e, Shape: shape}, data)
 }
 
-func loadGolden(t testing.TB, dir string) map[string]goldenCase {
+func loadGolden(t testing.TB, dir string) map[string]golden.Case {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]goldenCase{}
+	cases := map[string]golden.Case{}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c goldenCase
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		c := golden.Load(t, f)
 		cases[c.Name] = c
 	}
 	return cases
@@ -92,7 +73,7 @@ func TestGoldenCorpus(t *testing.T) {
 
 // checkGoldenCase runs the program of c (dir/NAME.mlir) in the interpreter and
 // compares its outputs with c's.
-func checkGoldenCase(t *testing.T, dir string, c goldenCase) {
+func checkGoldenCase(t *testing.T, dir string, c golden.Case) {
 	src, err := os.ReadFile(filepath.Join(dir, c.Name+".mlir"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +88,11 @@ func checkGoldenCase(t *testing.T, dir string, c goldenCase) {
 // checkGoldenRun runs m on the corpus entry's inputs and compares with its
 // outputs; the programs of goldenUnsupported must fail with Unimplemented
 // and report collectives.
-func checkGoldenRun(t *testing.T, c goldenCase, m *Module) {
+func checkGoldenRun(t *testing.T, c golden.Case, m *Module) {
 	t.Helper()
 	var args []*Tensor
 	for i, in := range c.Inputs {
-		a, err := in.tensor()
+		a, err := goldenTensor(in)
 		if err != nil {
 			t.Fatalf("input %d: %v", i, err)
 		}
@@ -135,7 +116,7 @@ func checkGoldenRun(t *testing.T, c goldenCase, m *Module) {
 		t.Fatalf("got %d outputs, want %d", len(got), len(c.Outputs))
 	}
 	for i, o := range c.Outputs {
-		want, err := o.tensor()
+		want, err := goldenTensor(o)
 		if err != nil {
 			t.Fatalf("output %d: %v", i, err)
 		}

@@ -221,8 +221,10 @@ func floatMin[T float32 | float64](x, y T) T {
 	return y
 }
 
-func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
-	w := uint64(e.bits())
+// binaryInteger runs the integer ops whose definition does not depend on
+// signedness (for division and remainder by zero XLA's results, all bits
+// set and the dividend, are the same bits either way); w is the width.
+func binaryInteger[T int64 | uint64](kind binaryKind, w uint64, dst, a, b []T) bool {
 	b = b[:len(a)]
 	dst = dst[:len(a)]
 	switch kind {
@@ -241,7 +243,7 @@ func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
 	case binDiv:
 		for i := range a {
 			if b[i] == 0 {
-				dst[i] = -1 // XLA: x / 0 = -1 (all bits set)
+				dst[i] = ^T(0) // masked to the width by normalize
 			} else {
 				dst[i] = a[i] / b[i] // MinInt / -1 wraps to MinInt in Go
 			}
@@ -249,7 +251,7 @@ func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
 	case binRem:
 		for i := range a {
 			if b[i] == 0 {
-				dst[i] = a[i] // XLA: x % 0 = x
+				dst[i] = a[i]
 			} else {
 				dst[i] = a[i] % b[i]
 			}
@@ -286,6 +288,45 @@ func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
 				dst[i] = a[i] << uint64(b[i])
 			}
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// powInt is base**exp by squaring; a negative exponent (signed only)
+// leaves 1, -1 or 0 as the integer result.
+func powInt[T int64 | uint64](base, exp T) T {
+	if exp < 0 {
+		switch base {
+		case 1:
+			return 1
+		case ^T(0): // -1
+			if exp%2 == 0 {
+				return 1
+			}
+			return base
+		}
+		return 0
+	}
+	r := T(1)
+	for exp > 0 {
+		if exp&1 == 1 {
+			r *= base
+		}
+		base *= base
+		exp >>= 1
+	}
+	return r
+}
+
+// binarySigned and binaryUnsigned add the shifts right, which do depend
+// on signedness, to binaryInteger.
+func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
+	w := uint64(e.bits())
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	switch kind {
 	case binShrA:
 		for i := range a {
 			if uint64(b[i]) >= w {
@@ -307,33 +348,9 @@ func binarySigned(kind binaryKind, e ElemType, dst, a, b []int64) bool {
 			}
 		}
 	default:
-		return false
+		return binaryInteger(kind, w, dst, a, b)
 	}
 	return true
-}
-
-func powInt(base, exp int64) int64 {
-	if exp < 0 {
-		switch base {
-		case 1:
-			return 1
-		case -1:
-			if exp%2 == 0 {
-				return 1
-			}
-			return -1
-		}
-		return 0
-	}
-	r := int64(1)
-	for exp > 0 {
-		if exp&1 == 1 {
-			r *= base
-		}
-		base *= base
-		exp >>= 1
-	}
-	return r
 }
 
 func binaryUnsigned(kind binaryKind, e ElemType, dst, a, b []uint64) bool {
@@ -341,74 +358,6 @@ func binaryUnsigned(kind binaryKind, e ElemType, dst, a, b []uint64) bool {
 	b = b[:len(a)]
 	dst = dst[:len(a)]
 	switch kind {
-	case binAdd:
-		for i := range a {
-			dst[i] = a[i] + b[i]
-		}
-	case binSub:
-		for i := range a {
-			dst[i] = a[i] - b[i]
-		}
-	case binMul:
-		for i := range a {
-			dst[i] = a[i] * b[i]
-		}
-	case binDiv:
-		for i := range a {
-			if b[i] == 0 {
-				dst[i] = math.MaxUint64 // masked to the width by normalize
-			} else {
-				dst[i] = a[i] / b[i]
-			}
-		}
-	case binRem:
-		for i := range a {
-			if b[i] == 0 {
-				dst[i] = a[i]
-			} else {
-				dst[i] = a[i] % b[i]
-			}
-		}
-	case binPow:
-		for i := range a {
-			r, base, exp := uint64(1), a[i], b[i]
-			for exp > 0 {
-				if exp&1 == 1 {
-					r *= base
-				}
-				base *= base
-				exp >>= 1
-			}
-			dst[i] = r
-		}
-	case binMax:
-		for i := range a {
-			dst[i] = max(a[i], b[i])
-		}
-	case binMin:
-		for i := range a {
-			dst[i] = min(a[i], b[i])
-		}
-	case binAnd:
-		for i := range a {
-			dst[i] = a[i] & b[i]
-		}
-	case binOr:
-		for i := range a {
-			dst[i] = a[i] | b[i]
-		}
-	case binXor:
-		for i := range a {
-			dst[i] = a[i] ^ b[i]
-		}
-	case binShl:
-		for i := range a {
-			if b[i] >= w {
-				dst[i] = 0
-			} else {
-				dst[i] = a[i] << b[i]
-			}
-		}
 	case binShrL:
 		for i := range a {
 			if b[i] >= w {
@@ -427,7 +376,7 @@ func binaryUnsigned(kind binaryKind, e ElemType, dst, a, b []uint64) bool {
 			dst[i] = uint64(s >> sh)
 		}
 	default:
-		return false
+		return binaryInteger(kind, w, dst, a, b)
 	}
 	return true
 }

@@ -30,13 +30,18 @@ func (ev *evaluator) beginCollective(op *operation) (*procState, *collectiveInfo
 	return ps, info, nil
 }
 
-// member returns the process's group of op and its index in it.
-func member(ps *procState, info *collectiveInfo) ([]int, int, error) {
-	g, me := info.groupOf(ps.id)
-	if g == nil {
-		return nil, -1, invalidf("process %d is in no replica group", ps.id)
+// beginGroupCollective is beginCollective for an op every process must
+// take part in: it returns the process's group and its index in it.
+func (ev *evaluator) beginGroupCollective(op *operation) (ps *procState, group []int, me int, err error) {
+	ps, info, err := ev.beginCollective(op)
+	if err != nil {
+		return nil, nil, -1, err
 	}
-	return g, me, nil
+	group, me = info.groupOf(ps.id)
+	if group == nil {
+		return nil, nil, -1, invalidf("process %d is in no replica group", ps.id)
+	}
+	return ps, group, me, nil
 }
 
 func evalPartitionID(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -71,11 +76,7 @@ func chunkBounds(n, parts int) []int {
 }
 
 func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	ps, info, err := ev.beginCollective(op)
-	if err != nil {
-		return nil, err
-	}
-	group, me, err := member(ps, info)
+	ps, group, me, err := ev.beginGroupCollective(op)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +102,7 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 	bounds := make([][]int, len(in))
 	for i, a := range in {
 		bounds[i] = chunkBounds(a.size(), n)
-		for j, peer := range group {
-			if j != me {
-				x.send(peer, rangeBytes(a, bounds[i][j], bounds[i][j+1]))
-			}
-		}
+		x.sendOthers(group, me, func(j int) []byte { return rangeBytes(a, bounds[i][j], bounds[i][j+1]) })
 	}
 	// Each process reduces its chunk straight into its result, and sends
 	// it from there.
@@ -114,14 +111,10 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		lo, hi := bounds[i][me], bounds[i][me+1]
 		out[i] = newArray(a.t)
 		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
-			_ = x.finish() // drains the exchange; the error already in hand is the one to report
-			return nil, err
+			return nil, x.abandon(err)
 		}
-		for j, peer := range group {
-			if j != me {
-				x.send(peer, rangeBytes(out[i], lo, hi))
-			}
-		}
+		chunk := rangeBytes(out[i], lo, hi)
+		x.sendOthers(group, me, func(int) []byte { return chunk })
 	}
 	for i, a := range in {
 		size := a.t.Elem.ByteSize()
@@ -131,8 +124,7 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 			}
 			lo, hi := bounds[i][j], bounds[i][j+1]
 			if err := x.recv(peer, (hi-lo)*size, copyInto(out[i], lo)); err != nil {
-				_ = x.finish() // drains the exchange; the error already in hand is the one to report
-				return nil, err
+				return nil, x.abandon(err)
 			}
 		}
 	}
@@ -143,11 +135,7 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 }
 
 func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	ps, info, err := ev.beginCollective(op)
-	if err != nil {
-		return nil, err
-	}
-	group, me, err := member(ps, info)
+	ps, group, me, err := ev.beginGroupCollective(op)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +160,7 @@ func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, err
 		return nil, err
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
-	for j, peer := range group {
-		if j != me {
-			x.send(peer, rangeBytes(parts[j], 0, parts[j].size()))
-		}
-	}
+	x.sendOthers(group, me, func(j int) []byte { return allBytes(parts[j]) })
 	acc := newArray(op.resultTypes[0])
 	err = fold.reduceInto(x, group, me, parts[me], acc)
 	if ferr := x.finish(); err == nil {
@@ -189,11 +173,7 @@ func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, err
 }
 
 func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	ps, info, err := ev.beginCollective(op)
-	if err != nil {
-		return nil, err
-	}
-	group, me, err := member(ps, info)
+	ps, group, me, err := ev.beginGroupCollective(op)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +186,8 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
 	for _, a := range in {
-		for j, peer := range group {
-			if j != me {
-				x.send(peer, rangeBytes(a, 0, a.size()))
-			}
-		}
+		data := allBytes(a)
+		x.sendOthers(group, me, func(int) []byte { return data })
 	}
 	gathered := make([][]*array, len(in))
 	for i, a := range in {
@@ -221,9 +198,8 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 				continue
 			}
 			gathered[i][j] = newArray(a.t)
-			if err := x.recv(peer, a.size()*a.t.Elem.ByteSize(), copyInto(gathered[i][j], 0)); err != nil {
-				_ = x.finish() // drains the exchange; the error already in hand is the one to report
-				return nil, err
+			if err := x.recvArray(peer, gathered[i][j]); err != nil {
+				return nil, x.abandon(err)
 			}
 		}
 	}
@@ -240,11 +216,7 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 }
 
 func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	ps, info, err := ev.beginCollective(op)
-	if err != nil {
-		return nil, err
-	}
-	group, me, err := member(ps, info)
+	ps, group, me, err := ev.beginGroupCollective(op)
 	if err != nil {
 		return nil, err
 	}
@@ -267,14 +239,9 @@ func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	parts := make([][]*array, len(in))
 	for i, a := range in {
 		if parts[i], err = splitParts(a, splitDim, len(group)); err != nil {
-			_ = x.finish() // drains the exchange; the error already in hand is the one to report
-			return nil, err
+			return nil, x.abandon(err)
 		}
-		for j, peer := range group {
-			if j != me {
-				x.send(peer, rangeBytes(parts[i][j], 0, parts[i][j].size()))
-			}
-		}
+		x.sendOthers(group, me, func(j int) []byte { return allBytes(parts[i][j]) })
 	}
 	out := make([]*array, len(in))
 	for i := range in {
@@ -285,14 +252,12 @@ func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 				continue
 			}
 			got[j] = newArray(parts[i][j].t)
-			if err := x.recv(peer, got[j].size()*got[j].t.Elem.ByteSize(), copyInto(got[j], 0)); err != nil {
-				_ = x.finish() // drains the exchange; the error already in hand is the one to report
-				return nil, err
+			if err := x.recvArray(peer, got[j]); err != nil {
+				return nil, x.abandon(err)
 			}
 		}
 		if out[i], err = concatArrays(got, concatDim, op.resultTypes[i]); err != nil {
-			_ = x.finish() // drains the exchange; the error already in hand is the one to report
-			return nil, err
+			return nil, x.abandon(err)
 		}
 	}
 	if err := x.finish(); err != nil {
@@ -324,13 +289,12 @@ func evalCollectivePermute(ev *evaluator, op *operation, in []*array) ([]*array,
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
 	if target >= 0 && target != ps.id {
-		x.send(target, rangeBytes(a, 0, a.size()))
+		x.send(target, allBytes(a))
 	}
 	out := newArray(a.t) // zeros when no process sends here
 	if source >= 0 {
-		if err := x.recv(source, a.size()*a.t.Elem.ByteSize(), copyInto(out, 0)); err != nil {
-			_ = x.finish() // drains the exchange; the error already in hand is the one to report
-			return nil, err
+		if err := x.recvArray(source, out); err != nil {
+			return nil, x.abandon(err)
 		}
 	}
 	if err := x.finish(); err != nil {
@@ -367,7 +331,7 @@ func evalCollectiveBroadcast(ev *evaluator, op *operation, in []*array) ([]*arra
 		x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
 		for _, a := range in {
 			for _, peer := range group[1:] {
-				x.send(peer, rangeBytes(a, 0, a.size()))
+				x.send(peer, allBytes(a))
 			}
 		}
 		if err := x.finish(); err != nil {
@@ -378,9 +342,8 @@ func evalCollectiveBroadcast(ev *evaluator, op *operation, in []*array) ([]*arra
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, len(in))
 	for i, a := range in {
 		out[i] = newArray(a.t)
-		if err := x.recv(group[0], a.size()*a.t.Elem.ByteSize(), copyInto(out[i], 0)); err != nil {
-			_ = x.finish() // drains the exchange; the error already in hand is the one to report
-			return nil, err
+		if err := x.recvArray(group[0], out[i]); err != nil {
+			return nil, x.abandon(err)
 		}
 	}
 	if err := x.finish(); err != nil {

@@ -1,6 +1,9 @@
 package stablehlo
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // compare, select and clamp.
 
@@ -74,15 +77,15 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 	case classInt:
 		for i := range a.i {
-			out.b[i] = test(compareInts(a.i[i], b.i[i]))
+			out.b[i] = test(cmp.Compare(a.i[i], b.i[i]))
 		}
 	case classUint:
 		for i := range a.u {
-			out.b[i] = test(compareUints(a.u[i], b.u[i]))
+			out.b[i] = test(cmp.Compare(a.u[i], b.u[i]))
 		}
 	default:
 		for i := range a.b {
-			out.b[i] = test(compareInts(boolInt(a.b[i]), boolInt(b.b[i])))
+			out.b[i] = test(cmp.Compare(boolInt(a.b[i]), boolInt(b.b[i])))
 		}
 	}
 	return []*array{out}, nil
@@ -92,7 +95,7 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 // total it orders -NaN < -Inf < ... < -0 < +0 < ... < Inf < NaN.
 func cmpFloat(x, y float64, total bool) int {
 	if total {
-		return compareInts(totalOrderKey(x), totalOrderKey(y))
+		return cmp.Compare(totalOrderKey(x), totalOrderKey(y))
 	}
 	switch {
 	case x < y:
@@ -111,16 +114,6 @@ func totalOrderKey(x float64) int64 {
 		b ^= math.MaxInt64
 	}
 	return b
-}
-
-func compareUints(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func boolInt(b bool) int64 {

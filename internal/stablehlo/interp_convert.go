@@ -25,71 +25,18 @@ func convertArray(a *array, t TensorType) *array {
 	out := newArray(t)
 	n := a.size()
 	src := a.t.Elem.class()
-	dst := t.Elem.class()
 	for k := 0; k < n; k++ {
 		switch src {
-		case classF32, classF64:
-			var x float64
-			if src == classF32 {
-				x = float64(a.f32[k])
-			} else {
-				x = a.f64[k]
-			}
-			switch dst {
-			case classF32:
-				out.f32[k] = float32(x)
-			case classF64:
-				out.f64[k] = x
-			case classInt:
-				out.i[k] = floatToInt(x, t.Elem)
-			case classUint:
-				out.u[k] = floatToUint(x, t.Elem)
-			default:
-				out.b[k] = x != 0
-			}
+		case classF32:
+			out.setFloat(k, float64(a.f32[k]))
+		case classF64:
+			out.setFloat(k, a.f64[k])
 		case classInt:
-			x := a.i[k]
-			switch dst {
-			case classF32:
-				out.f32[k] = float32(x)
-			case classF64:
-				out.f64[k] = float64(x)
-			case classInt:
-				out.i[k] = x
-			case classUint:
-				out.u[k] = uint64(x)
-			default:
-				out.b[k] = x != 0
-			}
+			setInteger(out, k, a.i[k])
 		case classUint:
-			x := a.u[k]
-			switch dst {
-			case classF32:
-				out.f32[k] = float32(x)
-			case classF64:
-				out.f64[k] = float64(x)
-			case classInt:
-				out.i[k] = int64(x)
-			case classUint:
-				out.u[k] = x
-			default:
-				out.b[k] = x != 0
-			}
+			setInteger(out, k, a.u[k])
 		default:
-			x := a.b[k]
-			v := boolInt(x)
-			switch dst {
-			case classF32:
-				out.f32[k] = float32(v)
-			case classF64:
-				out.f64[k] = float64(v)
-			case classInt:
-				out.i[k] = v
-			case classUint:
-				out.u[k] = uint64(v)
-			default:
-				out.b[k] = x
-			}
+			setInteger(out, k, boolInt(a.b[k]))
 		}
 	}
 	out.normalize()

@@ -119,14 +119,6 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 }
 
 func evalTriangularSolve(ev *evaluator, op *operation, in []*array) ([]*array, error) {
-	a, err := toMatrices(in[0])
-	if err != nil {
-		return nil, err
-	}
-	b, err := toMatrices(in[1])
-	if err != nil {
-		return nil, err
-	}
 	flag := func(name string) bool { v := op.attrs[name]; return v != nil && v.Kind == AttrBool && v.Bool }
 	transpose := false
 	if v := op.attrs["transpose_a"]; v != nil {
@@ -141,10 +133,23 @@ func evalTriangularSolve(ev *evaluator, op *operation, in []*array) ([]*array, e
 	if !in[1].t.Equal(op.resultTypes[0]) {
 		return nil, invalidf("result type must equal b's type")
 	}
-	if err := triangularSolve(a, b, flag("left_side"), flag("lower"), flag("unit_diagonal"), transpose); err != nil {
+	return solveTriangular(in[0], in[1], op.resultTypes[0], flag("left_side"), flag("lower"), flag("unit_diagonal"), transpose)
+}
+
+// solveTriangular is triangularSolve on arrays: it returns x of type t.
+func solveTriangular(aIn, bIn *array, t TensorType, left, lower, unit, trans bool) ([]*array, error) {
+	a, err := toMatrices(aIn)
+	if err != nil {
 		return nil, err
 	}
-	return []*array{b.toArray(op.resultTypes[0])}, nil
+	b, err := toMatrices(bIn)
+	if err != nil {
+		return nil, err
+	}
+	if err := triangularSolve(a, b, left, lower, unit, trans); err != nil {
+		return nil, err
+	}
+	return []*array{b.toArray(t)}, nil
 }
 
 // lapackFlag reads a one-character LAPACK option such as uplo = 76 ('L').
@@ -164,22 +169,11 @@ func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error)
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("trsm takes a and b and returns x")
 	}
-	a, err := toMatrices(in[0])
-	if err != nil {
-		return nil, err
-	}
-	b, err := toMatrices(in[1])
-	if err != nil {
-		return nil, err
-	}
 	left := lapackFlag(op, "side", 'L') == 'L'
 	lower := lapackFlag(op, "uplo", 'L') == 'L'
 	unit := lapackFlag(op, "diag", 'N') == 'U'
 	trans := lapackFlag(op, "trans_x", 'N') != 'N'
-	if err := triangularSolve(a, b, left, lower, unit, trans); err != nil {
-		return nil, err
-	}
-	return []*array{b.toArray(op.resultTypes[0])}, nil
+	return solveTriangular(in[0], in[1], op.resultTypes[0], left, lower, unit, trans)
 }
 
 // evalLapackPotrf implements lapack_{s,d}potrf_ffi(a) -> (factor, info):
@@ -224,7 +218,7 @@ func evalLapackPotrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 				d -= get(b, j, k) * get(b, j, k)
 			}
 			if !(d > 0) {
-				setInt(info, b, int64(j+1))
+				setInteger(info, b, int64(j+1))
 				break
 			}
 			d = math.Sqrt(d)
@@ -266,7 +260,7 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 					p = i
 				}
 			}
-			setInt(pivots, b*k+j, int64(p+1))
+			setInteger(pivots, b*k+j, int64(p+1))
 			if p != j {
 				for c := 0; c < n; c++ {
 					x, y := a.at(b, j, c), a.at(b, p, c)
@@ -277,7 +271,7 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 			d := a.at(b, j, j)
 			if d == 0 {
 				if info.intAt(b) == 0 {
-					setInt(info, b, int64(j+1))
+					setInteger(info, b, int64(j+1))
 				}
 				continue
 			}
@@ -291,13 +285,4 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 		}
 	}
 	return []*array{a.toArray(op.resultTypes[0]), pivots, info}, nil
-}
-
-// setInt stores v at element k of an integer array.
-func setInt(a *array, k int, v int64) {
-	if a.i != nil {
-		a.i[k] = v
-	} else if a.u != nil {
-		a.u[k] = uint64(v)
-	}
 }

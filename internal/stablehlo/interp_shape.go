@@ -31,19 +31,7 @@ func evalIota(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	st := strides(t.Shape)
 	n := out.size()
 	for k := 0; k < n; k++ {
-		v := (k / st[dim]) % int(t.Shape[dim])
-		switch t.Elem.class() {
-		case classF32:
-			out.f32[k] = float32(v)
-		case classF64:
-			out.f64[k] = float64(v)
-		case classInt:
-			out.i[k] = int64(v)
-		case classUint:
-			out.u[k] = uint64(v)
-		default:
-			out.b[k] = v != 0
-		}
+		setInteger(out, k, int64((k/st[dim])%int(t.Shape[dim])))
 	}
 	out.normalize()
 	return []*array{out}, nil
@@ -205,23 +193,25 @@ func shapesEqual(a, b []int64) bool {
 	return true
 }
 
-// clampedStarts reads scalar start indices and clamps them so that a window
-// of size sizes fits in shape, as dynamic_slice and dynamic_update_slice do.
-func clampedStarts(idx []*array, shape, sizes []int64) ([]int64, error) {
+// windowStart reads scalar start indices and clamps them so that a window
+// of size sizes fits in shape, as dynamic_slice and dynamic_update_slice
+// do. It returns shape's row-major strides and the flat index of the
+// window's first element.
+func windowStart(idx []*array, shape, sizes []int64) (stride []int, base int, err error) {
 	if len(idx) != len(shape) {
-		return nil, invalidf("got %d start indices for rank %d", len(idx), len(shape))
+		return nil, 0, invalidf("got %d start indices for rank %d", len(idx), len(shape))
 	}
-	out := make([]int64, len(shape))
+	stride = strides(shape)
 	for d, a := range idx {
 		if a.size() != 1 || a.t.Elem.class() == classF32 || a.t.Elem.class() == classF64 {
-			return nil, invalidf("start index %d must be an integer scalar", d)
+			return nil, 0, invalidf("start index %d must be an integer scalar", d)
 		}
 		if sizes[d] < 0 || sizes[d] > shape[d] {
-			return nil, invalidf("size %d exceeds dimension %d", sizes[d], shape[d])
+			return nil, 0, invalidf("size %d exceeds dimension %d", sizes[d], shape[d])
 		}
-		out[d] = min(max(a.intAt(0), 0), shape[d]-sizes[d])
+		base += int(min(max(a.intAt(0), 0), shape[d]-sizes[d])) * stride[d]
 	}
-	return out, nil
+	return stride, base, nil
 }
 
 func evalDynamicSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -233,14 +223,9 @@ func evalDynamicSlice(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if len(sizes) != len(a.t.Shape) || !shapesEqual(sizes, t.Shape) {
 		return nil, invalidf("slice sizes %v do not match %s", sizes, t)
 	}
-	starts, err := clampedStarts(in[1:], a.t.Shape, sizes)
+	src, base, err := windowStart(in[1:], a.t.Shape, sizes)
 	if err != nil {
 		return nil, err
-	}
-	src := strides(a.t.Shape)
-	base := 0
-	for d := range starts {
-		base += int(starts[d]) * src[d]
 	}
 	return []*array{take(a, t, mapIndices(sizes, src, base))}, nil
 }
@@ -253,14 +238,9 @@ func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array
 	if a.t.Elem != upd.t.Elem || len(upd.t.Shape) != len(a.t.Shape) {
 		return nil, invalidf("update %s does not fit %s", upd.t, a.t)
 	}
-	starts, err := clampedStarts(in[2:], a.t.Shape, upd.t.Shape)
+	src, base, err := windowStart(in[2:], a.t.Shape, upd.t.Shape)
 	if err != nil {
 		return nil, err
-	}
-	src := strides(a.t.Shape)
-	base := 0
-	for d := range starts {
-		base += int(starts[d]) * src[d]
 	}
 	out := a.clone()
 	for k, dst := range mapIndices(upd.t.Shape, src, base) {

@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 )
@@ -184,52 +185,13 @@ func evalUnary(kind unaryKind) evalFunc {
 				out.f64[i] = f(x)
 			}
 		case classInt:
-			w := e.bits()
-			for i, x := range a.i {
-				switch kind {
-				case unNeg:
-					out.i[i] = -x
-				case unAbs:
-					if x < 0 {
-						x = -x
-					}
-					out.i[i] = x
-				case unSign:
-					out.i[i] = int64(compareInts(x, 0))
-				case unNot:
-					out.i[i] = ^x
-				case unSquare:
-					out.i[i] = x * x
-				case unPopcnt:
-					out.i[i] = int64(bits.OnesCount64(uint64(x) & widthMask(w)))
-				case unClz:
-					out.i[i] = int64(bits.LeadingZeros64(uint64(x)&widthMask(w)) - (64 - w))
-				default:
-					return nil, invalidf("op is not defined for %s", e)
-				}
+			if !unaryInteger(kind, e.bits(), out.i, a.i) {
+				return nil, invalidf("op is not defined for %s", e)
 			}
 			out.normalize()
 		case classUint:
-			w := e.bits()
-			for i, x := range a.u {
-				switch kind {
-				case unNeg:
-					out.u[i] = -x
-				case unAbs:
-					out.u[i] = x
-				case unSign:
-					out.u[i] = uint64(min(x, 1))
-				case unNot:
-					out.u[i] = ^x
-				case unSquare:
-					out.u[i] = x * x
-				case unPopcnt:
-					out.u[i] = uint64(bits.OnesCount64(x))
-				case unClz:
-					out.u[i] = uint64(bits.LeadingZeros64(x) - (64 - w))
-				default:
-					return nil, invalidf("op is not defined for %s", e)
-				}
+			if !unaryInteger(kind, e.bits(), out.u, a.u) {
+				return nil, invalidf("op is not defined for %s", e)
 			}
 			out.normalize()
 		default:
@@ -257,14 +219,33 @@ func widthMask(w int) uint64 {
 	return 1<<uint(w) - 1
 }
 
-func compareInts(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// unaryInteger computes dst = kind(src) for integers of width w, signed
+// or not; it reports false for an op integers do not have.
+func unaryInteger[T int64 | uint64](kind unaryKind, w int, dst, src []T) bool {
+	for i, x := range src {
+		switch kind {
+		case unNeg:
+			dst[i] = -x
+		case unAbs:
+			if x < 0 {
+				x = -x
+			}
+			dst[i] = x
+		case unSign:
+			dst[i] = T(cmp.Compare(x, 0))
+		case unNot:
+			dst[i] = ^x
+		case unSquare:
+			dst[i] = x * x
+		case unPopcnt:
+			dst[i] = T(bits.OnesCount64(uint64(x) & widthMask(w)))
+		case unClz:
+			dst[i] = T(bits.LeadingZeros64(uint64(x)&widthMask(w)) - (64 - w))
+		default:
+			return false
+		}
 	}
-	return 0
+	return true
 }
 
 func evalIsFinite(ev *evaluator, op *operation, in []*array) ([]*array, error) {

@@ -63,24 +63,8 @@ func (p *parser) parseGenericFunc() {
 	if _, dup := p.mod.funcs[f.Name]; dup {
 		p.failAt(start, "redefinition of function @%s", f.Name)
 	}
-	argAttrs := listOfDicts(props["arg_attrs"])
-	resAttrs := listOfDicts(props["res_attrs"])
-	for i, t := range ft.FuncIns {
-		v := Value{Type: t}
-		if i < len(argAttrs) {
-			v.Attrs = argAttrs[i]
-		}
-		p.fillValue(&v)
-		f.params = append(f.params, v)
-	}
-	for i, t := range ft.FuncOuts {
-		v := Value{Type: t}
-		if i < len(resAttrs) {
-			v.Attrs = resAttrs[i]
-		}
-		p.fillValue(&v)
-		f.results = append(f.results, v)
-	}
+	f.params = p.valuesOf(ft.FuncIns, props["arg_attrs"])
+	f.results = p.valuesOf(ft.FuncOuts, props["res_attrs"])
 	p.fn, p.nslots, p.scopes = f, 0, nil
 	p.pushScope()
 	p.expectPunct("(")
@@ -100,6 +84,22 @@ func (p *parser) parseGenericFunc() {
 	f.numSlots = p.nslots
 	p.popScope()
 	p.mod.funcs[f.Name] = f
+}
+
+// valuesOf pairs types with the attribute dictionaries of a list such as
+// arg_attrs.
+func (p *parser) valuesOf(types []TensorType, attrs *Attr) []Value {
+	dicts := listOfDicts(attrs)
+	var vs []Value
+	for i, t := range types {
+		v := Value{Type: t}
+		if i < len(dicts) {
+			v.Attrs = dicts[i]
+		}
+		p.fillValue(&v)
+		vs = append(vs, v)
+	}
+	return vs
 }
 
 func listOfDicts(a *Attr) []map[string]*Attr {

@@ -203,12 +203,18 @@ func (p *parser) fillValue(v *Value) {
 	}
 }
 
-// parseBlockInto parses "{ ops }" into r, in a fresh scope.
+// parseBlockInto parses "{ ops }" into r.
 func (p *parser) parseBlockInto(r *region) {
 	p.expectPunct("{")
+	p.parseOpsInto(r, "block")
+}
+
+// parseOpsInto parses "ops }" into r; where names the construct for the
+// error at the end of the input.
+func (p *parser) parseOpsInto(r *region, where string) {
 	for !p.isPunct("}") {
 		if p.tok.kind == tokEOF {
-			p.fail("unexpected end of input in block")
+			p.fail("unexpected end of input in %s", where)
 		}
 		if p.parseOp(r) {
 			break

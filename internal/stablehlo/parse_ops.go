@@ -120,14 +120,7 @@ func (p *parser) parseGenericTerminator(r *region, names []resultName) {
 	if len(names) > 0 {
 		p.fail("terminator has no results")
 	}
-	p.expectPunct("(")
-	for !p.isPunct(")") {
-		r.rets = append(r.rets, p.parseOperand())
-		if !p.acceptPunct(",") {
-			break
-		}
-	}
-	p.expectPunct(")")
+	r.rets = append(r.rets, p.parseOperandList()...)
 	if p.isPunct("{") {
 		p.parseDict()
 	}
@@ -139,14 +132,7 @@ func (p *parser) parseGenericTerminator(r *region, names []resultName) {
 // parseGenericOp parses the generic form after the quoted name:
 // (operands) <{properties}> (regions) {attrs} : (types) -> types
 func (p *parser) parseGenericOp(op *operation, nres int) {
-	p.expectPunct("(")
-	for !p.isPunct(")") {
-		op.operands = append(op.operands, p.parseOperand())
-		if !p.acceptPunct(",") {
-			break
-		}
-	}
-	p.expectPunct(")")
+	op.operands = p.parseOperandList()
 	if p.isPunct("[") {
 		p.fail("successor blocks are not supported")
 	}
@@ -166,18 +152,9 @@ func (p *parser) parseGenericOp(op *operation, nres int) {
 		}
 		p.expectPunct(")")
 	}
-	if p.isPunct("{") {
-		for k, v := range p.parseDict() {
-			op.attrs[k] = v
-		}
-	}
-	p.expectPunct(":")
-	ins, outs, arrow := p.parseSignature()
-	if !arrow {
-		p.fail("expected \"->\" in the generic op signature")
-	}
-	op.operandTyps, op.resultTypes = ins, outs
-	if len(ins) != len(op.operands) {
+	p.parseAttrsInto(op)
+	p.parseOpSignature(op, "the generic op")
+	if ins := op.operandTyps; len(ins) != len(op.operands) {
 		p.failAt(op.pos, "%s: %d operands but %d operand types", op.Name, len(op.operands), len(ins))
 	}
 	switch op.Name {
@@ -206,30 +183,11 @@ func (p *parser) parseRegion() *region {
 	p.expectPunct("{")
 	if p.tok.kind == tokCaret {
 		p.advance()
-		if p.acceptPunct("(") {
-			for !p.isPunct(")") {
-				t := p.expectKind(tokValue, "a block argument")
-				p.expectPunct(":")
-				typ := p.parseType()
-				p.skipLoc()
-				r.args = append(r.args, p.define(t.text, t.pos))
-				r.argTypes = append(r.argTypes, typ)
-				if !p.acceptPunct(",") {
-					break
-				}
-			}
-			p.expectPunct(")")
+		if p.isPunct("(") {
+			p.parseBlockArgs(r)
 		}
 		p.expectPunct(":")
 	}
-	for !p.isPunct("}") {
-		if p.tok.kind == tokEOF {
-			p.fail("unexpected end of input in region")
-		}
-		if p.parseOp(r) {
-			break
-		}
-	}
-	p.expectPunct("}")
+	p.parseOpsInto(r, "region")
 	return r
 }

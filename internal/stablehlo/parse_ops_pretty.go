@@ -37,11 +37,7 @@ func (p *parser) parsePrettyOp(op *operation, nres int) {
 				break
 			}
 		}
-		if p.isPunct("{") {
-			for k, v := range p.parseDict() {
-				op.attrs[k] = v
-			}
-		}
+		p.parseAttrsInto(op)
 		if d := op.attrs["decomposition"]; d != nil && d.Kind == AttrSymbol {
 			op.callee = d.Str
 		}
@@ -51,14 +47,7 @@ func (p *parser) parsePrettyOp(op *operation, nres int) {
 		return
 	case "func.call", "stablehlo.custom_call":
 		op.callee = p.expectKind(tokSymbol, "a callee").text
-		p.expectPunct("(")
-		for !p.isPunct(")") {
-			op.operands = append(op.operands, p.parseOperand())
-			if !p.acceptPunct(",") {
-				break
-			}
-		}
-		p.expectPunct(")")
+		op.operands = p.parseOperandList()
 		if p.isPunct("{") {
 			op.attrs = p.parseDict()
 		}

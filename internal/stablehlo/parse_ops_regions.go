@@ -31,17 +31,9 @@ func (p *parser) parsePrettyReduce(op *operation) {
 	p.expectIdent("dimensions")
 	p.expectPunct("=")
 	op.attrs["dimensions"] = p.parseAttrValueNoType()
-	if p.isPunct("{") {
-		for k, v := range p.parseDict() {
-			op.attrs[k] = v
-		}
-	}
-	p.expectPunct(":")
-	ins, outs, arrow := p.parseSignature()
-	if !arrow {
-		p.fail("expected \"->\" in reduce signature")
-	}
-	op.operandTyps, op.resultTypes = ins, outs
+	p.parseAttrsInto(op)
+	p.parseOpSignature(op, "reduce")
+	ins := op.operandTyps
 	n := len(inputs)
 	if len(ins) != 2*n {
 		p.failAt(op.pos, "reduce: %d operands but %d operand types", 2*n, len(ins))
@@ -114,11 +106,7 @@ func (p *parser) parsePrettyWhile(op *operation) {
 		}
 	}
 	p.expectPunct(")")
-	if p.isPunct("{") {
-		for k, v := range p.parseDict() {
-			op.attrs[k] = v
-		}
-	}
+	p.parseAttrsInto(op)
 	var types []TensorType
 	if p.acceptPunct(":") {
 		types = p.parseTypeList()

@@ -10,14 +10,7 @@ package stablehlo
 // The interpreter cannot run it (it is per-device code), but the module
 // must still parse so that UsesCollectives can report it.
 func (p *parser) parseManualComputation(op *operation) {
-	p.expectPunct("(")
-	for !p.isPunct(")") {
-		op.operands = append(op.operands, p.parseOperand())
-		if !p.acceptPunct(",") {
-			break
-		}
-	}
-	p.expectPunct(")")
+	op.operands = p.parseOperandList()
 	for p.tok.kind == tokIdent && p.peek().text == "=" {
 		key := p.tok.text
 		p.advance()
@@ -26,27 +19,11 @@ func (p *parser) parseManualComputation(op *operation) {
 	}
 	r := &region{}
 	p.pushScope()
-	p.expectPunct("(")
-	for !p.isPunct(")") {
-		t := p.expectKind(tokValue, "a block argument")
-		p.expectPunct(":")
-		typ := p.parseType()
-		r.args = append(r.args, p.define(t.text, t.pos))
-		r.argTypes = append(r.argTypes, typ)
-		if !p.acceptPunct(",") {
-			break
-		}
-	}
-	p.expectPunct(")")
+	p.parseBlockArgs(r)
 	p.parseBlockInto(r)
 	p.popScope()
 	op.regions = []*region{r}
-	p.expectPunct(":")
-	ins, outs, arrow := p.parseSignature()
-	if !arrow {
-		p.fail("expected \"->\" in sdy.manual_computation signature")
-	}
-	op.operandTyps, op.resultTypes = ins, outs
+	p.parseOpSignature(op, "sdy.manual_computation")
 }
 
 // parsePrettyConvolution parses
@@ -54,14 +31,7 @@ func (p *parser) parseManualComputation(op *operation) {
 //	stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
 //	    window = {stride = [1, 1], pad = [[0, 0], [0, 0]], ...} {attrs} : (A, B) -> C
 func (p *parser) parsePrettyConvolution(op *operation) {
-	p.expectPunct("(")
-	for !p.isPunct(")") {
-		op.operands = append(op.operands, p.parseOperand())
-		if !p.acceptPunct(",") {
-			break
-		}
-	}
-	p.expectPunct(")")
+	op.operands = p.parseOperandList()
 	p.expectIdent("dim_numbers")
 	p.expectPunct("=")
 	start := p.tok.pos
@@ -76,15 +46,6 @@ func (p *parser) parsePrettyConvolution(op *operation) {
 		p.expectPunct("=")
 		op.attrs["window"] = &Attr{Kind: AttrDict, Dict: p.parseDict()}
 	}
-	if p.isPunct("{") {
-		for k, v := range p.parseDict() {
-			op.attrs[k] = v
-		}
-	}
-	p.expectPunct(":")
-	ins, outs, arrow := p.parseSignature()
-	if !arrow {
-		p.fail("expected \"->\" in convolution signature")
-	}
-	op.operandTyps, op.resultTypes = ins, outs
+	p.parseAttrsInto(op)
+	p.parseOpSignature(op, "convolution")
 }

@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 )
 
@@ -238,4 +239,54 @@ func (p *parser) lookup(t token) int {
 func (p *parser) parseOperand() int {
 	t := p.expectKind(tokValue, "an SSA value")
 	return p.lookup(t)
+}
+
+// parseOperandList parses "(%a, %b, ...)".
+func (p *parser) parseOperandList() []int {
+	var operands []int
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		operands = append(operands, p.parseOperand())
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
+	return operands
+}
+
+// parseAttrsInto parses an optional "{attrs}" into op's attributes.
+func (p *parser) parseAttrsInto(op *operation) {
+	if p.isPunct("{") {
+		maps.Copy(op.attrs, p.parseDict())
+	}
+}
+
+// parseOpSignature parses ": (ins) -> outs" into op's types; what names
+// the op in the error when the arrow is missing.
+func (p *parser) parseOpSignature(op *operation, what string) {
+	p.expectPunct(":")
+	ins, outs, arrow := p.parseSignature()
+	if !arrow {
+		p.fail("expected \"->\" in %s signature", what)
+	}
+	op.operandTyps, op.resultTypes = ins, outs
+}
+
+// parseBlockArgs parses "(%a: T loc(...), ...)" into r's arguments in the
+// current scope.
+func (p *parser) parseBlockArgs(r *region) {
+	p.expectPunct("(")
+	for !p.isPunct(")") {
+		t := p.expectKind(tokValue, "a block argument")
+		p.expectPunct(":")
+		typ := p.parseType()
+		p.skipLoc()
+		r.args = append(r.args, p.define(t.text, t.pos))
+		r.argTypes = append(r.argTypes, typ)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	p.expectPunct(")")
 }

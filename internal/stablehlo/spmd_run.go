@@ -266,7 +266,7 @@ func (ev *evaluator) assemble(v *shardedValue) (*array, error) {
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
 	if first[pl.tileOf[me]] == me {
-		data := rangeBytes(v.local, 0, v.local.size())
+		data := allBytes(v.local)
 		for q := 0; q < P; q++ {
 			if pl.tileOf[q] != pl.tileOf[me] {
 				x.send(base+q, data)

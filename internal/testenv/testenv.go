@@ -12,6 +12,8 @@
 // that requires it (PATHWAYS_REQUIRE_INTEROP=1, PATHWAYS_REQUIRE_PLUGINS=1; .ci/run sets
 // both) is set, in which case it fails. Every lookup reads the environment at call
 // time, so tests may use t.Setenv.
+//
+// LineWriter hands a test the lines a server it runs writes.
 package testenv
 
 import (

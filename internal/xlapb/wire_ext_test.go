@@ -2,78 +2,13 @@ package xlapb_test
 
 import (
 	"bytes"
-	"sort"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/openpathways/pathways/internal/wiretest"
 	"github.com/openpathways/pathways/internal/xlapb"
 )
-
-// Expected bytes are built by hand from upstream field numbers, so a wrong
-// number or type in our .proto files fails here.
-
-func varint(b []byte, num protowire.Number, v uint64) []byte {
-	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
-}
-
-func lenDelim(b []byte, num protowire.Number, payload []byte) []byte {
-	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), payload)
-}
-
-func packed(vs ...uint64) []byte {
-	var b []byte
-	for _, v := range vs {
-		b = protowire.AppendVarint(b, v)
-	}
-	return b
-}
-
-// sortedFields returns b with its top-level fields stably sorted by number;
-// encoders may write oneof members last.
-func sortedFields(t *testing.T, b []byte) []byte {
-	t.Helper()
-	type field struct {
-		num protowire.Number
-		raw []byte
-	}
-	var fields []field
-	for len(b) > 0 {
-		num, _, n := protowire.ConsumeField(b)
-		if n < 0 {
-			t.Fatalf("bad wire bytes %x: %v", b, protowire.ParseError(n))
-		}
-		fields = append(fields, field{num, b[:n]})
-		b = b[n:]
-	}
-	sort.SliceStable(fields, func(i, j int) bool { return fields[i].num < fields[j].num })
-	var out []byte
-	for _, f := range fields {
-		out = append(out, f.raw...)
-	}
-	return out
-}
-
-func checkWire(t *testing.T, m proto.Message, want []byte) {
-	t.Helper()
-	got, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		t.Fatalf("Marshal(%T): %v", m, err)
-	}
-	if !bytes.Equal(sortedFields(t, got), sortedFields(t, want)) {
-		t.Errorf("Marshal(%T) =\n  %x\nwant (in any field order)\n  %x", m, got, want)
-	}
-	back := m.ProtoReflect().Type().New().Interface()
-	if err := proto.Unmarshal(want, back); err != nil {
-		t.Fatalf("Unmarshal(%T): %v", m, err)
-	}
-	if diff := cmp.Diff(m, back, protocmp.Transform()); diff != "" {
-		t.Errorf("Unmarshal(%T) of the expected bytes differs (-want +got):\n%s", m, diff)
-	}
-}
 
 func TestShapeAndLayout(t *testing.T) {
 	s := &xlapb.ShapeProto{
@@ -81,20 +16,20 @@ func TestShapeAndLayout(t *testing.T) {
 		Dimensions:  []int64{2, 3},
 		Layout:      &xlapb.LayoutProto{MinorToMajor: []int64{1, 0}},
 	}
-	want := varint(nil, 2, 11)
-	want = lenDelim(want, 3, packed(2, 3))
-	want = lenDelim(want, 5, lenDelim(nil, 1, packed(1, 0)))
-	checkWire(t, s, want)
+	want := wiretest.Varint(nil, 2, 11)
+	want = wiretest.LenDelim(want, 3, wiretest.PackedVarints(2, 3))
+	want = wiretest.LenDelim(want, 5, wiretest.LenDelim(nil, 1, wiretest.PackedVarints(1, 0)))
+	wiretest.CheckWire(t, s, want)
 
 	l := &xlapb.LayoutProto{
 		Tiles:             []*xlapb.TileProto{{Dimensions: []int64{8, 128}}},
 		ElementSizeInBits: 4,
 		MemorySpace:       1,
 	}
-	want = lenDelim(nil, 6, lenDelim(nil, 1, packed(8, 128)))
-	want = varint(want, 7, 4)
-	want = varint(want, 8, 1)
-	checkWire(t, l, want)
+	want = wiretest.LenDelim(nil, 6, wiretest.LenDelim(nil, 1, wiretest.PackedVarints(8, 128)))
+	want = wiretest.Varint(want, 7, 4)
+	want = wiretest.Varint(want, 8, 1)
+	wiretest.CheckWire(t, l, want)
 }
 
 func TestPrimitiveTypeNumbers(t *testing.T) {
@@ -127,19 +62,19 @@ func TestOpSharding(t *testing.T) {
 		NamedSharding:            &xlapb.NamedShardingProto{},
 	}
 	var want []byte
-	want = varint(want, 1, 3)
-	want = lenDelim(want, 3, packed(2, 1, 2))
-	want = lenDelim(want, 5, lenDelim(varint(nil, 1, 1), 4, packed(3)))
-	want = varint(want, 6, 1)
-	want = lenDelim(want, 7, lenDelim(nil, 2, []byte("x")))
-	want = lenDelim(want, 8, packed(4))
-	want = lenDelim(want, 9, packed(4))
-	want = lenDelim(want, 10, packed(0))
-	want = varint(want, 11, 1)
-	want = varint(want, 12, 7)
-	want = varint(want, 13, 1)
-	want = lenDelim(want, 14, nil)
-	checkWire(t, s, want)
+	want = wiretest.Varint(want, 1, 3)
+	want = wiretest.LenDelim(want, 3, wiretest.PackedVarints(2, 1, 2))
+	want = wiretest.LenDelim(want, 5, wiretest.LenDelim(wiretest.Varint(nil, 1, 1), 4, wiretest.PackedVarints(3)))
+	want = wiretest.Varint(want, 6, 1)
+	want = wiretest.LenDelim(want, 7, wiretest.LenDelim(nil, 2, []byte("x")))
+	want = wiretest.LenDelim(want, 8, wiretest.PackedVarints(4))
+	want = wiretest.LenDelim(want, 9, wiretest.PackedVarints(4))
+	want = wiretest.LenDelim(want, 10, wiretest.PackedVarints(0))
+	want = wiretest.Varint(want, 11, 1)
+	want = wiretest.Varint(want, 12, 7)
+	want = wiretest.Varint(want, 13, 1)
+	want = wiretest.LenDelim(want, 14, nil)
+	wiretest.CheckWire(t, s, want)
 }
 
 func TestDeviceAssignment(t *testing.T) {
@@ -151,11 +86,11 @@ func TestDeviceAssignment(t *testing.T) {
 			{ReplicaDeviceIds: []int64{1}},
 		},
 	}
-	want := varint(nil, 1, 1)
-	want = varint(want, 2, 2)
-	want = lenDelim(want, 3, lenDelim(nil, 1, packed(0)))
-	want = lenDelim(want, 3, lenDelim(nil, 1, packed(1)))
-	checkWire(t, da, want)
+	want := wiretest.Varint(nil, 1, 1)
+	want = wiretest.Varint(want, 2, 2)
+	want = wiretest.LenDelim(want, 3, wiretest.LenDelim(nil, 1, wiretest.PackedVarints(0)))
+	want = wiretest.LenDelim(want, 3, wiretest.LenDelim(nil, 1, wiretest.PackedVarints(1)))
+	wiretest.CheckWire(t, da, want)
 }
 
 func TestCompileOptions(t *testing.T) {
@@ -177,44 +112,44 @@ func TestCompileOptions(t *testing.T) {
 		MatrixUnitOperandPrecision: xlapb.PrecisionConfig_HIGHEST,
 	}
 	var ebo []byte
-	ebo = varint(ebo, 1, ^uint64(0)) // -1 as int64 varint
-	ebo = lenDelim(ebo, 3, nil)
-	ebo = varint(ebo, 4, 1)
-	ebo = varint(ebo, 5, 2)
-	ebo = varint(ebo, 6, 1)
-	ebo = lenDelim(ebo, 9, varint(nil, 1, 1))
-	ebo = varint(ebo, 19, 1)
-	ebo = varint(ebo, 24, 29)
+	ebo = wiretest.Varint(ebo, 1, ^uint64(0)) // -1 as int64 varint
+	ebo = wiretest.LenDelim(ebo, 3, nil)
+	ebo = wiretest.Varint(ebo, 4, 1)
+	ebo = wiretest.Varint(ebo, 5, 2)
+	ebo = wiretest.Varint(ebo, 6, 1)
+	ebo = wiretest.LenDelim(ebo, 9, wiretest.Varint(nil, 1, 1))
+	ebo = wiretest.Varint(ebo, 19, 1)
+	ebo = wiretest.Varint(ebo, 24, 29)
 
-	entry := lenDelim(nil, 1, []byte("xla_cpu_enable_fast_math"))
-	entry = lenDelim(entry, 2, varint(nil, 2, 1))
+	entry := wiretest.LenDelim(nil, 1, []byte("xla_cpu_enable_fast_math"))
+	entry = wiretest.LenDelim(entry, 2, wiretest.Varint(nil, 2, 1))
 
 	var want []byte
-	want = lenDelim(want, 3, ebo)
-	want = varint(want, 4, 1)
-	want = lenDelim(want, 7, entry)
-	want = varint(want, 10, 2)
-	checkWire(t, opts, want)
+	want = wiretest.LenDelim(want, 3, ebo)
+	want = wiretest.Varint(want, 4, 1)
+	want = wiretest.LenDelim(want, 7, entry)
+	want = wiretest.Varint(want, 10, 2)
+	wiretest.CheckWire(t, opts, want)
 
 	for _, tt := range []struct {
 		o    *xlapb.OptionOverrideProto
 		want []byte
 	}{
-		{&xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_StringField{StringField: "a"}}, lenDelim(nil, 1, []byte("a"))},
-		{&xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_IntField{IntField: 5}}, varint(nil, 3, 5)},
+		{&xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_StringField{StringField: "a"}}, wiretest.LenDelim(nil, 1, []byte("a"))},
+		{&xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_IntField{IntField: 5}}, wiretest.Varint(nil, 3, 5)},
 		{&xlapb.OptionOverrideProto{Value: &xlapb.OptionOverrideProto_DoubleField{DoubleField: 1}},
-			protowire.AppendFixed64(protowire.AppendTag(nil, 4, protowire.Fixed64Type), 0x3ff0000000000000)},
+			wiretest.Fixed64(nil, 4, 0x3ff0000000000000)},
 	} {
-		checkWire(t, tt.o, tt.want)
+		wiretest.CheckWire(t, tt.o, tt.want)
 	}
 }
 
 func TestDebugOptionsKeepsUnknownFlags(t *testing.T) {
 	// DebugOptions declares no fields; flags set by a client must reach the
 	// compiler unchanged after the server decodes and re-encodes the options.
-	debug := varint(nil, 1000, 1)
-	debug = lenDelim(debug, 1001, []byte("/tmp/dump"))
-	in := lenDelim(nil, 3, lenDelim(nil, 3, debug)) // executable_build_options.debug_options
+	debug := wiretest.Varint(nil, 1000, 1)
+	debug = wiretest.LenDelim(debug, 1001, []byte("/tmp/dump"))
+	in := wiretest.LenDelim(nil, 3, wiretest.LenDelim(nil, 3, debug)) // executable_build_options.debug_options
 
 	var opts xlapb.CompileOptionsProto
 	if err := proto.Unmarshal(in, &opts); err != nil {
@@ -243,10 +178,10 @@ func TestCompiledMemoryStats(t *testing.T) {
 		PeakMemoryInBytes:        14,
 		TotalSizeInBytes:         15,
 	}
-	want := varint(nil, 1, 1)
-	want = varint(want, 5, 5)
-	want = varint(want, 11, 11)
-	want = varint(want, 14, 14)
-	want = varint(want, 15, 15)
-	checkWire(t, s, want)
+	want := wiretest.Varint(nil, 1, 1)
+	want = wiretest.Varint(want, 5, 5)
+	want = wiretest.Varint(want, 11, 11)
+	want = wiretest.Varint(want, 14, 14)
+	want = wiretest.Varint(want, 15, 15)
+	wiretest.CheckWire(t, s, want)
 }

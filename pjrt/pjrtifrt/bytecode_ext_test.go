@@ -1,14 +1,13 @@
 package pjrtifrt_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/golden"
 )
 
 // TestBytecodeSignature compiles each testdata program as text and as the
@@ -16,23 +15,17 @@ import (
 // parameters (types, shardings), outputs and donations, which it reads from
 // the module as it does from text.
 func TestBytecodeSignature(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no programs in testdata: %v", err)
-	}
+	files := golden.Files(t, "testdata/*.json", 1)
 	for _, p := range cpuPlugins {
 		t.Run(p.name, func(t *testing.T) {
 			c := p.client(t, 8)
 			for _, f := range files {
-				g := loadCase(t, f)
+				g := golden.Load(t, f)
 				t.Run(g.Name, func(t *testing.T) {
 					opts := &ifrt.CompileOptions{Devices: c.AddressableDevices()[:g.Devices]}
 					var got []any
 					for _, form := range []string{".mlir", ".mlirbc"} {
-						module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + form)
-						if err != nil {
-							t.Fatal(err)
-						}
+						module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+form)
 						exe, err := c.Compile(testContext(t), &ifrt.MLIRProgram{Module: module}, opts)
 						if err != nil {
 							t.Fatalf("Compile(%s): %v", form, err)

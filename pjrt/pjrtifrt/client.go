@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		_ = c.Close()
 		return nil, err
 	}
-	c.log.Debug("pjrtifrt: client created", "plugin", plugin.Path(), "platform", pc.PlatformName(),
+	c.log.Debug("client created", "plugin", plugin.Path(), "platform", pc.PlatformName(),
 		"devices", len(c.devices), "addressable", len(c.addressable))
 	return c, nil
 }

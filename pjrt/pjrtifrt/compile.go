@@ -14,6 +14,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/stablehlo/ifrtconv"
 	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/pjrt"
 )
@@ -56,7 +57,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		_ = x.Close()
 		return nil, err
 	}
-	c.log.Debug("pjrtifrt: compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
+	c.log.Debug("compiled", "name", e.name, "devices", devices.String(), "bytecode", p.IsBytecode(),
 		"shardy", shardy, "parameters_known", e.knownParams, "outputs", len(e.outputs))
 	return c.track(e)
 }
@@ -377,16 +378,9 @@ func checkEven(s ifrt.Sharding, shape ifrt.Shape, perDevice []int64) error {
 	return nil
 }
 
-var elemDTypes = map[stablehlo.ElemType]ifrt.DType{
-	stablehlo.Bool: ifrt.PRED, stablehlo.I8: ifrt.S8, stablehlo.I16: ifrt.S16, stablehlo.I32: ifrt.S32,
-	stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
-	stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
-	stablehlo.F64: ifrt.F64,
-}
-
 // argumentInfo describes a parameter or result of the module text.
 func argumentInfo(v stablehlo.Value) (ifrt.ArgumentInfo, error) {
-	d, ok := elemDTypes[v.Type.Elem]
+	d, ok := ifrtconv.DType(v.Type.Elem)
 	if !ok {
 		return ifrt.ArgumentInfo{}, ifrt.Errorf(ifrt.Unimplemented, "pjrtifrt: element type of %v is not supported", v.Type)
 	}
@@ -398,30 +392,9 @@ func argumentInfo(v stablehlo.Value) (ifrt.ArgumentInfo, error) {
 	if err != nil {
 		return info, nil // an annotation we cannot read: leave it to the plugin
 	}
-	op := ifrt.OpSharding{
-		TileAssignmentDimensions: hs.TileAssignmentDims,
-		TileAssignmentDevices:    hs.TileAssignmentDevices,
-		IotaReshapeDims:          hs.IotaReshapeDims,
-		ReplicateOnLastTileDim:   hs.ReplicateOnLastTileDim,
-	}
-	for _, p := range hs.IotaTransposePerm {
-		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
-	}
-	switch hs.Type {
-	case stablehlo.ShardingReplicated:
-		op.Type = ifrt.OpShardingReplicated
-	case stablehlo.ShardingMaximal:
-		op.Type = ifrt.OpShardingMaximal
-	case stablehlo.ShardingOther:
-		op.Type = ifrt.OpShardingOther
-	default:
-		return info, nil
-	}
-	for _, t := range hs.LastTileDims {
-		if t != "replicated" {
-			return info, nil
-		}
-		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	op, err := ifrtconv.OpSharding(hs)
+	if err != nil {
+		return info, nil // a kind ifrt cannot describe: leave it to the plugin
 	}
 	info.OpSharding = &op
 	return info, nil

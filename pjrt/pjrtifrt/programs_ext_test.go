@@ -3,12 +3,10 @@ package pjrtifrt_test
 import (
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -17,29 +15,12 @@ import (
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/stablehlo/ifrtconv"
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/pjrt/pjrtifrt"
 )
-
-// goldenTensor is one input or output in the JSON files written by
-// testdata/gen_programs.py and scripts/gen_stablehlo_corpus.py.
-type goldenTensor struct {
-	Type     string  `json:"type"`
-	Shape    []int64 `json:"shape"`
-	Data     string  `json:"data"`
-	Sharding string  `json:"sharding"` // HLO sharding string; "" for replicated or unknown
-}
-
-type goldenCase struct {
-	Name    string         `json:"name"`
-	Devices int            `json:"devices"`
-	Inputs  []goldenTensor `json:"inputs"`
-	Outputs []goldenTensor `json:"outputs"`
-	RTol    float64        `json:"rtol"`
-	ATol    float64        `json:"atol"`
-	Donated []int          `json:"donated"`
-}
 
 var mlirDTypes = map[string]ifrt.DType{
 	"i1": ifrt.PRED, "i8": ifrt.S8, "i16": ifrt.S16, "i32": ifrt.S32, "i64": ifrt.S64,
@@ -47,20 +28,8 @@ var mlirDTypes = map[string]ifrt.DType{
 	"f16": ifrt.F16, "bf16": ifrt.BF16, "f32": ifrt.F32, "f64": ifrt.F64,
 }
 
-func loadCase(t testing.TB, path string) goldenCase {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c goldenCase
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return c
-}
-
-func (g goldenTensor) decode(t testing.TB) (ifrt.DType, ifrt.Shape, []byte) {
+// decodeTensor returns g as an ifrt array's dtype, shape and bytes.
+func decodeTensor(t testing.TB, g golden.Tensor) (ifrt.DType, ifrt.Shape, []byte) {
 	t.Helper()
 	d, ok := mlirDTypes[g.Type]
 	if !ok {
@@ -80,23 +49,9 @@ func opSharding(t testing.TB, s string) ifrt.OpSharding {
 	if err != nil {
 		t.Fatalf("ParseHloSharding(%q): %v", s, err)
 	}
-	op := ifrt.OpSharding{
-		TileAssignmentDimensions: hs.TileAssignmentDims, TileAssignmentDevices: hs.TileAssignmentDevices,
-		IotaReshapeDims: hs.IotaReshapeDims, ReplicateOnLastTileDim: hs.ReplicateOnLastTileDim,
-	}
-	for _, p := range hs.IotaTransposePerm {
-		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
-	}
-	switch hs.Type {
-	case stablehlo.ShardingReplicated:
-		op.Type = ifrt.OpShardingReplicated
-	case stablehlo.ShardingOther:
-		op.Type = ifrt.OpShardingOther
-	default:
-		t.Fatalf("unsupported sharding %q", s)
-	}
-	for range hs.LastTileDims {
-		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	op, err := ifrtconv.OpSharding(hs)
+	if err != nil {
+		t.Fatalf("sharding %q: %v", s, err)
 	}
 	return op
 }
@@ -104,7 +59,7 @@ func opSharding(t testing.TB, s string) ifrt.OpSharding {
 // run compiles module for the case's devices, runs it on the case's inputs and
 // compares the outputs (contents, and shardings where the case names them).
 // It returns the compile error, if any, for the caller to judge.
-func run(t *testing.T, c *pjrtifrt.Client, module []byte, g goldenCase) error {
+func run(t *testing.T, c *pjrtifrt.Client, module []byte, g golden.Case) error {
 	t.Helper()
 	ctx := testContext(t)
 	n := max(g.Devices, 1)
@@ -120,7 +75,7 @@ func run(t *testing.T, c *pjrtifrt.Client, module []byte, g goldenCase) error {
 	defer exe.Delete()
 	args := make([]ifrt.Array, len(g.Inputs))
 	for i, in := range g.Inputs {
-		d, shape, data := in.decode(t)
+		d, shape, data := decodeTensor(t, in)
 		var s ifrt.Sharding = ifrt.NewSingleDeviceSharding(devs[0], "")
 		if n > 1 {
 			op := ifrt.Replicated()
@@ -150,7 +105,7 @@ func run(t *testing.T, c *pjrtifrt.Client, module []byte, g goldenCase) error {
 	}
 	for i, want := range g.Outputs {
 		out := res.Outputs[i]
-		d, shape, data := want.decode(t)
+		d, shape, data := decodeTensor(t, want)
 		if out.DType() != d || !out.Shape().Equal(shape) {
 			t.Errorf("output %d is %v%v, want %v%v", i, out.DType(), out.Shape(), d, shape)
 			continue
@@ -246,21 +201,15 @@ func float(d ifrt.DType, b []byte) float64 {
 // as StableHLO text and as jax.export bytecode, on each CPU plugin, and compares
 // with JAX's results.
 func TestJAXPrograms(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no programs in testdata: %v", err)
-	}
+	files := golden.Files(t, "testdata/*.json", 1)
 	for _, p := range cpuPlugins {
 		t.Run(p.name, func(t *testing.T) {
 			c := p.client(t, 8)
 			for _, f := range files {
-				g := loadCase(t, f)
+				g := golden.Load(t, f)
 				for _, form := range []string{"mlir", "mlirbc"} {
 					t.Run(g.Name+"."+form, func(t *testing.T) {
-						module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + "." + form)
-						if err != nil {
-							t.Fatal(err)
-						}
+						module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+"."+form)
 						if err := run(t, c, module, g); err != nil {
 							t.Fatalf("Compile: %v", err)
 						}
@@ -323,15 +272,12 @@ func TestGoldenCorpus(t *testing.T) {
 				if !*corpusAll && !corpusSubset[name] {
 					continue
 				}
-				g := loadCase(t, f)
+				g := golden.Load(t, f)
 				t.Run(g.Name, func(t *testing.T) {
 					if why, ok := corpusKnownDiffs[p.name+"/"+g.Name]; ok {
 						t.Skip(why)
 					}
-					module, err := os.ReadFile(strings.TrimSuffix(f, ".json") + ".mlir")
-					if err != nil {
-						t.Fatal(err)
-					}
+					module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+".mlir")
 					g.Devices = 1
 					if m := numPartitions.FindSubmatch(module); m != nil {
 						g.Devices, _ = strconv.Atoi(string(m[1]))

@@ -2,91 +2,17 @@ package proxypb_test
 
 import (
 	"bytes"
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/openpathways/pathways/internal/wiretest"
 	"github.com/openpathways/pathways/internal/xlapb"
 	pb "github.com/openpathways/pathways/proxy/proxypb"
 )
-
-// The expected bytes below are built by hand from field numbers taken from the
-// upstream protocol, so a wrong number or type in our .proto files fails here.
-
-func tag(b []byte, num protowire.Number, typ protowire.Type) []byte {
-	return protowire.AppendTag(b, num, typ)
-}
-
-func fixed64(b []byte, num protowire.Number, v uint64) []byte {
-	return protowire.AppendFixed64(tag(b, num, protowire.Fixed64Type), v)
-}
-
-func varint(b []byte, num protowire.Number, v uint64) []byte {
-	return protowire.AppendVarint(tag(b, num, protowire.VarintType), v)
-}
-
-func lenDelim(b []byte, num protowire.Number, payload []byte) []byte {
-	return protowire.AppendBytes(tag(b, num, protowire.BytesType), payload)
-}
-
-func packedFixed64(vs ...uint64) []byte {
-	var b []byte
-	for _, v := range vs {
-		b = protowire.AppendFixed64(b, v)
-	}
-	return b
-}
-
-// sortedFields returns b with its top-level fields stably sorted by number.
-// The encoder may write oneof members after the other fields; parsers accept
-// any order, so the tests compare in number order.
-func sortedFields(t *testing.T, b []byte) []byte {
-	t.Helper()
-	type field struct {
-		num protowire.Number
-		raw []byte
-	}
-	var fields []field
-	for len(b) > 0 {
-		num, _, n := protowire.ConsumeField(b)
-		if n < 0 {
-			t.Fatalf("bad wire bytes %x: %v", b, protowire.ParseError(n))
-		}
-		fields = append(fields, field{num, b[:n]})
-		b = b[n:]
-	}
-	sort.SliceStable(fields, func(i, j int) bool { return fields[i].num < fields[j].num })
-	var out []byte
-	for _, f := range fields {
-		out = append(out, f.raw...)
-	}
-	return out
-}
-
-// checkWire marshals m, compares the bytes with want, and decodes want back
-// into a fresh message that must equal m.
-func checkWire(t *testing.T, m proto.Message, want []byte) {
-	t.Helper()
-	got, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		t.Fatalf("Marshal(%T): %v", m, err)
-	}
-	if !bytes.Equal(sortedFields(t, got), sortedFields(t, want)) {
-		t.Errorf("Marshal(%T) =\n  %x\nwant (in any field order)\n  %x", m, got, want)
-	}
-	back := m.ProtoReflect().Type().New().Interface()
-	if err := proto.Unmarshal(want, back); err != nil {
-		t.Fatalf("Unmarshal(%T): %v", m, err)
-	}
-	if diff := cmp.Diff(m, back, protocmp.Transform()); diff != "" {
-		t.Errorf("Unmarshal(%T) of the expected bytes differs (-want +got):\n%s", m, diff)
-	}
-}
 
 func TestIfrtRequestOneofNumbers(t *testing.T) {
 	tests := []struct {
@@ -132,7 +58,7 @@ func TestIfrtRequestOneofNumbers(t *testing.T) {
 		req := tt.req
 		name := string(req.ProtoReflect().WhichOneof(req.ProtoReflect().Descriptor().Oneofs().ByName("request")).Name())
 		t.Run(name, func(t *testing.T) {
-			checkWire(t, req, lenDelim(nil, tt.num, nil))
+			wiretest.CheckWire(t, req, wiretest.LenDelim(nil, tt.num, nil))
 		})
 	}
 	// Every oneof member of the descriptor is covered by the table above.
@@ -172,9 +98,9 @@ func TestInitRoundTrip(t *testing.T) {
 		RequestMetadata: &pb.RequestMetadata{OpId: 1},
 		Request:         &pb.IfrtRequest_InitRequest{InitRequest: &pb.InitRequest{}},
 	}
-	want := lenDelim(nil, 1, fixed64(nil, 1, 1)) // request_metadata.op_id, fixed64
-	want = lenDelim(want, 2, nil)                // init_request
-	checkWire(t, req, want)
+	want := wiretest.LenDelim(nil, 1, wiretest.Fixed64(nil, 1, 1)) // request_metadata.op_id, fixed64
+	want = wiretest.LenDelim(want, 2, nil)                         // init_request
+	wiretest.CheckWire(t, req, want)
 
 	resp := &pb.IfrtResponse{
 		ResponseMetadata: &pb.ResponseMetadata{OpId: 1},
@@ -182,9 +108,9 @@ func TestInitRoundTrip(t *testing.T) {
 			SessionId: 7,
 		}},
 	}
-	want = lenDelim(nil, 1, fixed64(nil, 1, 1))
-	want = lenDelim(want, 2, varint(nil, 8, 7)) // init_response.session_id = 8, uint64
-	checkWire(t, resp, want)
+	want = wiretest.LenDelim(nil, 1, wiretest.Fixed64(nil, 1, 1))
+	want = wiretest.LenDelim(want, 2, wiretest.Varint(nil, 8, 7)) // init_response.session_id = 8, uint64
+	wiretest.CheckWire(t, resp, want)
 }
 
 func TestInitResponseDevice(t *testing.T) {
@@ -195,39 +121,39 @@ func TestInitResponseDevice(t *testing.T) {
 		MemoryIds:       []int32{0, 1},
 	}
 	var want []byte
-	want = varint(want, 1, 3)
-	want = varint(want, 7, 0)
-	want = lenDelim(want, 8, []byte{0, 1}) // packed int32
-	want = lenDelim(want, 11, []byte("cpu"))
-	checkWire(t, dev, want)
+	want = wiretest.Varint(want, 1, 3)
+	want = wiretest.Varint(want, 7, 0)
+	want = wiretest.LenDelim(want, 8, []byte{0, 1}) // packed int32
+	want = wiretest.LenDelim(want, 11, []byte("cpu"))
+	wiretest.CheckWire(t, dev, want)
 
 	mem := &pb.InitResponse_Memory{Id: 1, MemorySpaceKind: "device", DeviceIds: []int32{3}}
-	want = varint(nil, 1, 1)
-	want = lenDelim(want, 2, []byte("device"))
-	want = lenDelim(want, 3, []byte{3})
-	checkWire(t, mem, want)
+	want = wiretest.Varint(nil, 1, 1)
+	want = wiretest.LenDelim(want, 2, []byte("device"))
+	want = wiretest.LenDelim(want, 3, []byte{3})
+	wiretest.CheckWire(t, mem, want)
 
 	init := &pb.InitResponse{PrimaryDeviceIds: []int32{5}, AddressableDeviceIds: []int32{5}}
-	want = lenDelim(nil, 7, []byte{5})
-	want = lenDelim(want, 10, []byte{5})
-	checkWire(t, init, want)
+	want = wiretest.LenDelim(nil, 7, []byte{5})
+	want = wiretest.LenDelim(want, 10, []byte{5})
+	wiretest.CheckWire(t, init, want)
 }
 
 func TestDeleteAndDestructUseField2(t *testing.T) {
 	handles := []uint64{1, 1 << 48}
-	want := lenDelim(nil, 2, packedFixed64(handles...))
-	checkWire(t, &pb.DeleteArrayRequest{ArrayHandle: handles}, want)
-	checkWire(t, &pb.DestructArrayRequest{ArrayHandle: handles}, want)
-	checkWire(t, &pb.DeleteArrayResponse{DeletionFutureHandle: 9}, fixed64(nil, 1, 9))
+	want := wiretest.LenDelim(nil, 2, wiretest.PackedFixed64(handles...))
+	wiretest.CheckWire(t, &pb.DeleteArrayRequest{ArrayHandle: handles}, want)
+	wiretest.CheckWire(t, &pb.DestructArrayRequest{ArrayHandle: handles}, want)
+	wiretest.CheckWire(t, &pb.DeleteArrayResponse{DeletionFutureHandle: 9}, wiretest.Fixed64(nil, 1, 9))
 }
 
 func TestCheckValueReadyIsUnpacked(t *testing.T) {
-	want := fixed64(nil, 1, 4)
-	want = fixed64(want, 1, 5)
-	checkWire(t, &pb.CheckValueReadyRequest{ValueHandles: []uint64{4, 5}}, want)
+	want := wiretest.Fixed64(nil, 1, 4)
+	want = wiretest.Fixed64(want, 1, 5)
+	wiretest.CheckWire(t, &pb.CheckValueReadyRequest{ValueHandles: []uint64{4, 5}}, want)
 
 	// A packed encoding must still decode (proto3 parsers accept both).
-	packed := lenDelim(nil, 1, packedFixed64(4, 5))
+	packed := wiretest.LenDelim(nil, 1, wiretest.PackedFixed64(4, 5))
 	var got pb.CheckValueReadyRequest
 	if err := proto.Unmarshal(packed, &got); err != nil {
 		t.Fatal(err)
@@ -240,20 +166,20 @@ func TestCheckValueReadyIsUnpacked(t *testing.T) {
 func TestArrayRequests(t *testing.T) {
 	strides := &pb.ByteStrides{Strides: []int64{4}}
 	copyReq := &pb.CopyToHostBufferRequest{HostBufferHandle: 2, ArrayHandle: 1, ByteStrides: strides}
-	want := fixed64(nil, 1, 2)
-	want = fixed64(want, 2, 1)
-	want = lenDelim(want, 3, lenDelim(nil, 1, []byte{4}))
-	checkWire(t, copyReq, want)
+	want := wiretest.Fixed64(nil, 1, 2)
+	want = wiretest.Fixed64(want, 2, 1)
+	want = wiretest.LenDelim(want, 3, wiretest.LenDelim(nil, 1, []byte{4}))
+	wiretest.CheckWire(t, copyReq, want)
 
 	frs := &pb.FullyReplicatedShardRequest{
 		ArrayHandle:   1,
 		CopySemantics: pb.ArrayCopySemantics_ARRAY_COPY_SEMANTICS_REUSE_INPUT,
 		ResultHandle:  2,
 	}
-	want = fixed64(nil, 1, 1)
-	want = varint(want, 2, 2)
-	want = fixed64(want, 3, 2)
-	checkWire(t, frs, want)
+	want = wiretest.Fixed64(nil, 1, 1)
+	want = wiretest.Varint(want, 2, 2)
+	want = wiretest.Fixed64(want, 3, 2)
+	wiretest.CheckWire(t, frs, want)
 
 	mk := &pb.MakeArrayFromHostBufferRequest{
 		Dtype:            &pb.DTypeProto{Kind: pb.DTypeProto_KIND_F32},
@@ -261,11 +187,11 @@ func TestArrayRequests(t *testing.T) {
 		HostBufferHandle: 3,
 		ArrayHandle:      proto.Uint64(3),
 	}
-	want = lenDelim(nil, 1, varint(nil, 1, 11)) // dtype.kind F32 = 11
-	want = lenDelim(want, 2, lenDelim(nil, 1, []byte{8}))
-	want = fixed64(want, 4, 3)
-	want = fixed64(want, 6, 3)
-	checkWire(t, mk, want)
+	want = wiretest.LenDelim(nil, 1, wiretest.Varint(nil, 1, 11)) // dtype.kind F32 = 11
+	want = wiretest.LenDelim(want, 2, wiretest.LenDelim(nil, 1, []byte{8}))
+	want = wiretest.Fixed64(want, 4, 3)
+	want = wiretest.Fixed64(want, 6, 3)
+	wiretest.CheckWire(t, mk, want)
 
 	asm := &pb.AssembleArrayFromSingleDeviceArraysRequest{
 		SingleDeviceArrayHandles:   []uint64{1, 2},
@@ -273,17 +199,17 @@ func TestArrayRequests(t *testing.T) {
 		SingleDeviceShardSemantics: pb.SingleDeviceShardSemantics_SINGLE_DEVICE_SHARD_SEMANTICS_ADDRESSABLE_SHARDS.Enum(),
 		ResultHandle:               3,
 	}
-	want = lenDelim(nil, 3, packedFixed64(1, 2))
-	want = varint(want, 4, 2)
-	want = varint(want, 5, 1)
-	want = fixed64(want, 6, 3)
-	checkWire(t, asm, want)
+	want = wiretest.LenDelim(nil, 3, wiretest.PackedFixed64(1, 2))
+	want = wiretest.Varint(want, 4, 2)
+	want = wiretest.Varint(want, 5, 1)
+	want = wiretest.Fixed64(want, 6, 3)
+	wiretest.CheckWire(t, asm, want)
 
 	cp := &pb.CopyArraysRequest{ArrayHandles: []uint64{1}, DeviceIds: []int32{2}, MemoryKind: proto.String("")}
-	want = lenDelim(nil, 1, packedFixed64(1))
-	want = lenDelim(want, 2, []byte{2})
-	want = lenDelim(want, 3, nil) // present but empty: the default memory kind
-	checkWire(t, cp, want)
+	want = wiretest.LenDelim(nil, 1, wiretest.PackedFixed64(1))
+	want = wiretest.LenDelim(want, 2, []byte{2})
+	want = wiretest.LenDelim(want, 3, nil) // present but empty: the default memory kind
+	wiretest.CheckWire(t, cp, want)
 }
 
 func TestCompileAndExecute(t *testing.T) {
@@ -291,11 +217,11 @@ func TestCompileAndExecute(t *testing.T) {
 		Program:        &pb.Serialized{TypeName: "xla::ifrt::XlaProgram", Data: []byte("ML\xefR")},
 		CompileOptions: &pb.Serialized{TypeName: "xla::ifrt::XlaCompileOptions"},
 	}
-	prog := lenDelim(nil, 1, []byte("xla::ifrt::XlaProgram"))
-	prog = lenDelim(prog, 2, []byte("ML\xefR"))
-	want := lenDelim(nil, 1, prog)
-	want = lenDelim(want, 2, lenDelim(nil, 1, []byte("xla::ifrt::XlaCompileOptions")))
-	checkWire(t, compile, want)
+	prog := wiretest.LenDelim(nil, 1, []byte("xla::ifrt::XlaProgram"))
+	prog = wiretest.LenDelim(prog, 2, []byte("ML\xefR"))
+	want := wiretest.LenDelim(nil, 1, prog)
+	want = wiretest.LenDelim(want, 2, wiretest.LenDelim(nil, 1, []byte("xla::ifrt::XlaCompileOptions")))
+	wiretest.CheckWire(t, compile, want)
 
 	resp := &pb.CompileResponse{
 		LoadedExecutableHandle:    1 << 48,
@@ -307,14 +233,14 @@ func TestCompileAndExecute(t *testing.T) {
 		ReadyFutureHandle:         proto.Uint64(1<<48 + 1),
 		DeviceIds:                 []int32{0},
 	}
-	want = fixed64(nil, 1, 1<<48)
-	want = lenDelim(want, 2, []byte("main"))
-	want = varint(want, 3, 1)
-	want = lenDelim(want, 5, []byte{0})
-	want = lenDelim(want, 6, []byte{1})
-	want = fixed64(want, 9, 1<<48+1)
-	want = lenDelim(want, 10, []byte{0})
-	checkWire(t, resp, want)
+	want = wiretest.Fixed64(nil, 1, 1<<48)
+	want = wiretest.LenDelim(want, 2, []byte("main"))
+	want = wiretest.Varint(want, 3, 1)
+	want = wiretest.LenDelim(want, 5, []byte{0})
+	want = wiretest.LenDelim(want, 6, []byte{1})
+	want = wiretest.Fixed64(want, 9, 1<<48+1)
+	want = wiretest.LenDelim(want, 10, []byte{0})
+	wiretest.CheckWire(t, resp, want)
 
 	exec := &pb.LoadedExecutableExecuteRequest{
 		LoadedExecutableHandle: 1 << 48,
@@ -323,19 +249,19 @@ func TestCompileAndExecute(t *testing.T) {
 		ResultArrayHandle:      []uint64{6},
 		ResultStatusHandle:     7,
 	}
-	opts := varint(nil, 3, 2)
-	opts = varint(opts, 9, 1)
-	want = fixed64(nil, 1, 1<<48)
-	want = lenDelim(want, 2, packedFixed64(5))
-	want = lenDelim(want, 3, opts)
-	want = lenDelim(want, 5, packedFixed64(6))
-	want = fixed64(want, 6, 7)
-	checkWire(t, exec, want)
+	opts := wiretest.Varint(nil, 3, 2)
+	opts = wiretest.Varint(opts, 9, 1)
+	want = wiretest.Fixed64(nil, 1, 1<<48)
+	want = wiretest.LenDelim(want, 2, wiretest.PackedFixed64(5))
+	want = wiretest.LenDelim(want, 3, opts)
+	want = wiretest.LenDelim(want, 5, wiretest.PackedFixed64(6))
+	want = wiretest.Fixed64(want, 6, 7)
+	wiretest.CheckWire(t, exec, want)
 
 	out := &pb.LoadedExecutableExecuteResponse{
 		Outputs: []*pb.LoadedExecutableExecuteResponse_Output{{ArrayHandle: 8}},
 	}
-	checkWire(t, out, lenDelim(nil, 2, fixed64(nil, 4, 8)))
+	wiretest.CheckWire(t, out, wiretest.LenDelim(nil, 2, wiretest.Fixed64(nil, 4, 8)))
 }
 
 func TestLoadedExecutableMetadata(t *testing.T) {
@@ -361,24 +287,24 @@ func TestLoadedExecutableMetadata(t *testing.T) {
 		},
 	}
 	var want []byte
-	want = lenDelim(want, 2, lenDelim(nil, 1, nil)) // one empty (REPLICATED) OpSharding
-	want = lenDelim(want, 3, lenDelim(nil, 2, lenDelim(nil, 1, []byte("device"))))
-	want = lenDelim(want, 6, lenDelim(nil, 1, lenDelim(nil, 1, []byte{0})))
-	want = lenDelim(want, 8, lenDelim(nil, 1, []byte{0, 0, 0, 0, 2, 0, 0, 0})) // packed fixed32
-	want = lenDelim(want, 11, varint(nil, 1, 12))
-	checkWire(t, m, want)
+	want = wiretest.LenDelim(want, 2, wiretest.LenDelim(nil, 1, nil)) // one empty (REPLICATED) OpSharding
+	want = wiretest.LenDelim(want, 3, wiretest.LenDelim(nil, 2, wiretest.LenDelim(nil, 1, []byte("device"))))
+	want = wiretest.LenDelim(want, 6, wiretest.LenDelim(nil, 1, wiretest.LenDelim(nil, 1, []byte{0})))
+	want = wiretest.LenDelim(want, 8, wiretest.LenDelim(nil, 1, []byte{0, 0, 0, 0, 2, 0, 0, 0})) // packed fixed32
+	want = wiretest.LenDelim(want, 11, wiretest.Varint(nil, 1, 12))
+	wiretest.CheckWire(t, m, want)
 }
 
 func TestStatusProto(t *testing.T) {
 	st := &pb.StatusProto{Code: pb.Code_NOT_FOUND, Message: "Unknown array handle: 3"}
-	want := varint(nil, 1, 5)
-	want = lenDelim(want, 2, []byte(st.Message))
-	checkWire(t, st, want)
+	want := wiretest.Varint(nil, 1, 5)
+	want = wiretest.LenDelim(want, 2, []byte(st.Message))
+	wiretest.CheckWire(t, st, want)
 
 	resp := &pb.IfrtResponse{ResponseMetadata: &pb.ResponseMetadata{OpId: 2, Status: st}}
-	md := fixed64(nil, 1, 2)
-	md = lenDelim(md, 2, want)
-	checkWire(t, resp, lenDelim(nil, 1, md))
+	md := wiretest.Fixed64(nil, 1, 2)
+	md = wiretest.LenDelim(md, 2, want)
+	wiretest.CheckWire(t, resp, wiretest.LenDelim(nil, 1, md))
 
 	// Code values are the gRPC codes.
 	for code, want := range map[pb.Code]int32{
@@ -394,24 +320,24 @@ func TestStatusProto(t *testing.T) {
 
 func TestTransportMessages(t *testing.T) {
 	md := &pb.GrpcHostBufferStoreMetadata{SessionId: 1, Handle: 2, BufferSize: 32}
-	want := fixed64(nil, 1, 1)
-	want = fixed64(want, 2, 2)
-	want = varint(want, 3, 32)
-	checkWire(t, md, want)
+	want := wiretest.Fixed64(nil, 1, 1)
+	want = wiretest.Fixed64(want, 2, 2)
+	want = wiretest.Varint(want, 3, 32)
+	wiretest.CheckWire(t, md, want)
 
 	lookup := &pb.GrpcHostBufferLookupRequest{SessionId: 1, Handle: 2}
-	want = fixed64(nil, 1, 1)
-	want = fixed64(want, 2, 2)
-	checkWire(t, lookup, want)
-	checkWire(t, &pb.GrpcHostBufferDeleteRequest{SessionId: 1, Handle: 2}, want)
+	want = wiretest.Fixed64(nil, 1, 1)
+	want = wiretest.Fixed64(want, 2, 2)
+	wiretest.CheckWire(t, lookup, want)
+	wiretest.CheckWire(t, &pb.GrpcHostBufferDeleteRequest{SessionId: 1, Handle: 2}, want)
 
 	ver := &pb.GrpcGetVersionRequest{
 		MinVersion: &pb.IfrtProxyVersion{ProtocolVersion: 16},
 		MaxVersion: &pb.IfrtProxyVersion{ProtocolVersion: 23, IfrtSerdesVersionNumber: 2},
 	}
-	want = lenDelim(nil, 1, varint(nil, 1, 16))
-	want = lenDelim(want, 2, varint(varint(nil, 1, 23), 2, 2))
-	checkWire(t, ver, want)
+	want = wiretest.LenDelim(nil, 1, wiretest.Varint(nil, 1, 16))
+	want = wiretest.LenDelim(want, 2, wiretest.Varint(wiretest.Varint(nil, 1, 23), 2, 2))
+	wiretest.CheckWire(t, ver, want)
 
 	sess := &pb.GrpcIfrtSessionMetadata{
 		Version: &pb.IfrtProxyVersion{ProtocolVersion: 23},
@@ -419,18 +345,18 @@ func TestTransportMessages(t *testing.T) {
 			"k": {Value: &pb.AttributeMapProto_Value_Int64Value{Int64Value: -1}},
 		}},
 	}
-	entry := lenDelim(nil, 1, []byte("k"))
-	entry = lenDelim(entry, 2, protowire.AppendFixed64(tag(nil, 3, protowire.Fixed64Type), ^uint64(0))) // sfixed64
-	want = lenDelim(nil, 1, varint(nil, 1, 23))
-	want = lenDelim(want, 2, lenDelim(nil, 1, entry))
-	checkWire(t, sess, want)
+	entry := wiretest.LenDelim(nil, 1, []byte("k"))
+	entry = wiretest.LenDelim(entry, 2, wiretest.Fixed64(nil, 3, ^uint64(0))) // sfixed64
+	want = wiretest.LenDelim(nil, 1, wiretest.Varint(nil, 1, 23))
+	want = wiretest.LenDelim(want, 2, wiretest.LenDelim(nil, 1, entry))
+	wiretest.CheckWire(t, sess, want)
 }
 
 func TestShardingPayloads(t *testing.T) {
 	single := &pb.SingleDeviceShardingProto{DeviceId: 3, MemoryKind: proto.String("device")}
-	want := varint(nil, 1, 3)
-	want = lenDelim(want, 2, []byte("device"))
-	checkWire(t, single, want)
+	want := wiretest.Varint(nil, 1, 3)
+	want = wiretest.LenDelim(want, 2, []byte("device"))
+	wiretest.CheckWire(t, single, want)
 
 	hlo := &pb.HloShardingProto{
 		Devices: &pb.DeviceListProto{DeviceIds: []int32{0, 1}},
@@ -440,25 +366,25 @@ func TestShardingPayloads(t *testing.T) {
 			TileAssignmentDevices:    []int64{0, 1},
 		},
 	}
-	ops := varint(nil, 1, 3)
-	ops = lenDelim(ops, 3, []byte{2, 1})
-	ops = lenDelim(ops, 4, []byte{0, 1})
-	want = lenDelim(nil, 1, lenDelim(nil, 1, []byte{0, 1}))
-	want = lenDelim(want, 2, ops)
-	checkWire(t, hlo, want)
+	ops := wiretest.Varint(nil, 1, 3)
+	ops = wiretest.LenDelim(ops, 3, []byte{2, 1})
+	ops = wiretest.LenDelim(ops, 4, []byte{0, 1})
+	want = wiretest.LenDelim(nil, 1, wiretest.LenDelim(nil, 1, []byte{0, 1}))
+	want = wiretest.LenDelim(want, 2, ops)
+	wiretest.CheckWire(t, hlo, want)
 
 	even := &pb.ConcreteEvenShardingProto{IsFullyReplicated: true, MemoryKind: proto.String("")}
-	want = lenDelim(nil, 4, nil)
-	want = varint(want, 5, 1)
-	checkWire(t, even, want)
+	want = wiretest.LenDelim(nil, 4, nil)
+	want = wiretest.Varint(want, 5, 1)
+	wiretest.CheckWire(t, even, want)
 
 	concrete := &pb.ConcreteShardingProto{
 		ShapeOrDynamicShape: &pb.ConcreteShardingProto_DynamicShape{DynamicShape: &pb.DynamicShapeProto{}},
 	}
-	checkWire(t, concrete, lenDelim(nil, 5, nil))
+	wiretest.CheckWire(t, concrete, wiretest.LenDelim(nil, 5, nil))
 
 	param := &pb.ShardingParamShardingProto{ShardingParam: &pb.ShardingParamProto{DimShards: []int64{2}}}
-	checkWire(t, param, lenDelim(nil, 1, lenDelim(nil, 1, []byte{2})))
+	wiretest.CheckWire(t, param, wiretest.LenDelim(nil, 1, wiretest.LenDelim(nil, 1, []byte{2})))
 }
 
 func TestVersionNumberFields(t *testing.T) {
@@ -556,8 +482,8 @@ func TestService(t *testing.T) {
 func TestUnknownFieldsSurvive(t *testing.T) {
 	// A field added upstream after our snapshot must pass through a decode
 	// and re-encode unchanged.
-	in := lenDelim(nil, 2, []byte("xla::ifrt::XlaProgram"))
-	in = varint(in, 99, 5)
+	in := wiretest.LenDelim(nil, 2, []byte("xla::ifrt::XlaProgram"))
+	in = wiretest.Varint(in, 99, 5)
 	var s pb.Serialized
 	if err := proto.Unmarshal(in, &s); err != nil {
 		t.Fatal(err)

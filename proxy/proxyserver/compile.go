@@ -41,7 +41,7 @@ func (s *session) compile(r *proxypb.CompileRequest) (*proxypb.IfrtResponse, run
 		}
 		module := prog.GetData()
 		build = func(ctx context.Context) (*executable, error) {
-			exe, err := s.backend.Compile(ctx, &ifrt.MLIRProgram{Module: module}, opts)
+			exe, err := s.compileOnBackend(ctx, &ifrt.MLIRProgram{Module: module}, opts)
 			if err != nil {
 				return nil, err
 			}

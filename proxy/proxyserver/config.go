@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"os"
 	"time"
 
 	"google.golang.org/grpc"
@@ -93,6 +94,17 @@ type Config struct {
 	// DefaultChunkSize.
 	ChunkSize int
 
+	// LargeTransferDirectory is the directory shared with the clients (a
+	// memory-backed volume of the same pod, say) in which jaxlib writes large
+	// host buffers for HostBufferReadFromDisk: the client sets
+	// IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_DIRECTORY to it and
+	// IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_THRESHOLD_BYTES to the
+	// smallest buffer sent that way. The server deletes each file once read.
+	// One client per directory: jaxlib names the files after handles, which
+	// every client numbers from 1. Default none: such requests fail with
+	// UNIMPLEMENTED. See docs/dataplane.md.
+	LargeTransferDirectory string
+
 	// ServerOptions are added to the options of the grpc.Server that Serve
 	// creates (interceptors, credentials, keepalive...). Default none.
 	ServerOptions []grpc.ServerOption
@@ -105,6 +117,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRecvMsgSize < 0 || c.MaxSendMsgSize < 0 || c.MaxHostBufferSize < 0 || c.ChunkSize < 0 || c.KeepaliveInterval < 0 || c.KeepaliveTimeout < 0 {
 		return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config sizes and durations must not be negative")
+	}
+	if c.LargeTransferDirectory != "" {
+		if info, err := os.Stat(c.LargeTransferDirectory); err != nil || !info.IsDir() {
+			return ifrt.Errorf(ifrt.InvalidArgument, "proxyserver: Config.LargeTransferDirectory %q is not a directory", c.LargeTransferDirectory)
+		}
 	}
 	if err := c.Limits.validate(); err != nil {
 		return err
@@ -136,6 +153,7 @@ func (c Config) withDefaults() Config {
 	}
 	plugins := persistencePlugins()
 	plugins[ReshardPluginKey] = reshardPlugin
+	plugins[ProfileKey] = profilePlugin
 	for k, h := range c.PluginPrograms {
 		plugins[k] = h
 	}

@@ -26,14 +26,27 @@
 // the program's single top-level JSON key. Resharding (ReshardPluginKey) and
 // persistence (PersistenceWriteKey and the other three, Orbax's checkpoint I/O;
 // they need a backend that is an ifrt.Persister, such as the cluster client)
-// are built in; see docs/storage.md.
+// and profiling (ProfileKey: jax.profiler.start_trace through the proxy writes
+// a Chrome trace-event file under the trace location) are built in; see
+// docs/storage.md and docs/operations.md.
+//
+// # Telemetry
+//
+// Every request has an OpenTelemetry span and is counted (telemetry.go),
+// through the OpenTelemetry API only: nothing is recorded unless the
+// application installs an SDK. See docs/operations.md.
 //
 // # Errors
 //
 // Every request gets exactly one response. A request that fails gets an error
 // status whose code is the ifrt error's code (gRPC numbering; see
 // proxy/internal/wire), so that Python sees JaxRuntimeError("NOT_FOUND: ...")
-// and a Go proxy client sees errors.Is(err, ifrt.ErrNotFound). Unknown handles
+// and a Go proxy client sees errors.Is(err, ifrt.ErrNotFound). An error more
+// specific than its code (ifrt.ErrArrayDeleted, ErrExecutableDeleted,
+// ErrClientClosed) also carries its reason, a google.rpc.ErrorInfo under the
+// status's payload map, so errors.Is finds it on a Go client; jaxlib keeps the
+// payload on its absl::Status and prints only code and message (the payload
+// too with JAX_TRACEBACK_FILTERING=off). Unknown handles
 // are NOT_FOUND, request kinds this server does not know UNIMPLEMENTED,
 // malformed or impossible input (bytes that are no request, shapes that
 // overflow, strides that are not positive, overlap, or would make the server
@@ -66,8 +79,10 @@
 // one's work is still running. The work itself runs concurrently and responses
 // go out as it finishes, in any order. A request that deletes or destructs an
 // array waits for the earlier requests that use it. Host buffers may arrive
-// (HostBufferStore, on any connection) after the request that consumes them:
-// the consumer waits until the buffer arrives or the session ends (CANCELLED).
+// (HostBufferStore, on any connection, or HostBufferReadFromDisk from
+// Config.LargeTransferDirectory, see docs/dataplane.md) after the request that
+// consumes them: the consumer waits until the buffer arrives or the session
+// ends (CANCELLED).
 // Server methods are safe for concurrent use.
 //
 // # Lifetimes
@@ -75,9 +90,12 @@
 // New starts nothing. Serve (or Register on a grpc.Server the caller runs)
 // starts serving; Shutdown drains: it refuses new sessions and reports
 // NOT_SERVING, lets the requests, transfers and executions in progress finish
-// (until its context ends), then ends the sessions; Close ends everything now.
-// Serve returns nil after Shutdown and ErrServerClosed after Close. The
-// backend is the caller's: the server never closes it.
+// (until its context ends), then ends the sessions and returns once they have
+// freed what they held, under Serve and under Register alike; Close ends
+// everything now. Serve returns nil after Shutdown and ErrServerClosed after
+// Close, and ErrServerClosed at once when called after either. The RM and the
+// worker share this lifecycle and this ErrServerClosed. The backend is the
+// caller's: the server never closes it.
 //
 // A session lasts as long as its IfrtSession stream. When the stream ends —
 // the client exits or drops its client object, its connection stops answering
@@ -86,12 +104,21 @@
 // and executable it produced and drops its host buffers, so the backend holds
 // nothing on its behalf afterwards.
 //
+// Pause, Evict, Restore and Unpause let a worker suspend its slice: Pause
+// refuses requests that run programs or make or read arrays (deletes still
+// work), waits for those in progress and returns every array the sessions
+// hold; Evict frees them, leaving under each handle an array that fails with
+// the given error; Restore puts arrays back under their handles.
+//
 // # Observability
 //
 // The server logs through Config.Logger (default slog.Default()): the version
 // range each client advertises in GetVersion and the version chosen at Info,
 // session starts and ends at Info, every request (op id, kind, error) at
-// Debug, recovered panics at Error with their stack. Sessions reports the
+// Debug, recovered panics at Error with their stack: a panicking handler
+// fails its call, or its request within a session, with INTERNAL, and the
+// server goes on (under Register, start the grpc.Server with ServerOptions,
+// whose interceptors recover the handlers). Sessions reports the
 // number of open sessions; the standard gRPC health service (RegisterHealth,
 // SetServing) tells orchestrators whether the server serves.
 package proxyserver

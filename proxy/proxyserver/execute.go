@@ -60,7 +60,7 @@ func (s *session) execute(o *op, r *proxypb.LoadedExecutableExecuteRequest) (*pr
 		var status *ifrt.Future
 		in, err := awaitArrays(ctx, o, args)
 		if err == nil {
-			outs, status, err = e.execute(ctx, in, opts)
+			outs, status, err = s.executeOnBackend(ctx, e, in, opts)
 		}
 		if err != nil {
 			// A failed argument, or lost hardware, fails the results rather than the

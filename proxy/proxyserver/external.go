@@ -60,6 +60,9 @@ func (s *Server) AddSessionArray(sessionID uint64, token string, handle uint64, 
 	if err := checkClientHandle(handle); err != nil {
 		return err
 	}
+	if err := s.gate.paused(); err != nil {
+		return err // an array made after Pause would not be saved
+	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.ctx.Err() != nil {

@@ -41,25 +41,31 @@ func init() {
 			compilesBytecode: true,
 			compiledHLO:      true,
 			newClient: func(t *testing.T) ifrt.Client {
-				path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
-				if path == "" {
-					path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
-				}
-				if _, err := os.Stat(path); err != nil {
-					testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
-				}
-				return startCluster(t, 1, func(int) (ifrt.Client, error) {
-					ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-					defer cancel()
-					c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: 8})
-					if errors.Is(err, pjrt.ErrCgoUnavailable) {
-						t.Skip("built without cgo")
-					}
-					return c, err
-				})
+				return startCluster(t, 1, lammpsBackend(t, 8))
 			},
 			live: clusterLive,
 		})
+}
+
+// lammpsBackend makes workers' backends of devices devices on the PJRT CPU
+// plugin, skipping t without the plugin.
+func lammpsBackend(t *testing.T, devices int) func(int) (ifrt.Client, error) {
+	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
+	if path == "" {
+		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
+	}
+	if _, err := os.Stat(path); err != nil {
+		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
+	}
+	return func(int) (ifrt.Client, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: devices})
+		if errors.Is(err, pjrt.ErrCgoUnavailable) {
+			t.Skip("built without cgo")
+		}
+		return c, err
+	}
 }
 
 // clusterBackends remembers each cluster client's worker backends, so that live

@@ -33,15 +33,16 @@ func gangBackend(slices, hosts int) interopBackend {
 }
 
 // TestInteropGang runs stock JAX's shard_map collectives and a 30-step
-// data-parallel MLP over all 8 devices of a slice of 2 hosts (cpu:2hx4) and
-// of 2 slices of 2 hosts (cpu:2hx2): every program is one program across the
-// workers, and the results match numpy and local CPU JAX.
+// data-parallel MLP over all 8 devices of a slice of 2 hosts (cpu:2hx4), of
+// 2 slices of 2 hosts (cpu:2hx2) and of 2 slices on the PJRT CPU plugin:
+// every program is one program across the workers, and the results match
+// numpy and local CPU JAX.
 func TestInteropGang(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop tests run real JAX processes; skipped with -short")
 	}
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		for _, b := range []interopBackend{gangBackend(1, 2), gangBackend(2, 2)} {
+		for _, b := range []interopBackend{gangBackend(1, 2), gangBackend(2, 2), pjrtGangBackend()} {
 			t.Run(b.name, func(t *testing.T) {
 				s := startInteropServer(t, jax, b, nil)
 				out, err := s.runScript(t, "shard_map_programs.py", append(jitEnv, "XLA_FLAGS=--xla_force_host_platform_device_count=8")...)

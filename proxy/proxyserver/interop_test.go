@@ -90,13 +90,22 @@ func forEachInterop(t *testing.T, f func(t *testing.T, jax testenv.JAX, b intero
 func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins map[string]proxyserver.PluginHandler) *interopServer {
 	t.Helper()
 	rec := &compileRecorder{Client: b.newClient(t)}
-	var c ifrt.Client = rec
 	logs := &syncBuffer{}
-	srv, err := proxyserver.New(proxyserver.Config{
-		Backend:        c,
+	s := serveInterop(t, jax.Python, rec, logs, proxyserver.Config{
 		Logger:         slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		PluginPrograms: plugins,
 	})
+	s.recorder = rec
+	return s
+}
+
+// serveInterop serves backend with cfg on a loopback TCP port until the test
+// ends, then closes the backend; logs is what cfg.Logger writes to, shown if
+// the test failed.
+func serveInterop(t *testing.T, python string, backend ifrt.Client, logs *syncBuffer, cfg proxyserver.Config) *interopServer {
+	t.Helper()
+	cfg.Backend = backend
+	srv, err := proxyserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +123,12 @@ func startInteropServer(t *testing.T, jax testenv.JAX, b interopBackend, plugins
 		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
 			t.Errorf("Serve: %v", err)
 		}
-		c.Close()
+		backend.Close()
 		if t.Failed() {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &interopServer{srv: srv, backend: c, addr: lis.Addr().String(), logs: logs, python: jax.Python, recorder: rec}
+	return &interopServer{srv: srv, backend: backend, addr: lis.Addr().String(), logs: logs, python: python}
 }
 
 // runScript runs testdata/<script> against the server and returns the JSON

@@ -5,23 +5,19 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/binary"
-	"errors"
 	"io"
 	"log/slog"
 	"net"
-	"runtime/debug"
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -38,8 +34,9 @@ const (
 )
 
 // ErrServerClosed is returned by Serve after Close, and by Serve called on a
-// server already closed or shut down.
-var ErrServerClosed = errors.New("proxyserver: server closed")
+// server already closed or shut down. It is the one value every server of the
+// module returns.
+var ErrServerClosed = rpc.ErrServerClosed
 
 // Server is an IFRT Proxy server over one ifrt.Client. Its methods are safe for
 // concurrent use.
@@ -49,21 +46,19 @@ type Server struct {
 	cfg     Config
 	backend ifrt.Client
 	log     *slog.Logger
-	health  *health.Server
+	health  *rpc.Health
 	act     *activity // work in progress, for draining
+	gate    pauseGate // Pause (suspend.go)
 	// hostBytes is the host-buffer bytes of every session together.
 	hostBytes *budget
 
+	life rpc.Lifecycle
+
 	mu       sync.Mutex
 	sessions map[uint64]*session
-	gs       *grpc.Server
-	closed   bool // Close was called
-	stopped  bool // Close or Shutdown was called
 	ready    chan struct{}
 
-	readyOnce    sync.Once
-	closeOnce    sync.Once
-	shutdownOnce sync.Once
+	readyOnce sync.Once
 }
 
 var _ proxypb.GrpcIfrtServiceServer = (*Server)(nil)
@@ -77,14 +72,30 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:       cfg,
 		backend:   cfg.Backend,
-		log:       cfg.Logger,
-		health:    health.NewServer(),
+		log:       logging.Component(cfg.Logger, component(cfg)),
+		health:    rpc.NewHealth(),
 		act:       newActivity(),
 		hostBytes: newBudget("max_host_buffer_bytes", "bytes of host buffers of all sessions", cfg.Limits.MaxHostBufferBytes),
 		sessions:  map[uint64]*session{},
 		ready:     make(chan struct{}),
 	}
 	s.health.SetServingStatus(proxypb.GrpcIfrtService_ServiceDesc.ServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
+	s.life = rpc.Lifecycle{
+		Build: func() *grpc.Server {
+			gs := grpc.NewServer(s.ServerOptions()...)
+			s.Register(gs)
+			s.RegisterHealth(gs)
+			return gs
+		},
+		Begin: func(graceful bool) {
+			s.health.Shutdown()
+			if graceful {
+				s.log.Info("ifrt proxy server draining", "sessions", s.Sessions())
+			}
+		},
+		Drain: s.drain,
+		Abort: s.endSessions,
+	}
 	return s, nil
 }
 
@@ -110,8 +121,10 @@ func (s *Server) SetServing(serving bool) {
 
 // Register mounts the IFRT Proxy service on r, so that it can share a
 // grpc.Server with other services. The caller owns r and its options: start it
-// with ServerOptions (message limits, keepalive, the codec under which bad
-// requests are INVALID_ARGUMENT).
+// with ServerOptions (panic recovery, message limits, keepalive, the codec
+// under which bad requests are INVALID_ARGUMENT). Shutdown and Close then end
+// the server's sessions and wait for them as they do under Serve; stopping r
+// is the caller's.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	proxypb.RegisterGrpcIfrtServiceServer(r, s)
 	s.readyOnce.Do(func() { close(s.ready) })
@@ -121,47 +134,27 @@ func (s *Server) Register(r grpc.ServiceRegistrar) {
 // or Serve) and can take calls.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
-// ServerOptions are the options of the grpc.Server that Serve creates: the
-// message limits and keepalive of Config, then Config.ServerOptions.
+// ServerOptions are the options of the grpc.Server that Serve creates: panic
+// recovery, the message limits and keepalive of Config, then
+// Config.ServerOptions.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	opts := rpc.ServerOptions(rpc.ServerConfig{
 		Keepalive:      rpc.Keepalive{Interval: s.cfg.KeepaliveInterval, Timeout: s.cfg.KeepaliveTimeout},
 		MaxRecvMsgSize: s.cfg.MaxRecvMsgSize,
 		MaxSendMsgSize: s.cfg.MaxSendMsgSize,
+		Logger:         s.log,
 	})
 	return append(opts, s.cfg.ServerOptions...)
 }
 
 // Serve serves the service and the health service on lis with its own
 // grpc.Server (ServerOptions) until Shutdown or Close. It returns nil after
-// Shutdown and ErrServerClosed after Close.
+// Shutdown and ErrServerClosed after Close or when called after either.
 func (s *Server) Serve(lis net.Listener) error {
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		lis.Close()
-		return ErrServerClosed
-	}
-	if s.gs == nil {
-		s.gs = grpc.NewServer(s.ServerOptions()...)
-		s.Register(s.gs)
-		s.RegisterHealth(s.gs)
-	}
-	gs := s.gs
-	s.mu.Unlock()
-
-	s.log.Info("ifrt proxy server serving", "addr", lis.Addr().String())
-	err := gs.Serve(lis)
-	s.mu.Lock()
-	closed, stopped := s.closed, s.stopped
-	s.mu.Unlock()
-	switch {
-	case closed:
-		return ErrServerClosed
-	case stopped:
+	return s.life.Serve(lis, func() error {
+		s.log.Info("ifrt proxy server serving", "addr", lis.Addr().String())
 		return nil
-	}
-	return err
+	})
 }
 
 // ListenAndServe listens on the TCP address addr and calls Serve.
@@ -176,38 +169,23 @@ func (s *Server) ListenAndServe(addr string) error {
 // Shutdown drains the server: it refuses new sessions (UNAVAILABLE) and turns
 // the health service NOT_SERVING, lets open sessions go on until nothing is in
 // progress (no request being served, no host buffer in transit or waiting to be
-// consumed), or until ctx ends, and then ends the sessions and stops. It
-// returns ctx's error when ctx cut the drain short. It is idempotent.
-func (s *Server) Shutdown(ctx context.Context) error {
-	var err error
-	s.shutdownOnce.Do(func() {
-		s.mu.Lock()
-		s.stopped = true
-		gs, open := s.gs, len(s.sessions)
-		s.mu.Unlock()
-		s.health.Shutdown()
-		s.log.Info("ifrt proxy server draining", "sessions", open)
-		err = s.act.wait(ctx)
-		for _, ss := range s.openSessions() {
-			ss.cancel()
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if gs != nil {
-				gs.GracefulStop()
-			} else {
-				s.waitSessions(ctx)
-			}
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			err = ctx.Err()
-			s.stopNow()
-			<-done
-		}
-	})
+// consumed), or until ctx ends, and then ends the sessions, waits until they
+// have freed what they held, and stops. Mounted with Register, it waits the
+// same way and leaves the caller's grpc.Server running. It returns ctx's error
+// when ctx cut the drain short. Later calls return nil.
+func (s *Server) Shutdown(ctx context.Context) error { return s.life.Shutdown(ctx) }
+
+// Close ends every session and closes every connection now. It is idempotent.
+func (s *Server) Close() error { return s.life.Close() }
+
+// drain waits until nothing is in progress, then ends the sessions and waits
+// until they have freed everything.
+func (s *Server) drain(ctx context.Context) error {
+	err := s.act.wait(ctx)
+	s.endSessions()
+	if werr := s.waitSessions(ctx); err == nil {
+		err = werr
+	}
 	return err
 }
 
@@ -221,32 +199,16 @@ func (s *Server) openSessions() []*session {
 	return out
 }
 
-// Close ends every session and closes every connection now. It is idempotent.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed, s.stopped = true, true
-		s.mu.Unlock()
-		s.health.Shutdown()
-		s.stopNow()
-	})
-	return nil
-}
-
-func (s *Server) stopNow() {
-	s.mu.Lock()
-	gs := s.gs
-	s.mu.Unlock()
+// endSessions tells every open session to end.
+func (s *Server) endSessions() {
 	for _, ss := range s.openSessions() {
 		ss.cancel()
 	}
-	if gs != nil {
-		gs.Stop()
-	}
 }
 
-// waitSessions waits until no session is open, or ctx ends.
-func (s *Server) waitSessions(ctx context.Context) {
+// waitSessions waits until no session is open, or returns ctx's error when it
+// ends first.
+func (s *Server) waitSessions(ctx context.Context) error {
 	for {
 		s.mu.Lock()
 		var one *session
@@ -256,12 +218,12 @@ func (s *Server) waitSessions(ctx context.Context) {
 		}
 		s.mu.Unlock()
 		if one == nil {
-			return
+			return nil
 		}
 		select {
 		case <-one.finished:
 		case <-ctx.Done():
-			return
+			return ctx.Err()
 		}
 	}
 }
@@ -274,8 +236,7 @@ func (s *Server) Sessions() int {
 }
 
 // GetVersion negotiates the protocol version; see wire.NegotiateVersion.
-func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequest) (_ *proxypb.GrpcGetVersionResponse, err error) {
-	defer s.recoverRPC("GetVersion", &err)
+func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequest) (*proxypb.GrpcGetVersionResponse, error) {
 	addr := peerAddress(ctx)
 	min, max := req.GetMinVersion(), req.GetMaxVersion()
 	v, nerr := wire.NegotiateVersion(min, max)
@@ -293,20 +254,19 @@ func (s *Server) GetVersion(ctx context.Context, req *proxypb.GrpcGetVersionRequ
 }
 
 // IfrtSession serves one client session; see session.go.
-func (s *Server) IfrtSession(stream proxypb.GrpcIfrtService_IfrtSessionServer) (err error) {
-	defer s.recoverRPC("IfrtSession", &err)
+func (s *Server) IfrtSession(stream proxypb.GrpcIfrtService_IfrtSessionServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(SessionMetadataKey)
 	if len(vals) == 0 {
-		return status.Errorf(codes.InvalidArgument, "IfrtSession: missing %s header", SessionMetadataKey)
+		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "IfrtSession: missing %s header", SessionMetadataKey))
 	}
 	var meta proxypb.GrpcIfrtSessionMetadata
 	if err := proto.Unmarshal([]byte(vals[0]), &meta); err != nil {
-		return status.Errorf(codes.InvalidArgument, "IfrtSession: malformed %s header: %v", SessionMetadataKey, err)
+		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "IfrtSession: malformed %s header: %v", SessionMetadataKey, err))
 	}
 	v := meta.GetVersion().GetProtocolVersion()
 	if v < wire.ProtocolMin || v > wire.ProtocolMax {
-		return status.Errorf(codes.InvalidArgument, "IfrtSession: protocol version %d is outside [%d, %d]", v, wire.ProtocolMin, wire.ProtocolMax)
+		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "IfrtSession: protocol version %d is outside [%d, %d]", v, wire.ProtocolMin, wire.ProtocolMax))
 	}
 	ss, err := s.newSession(stream, meta.GetVersion())
 	if err != nil {
@@ -318,7 +278,7 @@ func (s *Server) IfrtSession(stream proxypb.GrpcIfrtService_IfrtSessionServer) (
 func (s *Server) newSession(stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped {
+	if s.life.Stopped() {
 		return nil, ifrt.Errorf(ifrt.Unavailable, "IfrtSession: the server is shutting down")
 	}
 	if limit := s.cfg.Limits.MaxSessions; limit != NoLimit && len(s.sessions) >= limit {
@@ -380,7 +340,7 @@ func (s *Server) ownedSession(ctx context.Context, id uint64) (*session, error) 
 	ss, ok := s.sessions[id]
 	s.mu.Unlock()
 	if !ok || !ss.ownedBy(ctx) {
-		return nil, status.Errorf(codes.NotFound, "unknown session id %d", id)
+		return nil, rpc.ToStatus(ifrt.Errorf(ifrt.NotFound, "unknown session id %d", id))
 	}
 	return ss, nil
 }
@@ -399,54 +359,33 @@ func (ss *session) ownedBy(ctx context.Context) bool {
 // size is reserved against the host-buffer limits before the first chunk is
 // read (the response headers then say the upload is taken), and memory grows
 // only as bytes arrive.
-func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) (err error) {
-	defer s.recoverRPC("HostBufferStore", &err)
+func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(HostBufferMetadataKey)
 	if len(vals) == 0 {
-		return status.Errorf(codes.InvalidArgument, "HostBufferStore: missing %s header", HostBufferMetadataKey)
+		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "HostBufferStore: missing %s header", HostBufferMetadataKey))
 	}
 	var meta proxypb.GrpcHostBufferStoreMetadata
 	if err := proto.Unmarshal([]byte(vals[0]), &meta); err != nil {
-		return status.Errorf(codes.InvalidArgument, "HostBufferStore: malformed %s header: %v", HostBufferMetadataKey, err)
+		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "HostBufferStore: malformed %s header: %v", HostBufferMetadataKey, err))
 	}
-	size := meta.GetBufferSize()
-	if size < 0 {
-		return status.Errorf(codes.InvalidArgument, "HostBufferStore: negative buffer size %d", size)
-	}
-	if size > s.cfg.MaxHostBufferSize {
-		return status.Errorf(codes.ResourceExhausted, "HostBufferStore: a buffer of %d bytes is over the server's limit of %d for one host buffer", size, s.cfg.MaxHostBufferSize)
-	}
-	ss, err := s.ownedSession(stream.Context(), meta.GetSessionId())
+	u, err := s.admitUpload(stream.Context(), "HostBufferStore", &meta)
 	if err != nil {
 		return err
 	}
-	if err := checkClientHandle(meta.GetHandle()); err != nil {
-		return rpc.ToStatus(err)
-	}
-	if err := ss.uploads.reserve(1); err != nil {
-		return rpc.ToStatus(err)
-	}
-	defer ss.uploads.release(1)
-	res, err := reserveAll(size, ss.hostBytes, s.hostBytes)
-	if err != nil {
-		return rpc.ToStatus(err)
-	}
-	s.act.add()
-	defer s.act.done()
 	// Headers now tell the client that the upload is taken; a refused one ends
 	// with its status and no headers.
 	if err := stream.SendHeader(nil); err != nil {
-		res.release()
+		u.abort()
 		return err
 	}
-	data, err := receiveBuffer(stream, meta.GetHandle(), size)
+	data, err := receiveBuffer(stream, meta.GetHandle(), meta.GetBufferSize())
 	if err != nil {
-		res.release()
+		u.abort()
 		return err
 	}
-	if err := ss.buffers.put(meta.GetHandle(), data, res); err != nil {
-		return rpc.ToStatus(err)
+	if err := u.finish(data); err != nil {
+		return err
 	}
 	return stream.SendAndClose(&proxypb.GrpcHostBufferStoreResponse{})
 }
@@ -465,7 +404,7 @@ func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle 
 		}
 		chunk := req.GetData()
 		if int64(len(data))+int64(len(chunk)) > size {
-			return nil, status.Errorf(codes.DataLoss, "HostBufferStore: handle %d: received more than the announced %d bytes", handle, size)
+			return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received more than the announced %d bytes", handle, size))
 		}
 		if need := len(data) + len(chunk); need > cap(data) {
 			grown := make([]byte, len(data), min(size, int64(max(need, 2*cap(data), 64<<10))))
@@ -475,7 +414,7 @@ func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle 
 		data = append(data, chunk...)
 	}
 	if int64(len(data)) != size {
-		return nil, status.Errorf(codes.DataLoss, "HostBufferStore: handle %d: received %d bytes, announced %d", handle, len(data), size)
+		return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received %d bytes, announced %d", handle, len(data), size))
 	}
 	if data == nil {
 		data = []byte{}
@@ -485,8 +424,7 @@ func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle 
 
 // HostBufferLookup streams one host buffer back, in chunks; at least one
 // message, even for an empty buffer.
-func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stream proxypb.GrpcIfrtService_HostBufferLookupServer) (err error) {
-	defer s.recoverRPC("HostBufferLookup", &err)
+func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stream proxypb.GrpcIfrtService_HostBufferLookupServer) error {
 	ss, err := s.ownedSession(stream.Context(), req.GetSessionId())
 	if err != nil {
 		return err
@@ -509,8 +447,7 @@ func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stre
 }
 
 // HostBufferDelete drops one host buffer.
-func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBufferDeleteRequest) (_ *proxypb.GrpcHostBufferDeleteResponse, err error) {
-	defer s.recoverRPC("HostBufferDelete", &err)
+func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBufferDeleteRequest) (*proxypb.GrpcHostBufferDeleteResponse, error) {
 	ss, err := s.ownedSession(ctx, req.GetSessionId())
 	if err != nil {
 		return nil, err
@@ -519,21 +456,6 @@ func (s *Server) HostBufferDelete(ctx context.Context, req *proxypb.GrpcHostBuff
 		return nil, rpc.ToStatus(err)
 	}
 	return &proxypb.GrpcHostBufferDeleteResponse{}, nil
-}
-
-// recoverRPC turns a panic in an RPC handler into an INTERNAL error, logged
-// with its stack.
-func (s *Server) recoverRPC(method string, err *error) {
-	if r := recover(); r != nil {
-		s.log.Error("ifrt proxy RPC panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
-		*err = status.Errorf(codes.Internal, "%s: internal error: %v", method, r)
-	}
-}
-
-// HostBufferReadFromDisk is the optional file-based transfer, which clients
-// use only when configured to; it is not supported.
-func (s *Server) HostBufferReadFromDisk(context.Context, *proxypb.GrpcHostBufferReadFromDiskRequest) (*proxypb.GrpcHostBufferReadFromDiskResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "HostBufferReadFromDisk is not supported by this server; leave IFRT_PROXY_GRPC_LARGE_TRANSFER_OPTIMIZATION_* unset")
 }
 
 // peerAddress is the address of the call's client, or "".

@@ -4,21 +4,21 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
+	"github.com/openpathways/pathways/internal/logging"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -83,7 +83,7 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 		srv: srv, backend: srv.backend, id: id, version: v, stream: stream,
 		token:      rand.Text(),
 		clientHost: clientHost,
-		log:        srv.log.With("session", id),
+		log:        srv.log.With(logging.SessionKey, strconv.FormatUint(id, 10)),
 		buffers:    newHostBuffers(srv.act),
 		hostBytes:  newBudget("max_session_host_buffer_bytes", "bytes of host buffers of the session", lim.MaxSessionHostBufferBytes),
 		liveBytes:  newBudget("max_session_live_bytes", "bytes of arrays of the session", lim.MaxSessionLiveBytes),
@@ -110,6 +110,8 @@ func (s *session) run() error {
 		s.log.Warn("ifrt proxy session could not start", "error", err)
 		return rpc.ToStatus(err)
 	}
+	liveSessions.Store(s, struct{}{})
+	defer liveSessions.Delete(s)
 	s.log.Info("ifrt proxy session started", "protocol_version", s.version.GetProtocolVersion(), "serdes_version", s.version.GetIfrtSerdesVersionNumber(), "client", s.clientHost)
 	if s.srv.cfg.ClusterClientsOnly && !rpc.FromClusterClient(s.stream.Context()) {
 		s.log.Warn("a client other than the Pathways cluster client opened a session on this worker: it bypasses the resource manager and the proxy server and sees only this worker's devices; point JAX at the proxy server instead",
@@ -162,7 +164,7 @@ func (s *session) run() error {
 			if s.stream.Context().Err() != nil {
 				return nil
 			}
-			return status.Error(codes.Unavailable, "the IFRT proxy server is closing")
+			return rpc.ToStatus(ifrt.Errorf(ifrt.Unavailable, "the IFRT proxy server is closing"))
 		}
 	}
 }
@@ -247,6 +249,12 @@ type op struct {
 	results []*entry[ifrt.Array] // array handles the request creates
 	uses    []chan struct{}      // closed when the request is done with what it uses
 	after   []chan struct{}      // earlier requests this one must wait for
+	gated   bool                 // admitted by the server's pause gate (suspend.go)
+
+	// Telemetry (telemetry.go).
+	start      time.Time
+	span       trace.Span
+	jaxSession string // the JAX session the request serves, on a worker
 }
 
 // waitFor records that o runs after the request that closes c.
@@ -283,15 +291,20 @@ type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
 
 func (s *session) dispatch(req *proxypb.IfrtRequest) {
 	s.srv.act.add()
-	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: requestKind(req)}
+	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: wire.RequestKind(req)}
+	ctx := s.startRequest(o, req)
 	if s.failure != nil {
 		s.finish(o, nil, s.failure)
+		return
+	}
+	var err error
+	if o.gated, err = s.srv.gate.enter(o.kind); err != nil {
+		s.finish(o, nil, err)
 		return
 	}
 	var (
 		resp *proxypb.IfrtResponse
 		run  runFunc
-		err  error
 	)
 	func() {
 		defer func() {
@@ -316,7 +329,7 @@ func (s *session) dispatch(req *proxypb.IfrtRequest) {
 					err = s.panicked(o, r)
 				}
 			}()
-			resp, err = run(s.ctx)
+			resp, err = run(ctx)
 		}()
 		s.finish(o, resp, err)
 	}()
@@ -340,11 +353,9 @@ func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
 	for _, u := range o.uses {
 		close(u)
 	}
+	s.endRequest(o, err)
 	if err != nil {
 		resp = &proxypb.IfrtResponse{}
-		s.log.Debug("ifrt proxy request failed", "op_id", o.id, "kind", o.kind, "error", err)
-	} else {
-		s.log.Debug("ifrt proxy request done", "op_id", o.id, "kind", o.kind)
 	}
 	if resp == nil {
 		resp = &proxypb.IfrtResponse{}
@@ -365,6 +376,9 @@ func (s *session) finish(o *op, resp *proxypb.IfrtResponse, err error) {
 	}
 	if s.inflight != nil {
 		<-s.inflight
+	}
+	if o.gated {
+		s.srv.gate.leave()
 	}
 	s.srv.act.done()
 }
@@ -561,7 +575,7 @@ func (s *session) drop(a ifrt.Array) {
 	delete(s.live, a)
 	s.mu.Unlock()
 	if ok {
-		a.Delete()
+		backend.Release(a) // nobody waits for a dropped array's deletion
 		s.liveBytes.release(arrayBytes(a))
 	}
 }
@@ -660,11 +674,4 @@ func (e *entry[T]) wait(ctx context.Context) (T, error) {
 		return v, ifrt.Errorf(ifrt.Canceled, "the session has ended")
 	}
 	return v, err
-}
-
-func requestKind(req *proxypb.IfrtRequest) string {
-	if req.GetRequest() == nil {
-		return "unknown"
-	}
-	return fmt.Sprintf("%T", req.GetRequest())[len("*proxypb.IfrtRequest_"):]
 }

@@ -86,6 +86,71 @@ func (State) EnumDescriptor() ([]byte, []int) {
 	return file_rm_rmpb_rm_proto_rawDescGZIP(), []int{0}
 }
 
+// The state of a slice's data. A slice goes ACTIVE -> SUSPENDING ->
+// SUSPENDED -> RESUMING -> ACTIVE; a suspension that fails before any array
+// was freed goes back to ACTIVE.
+type SliceState int32
+
+const (
+	SliceState_SLICE_STATE_UNSPECIFIED SliceState = 0
+	// The slice's arrays are on its devices.
+	SliceState_SLICE_ACTIVE SliceState = 1
+	// Its workers finish the executions in flight, refuse new work with
+	// UNAVAILABLE, and save their arrays.
+	SliceState_SLICE_SUSPENDING SliceState = 2
+	// Every array is saved (but those of Slice.unsaved_hosts) and the devices
+	// are free. Work on the slice is refused with UNAVAILABLE.
+	SliceState_SLICE_SUSPENDED SliceState = 3
+	// Waiting for a live worker on every host, each of which reads its arrays
+	// back (a replacement: when its clients first use them).
+	SliceState_SLICE_RESUMING SliceState = 4
+)
+
+// Enum value maps for SliceState.
+var (
+	SliceState_name = map[int32]string{
+		0: "SLICE_STATE_UNSPECIFIED",
+		1: "SLICE_ACTIVE",
+		2: "SLICE_SUSPENDING",
+		3: "SLICE_SUSPENDED",
+		4: "SLICE_RESUMING",
+	}
+	SliceState_value = map[string]int32{
+		"SLICE_STATE_UNSPECIFIED": 0,
+		"SLICE_ACTIVE":            1,
+		"SLICE_SUSPENDING":        2,
+		"SLICE_SUSPENDED":         3,
+		"SLICE_RESUMING":          4,
+	}
+)
+
+func (x SliceState) Enum() *SliceState {
+	p := new(SliceState)
+	*p = x
+	return p
+}
+
+func (x SliceState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SliceState) Descriptor() protoreflect.EnumDescriptor {
+	return file_rm_rmpb_rm_proto_enumTypes[1].Descriptor()
+}
+
+func (SliceState) Type() protoreflect.EnumType {
+	return &file_rm_rmpb_rm_proto_enumTypes[1]
+}
+
+func (x SliceState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SliceState.Descriptor instead.
+func (SliceState) EnumDescriptor() ([]byte, []int) {
+	return file_rm_rmpb_rm_proto_rawDescGZIP(), []int{1}
+}
+
 type WatchEvent_Type int32
 
 const (
@@ -100,6 +165,8 @@ const (
 	WatchEvent_TYPE_SLICE_UP WatchEvent_Type = 4
 	// Slice slice_index was up and lost a host.
 	WatchEvent_TYPE_SLICE_DOWN WatchEvent_Type = 5
+	// Slice slice_index changed its SliceState; slice is set.
+	WatchEvent_TYPE_SLICE_STATE WatchEvent_Type = 6
 )
 
 // Enum value maps for WatchEvent_Type.
@@ -111,6 +178,7 @@ var (
 		3: "TYPE_WORKER_LOST",
 		4: "TYPE_SLICE_UP",
 		5: "TYPE_SLICE_DOWN",
+		6: "TYPE_SLICE_STATE",
 	}
 	WatchEvent_Type_value = map[string]int32{
 		"TYPE_UNSPECIFIED":   0,
@@ -119,6 +187,7 @@ var (
 		"TYPE_WORKER_LOST":   3,
 		"TYPE_SLICE_UP":      4,
 		"TYPE_SLICE_DOWN":    5,
+		"TYPE_SLICE_STATE":   6,
 	}
 )
 
@@ -133,11 +202,11 @@ func (x WatchEvent_Type) String() string {
 }
 
 func (WatchEvent_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_rm_rmpb_rm_proto_enumTypes[1].Descriptor()
+	return file_rm_rmpb_rm_proto_enumTypes[2].Descriptor()
 }
 
 func (WatchEvent_Type) Type() protoreflect.EnumType {
-	return &file_rm_rmpb_rm_proto_enumTypes[1]
+	return &file_rm_rmpb_rm_proto_enumTypes[2]
 }
 
 func (x WatchEvent_Type) Number() protoreflect.EnumNumber {
@@ -857,7 +926,25 @@ type Slice struct {
 	// True when every host of the slice is held by a live worker.
 	Up bool `protobuf:"varint,2,opt,name=up,proto3" json:"up,omitempty"`
 	// How many hosts of the slice are live.
-	LiveHosts     int32 `protobuf:"varint,3,opt,name=live_hosts,json=liveHosts,proto3" json:"live_hosts,omitempty"`
+	LiveHosts int32 `protobuf:"varint,3,opt,name=live_hosts,json=liveHosts,proto3" json:"live_hosts,omitempty"`
+	// Whether the slice's arrays are on its devices or saved away (see
+	// SliceControl in suspend.proto). Unspecified from an RM that predates it
+	// means ACTIVE.
+	State SliceState `protobuf:"varint,4,opt,name=state,proto3,enum=openpathways.rm.v1.SliceState" json:"state,omitempty"`
+	// Counts the slice's suspensions; the arrays of suspension n are under
+	// suspend_location. 0 until the first.
+	SuspendGeneration uint64 `protobuf:"varint,5,opt,name=suspend_generation,json=suspendGeneration,proto3" json:"suspend_generation,omitempty"`
+	// Where the workers saved the last suspension's arrays,
+	// "<scratch>/suspend/slice-<i>/gen-<n>"; each host's under "host-<h>".
+	SuspendLocation string `protobuf:"bytes,6,opt,name=suspend_location,json=suspendLocation,proto3" json:"suspend_location,omitempty"`
+	// Hosts whose arrays the last suspension did not save (their worker was
+	// lost before it was done, or failed): their arrays are gone.
+	UnsavedHosts []int32 `protobuf:"varint,7,rep,packed,name=unsaved_hosts,json=unsavedHosts,proto3" json:"unsaved_hosts,omitempty"`
+	// Why the slice was suspended, e.g. "preemption".
+	SuspendReason string `protobuf:"bytes,8,opt,name=suspend_reason,json=suspendReason,proto3" json:"suspend_reason,omitempty"`
+	// The slice resumes on its own once every host is live again (a slice
+	// suspended by a preempted worker does).
+	AutoResume    bool `protobuf:"varint,9,opt,name=auto_resume,json=autoResume,proto3" json:"auto_resume,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -911,6 +998,48 @@ func (x *Slice) GetLiveHosts() int32 {
 		return x.LiveHosts
 	}
 	return 0
+}
+
+func (x *Slice) GetState() SliceState {
+	if x != nil {
+		return x.State
+	}
+	return SliceState_SLICE_STATE_UNSPECIFIED
+}
+
+func (x *Slice) GetSuspendGeneration() uint64 {
+	if x != nil {
+		return x.SuspendGeneration
+	}
+	return 0
+}
+
+func (x *Slice) GetSuspendLocation() string {
+	if x != nil {
+		return x.SuspendLocation
+	}
+	return ""
+}
+
+func (x *Slice) GetUnsavedHosts() []int32 {
+	if x != nil {
+		return x.UnsavedHosts
+	}
+	return nil
+}
+
+func (x *Slice) GetSuspendReason() string {
+	if x != nil {
+		return x.SuspendReason
+	}
+	return ""
+}
+
+func (x *Slice) GetAutoResume() bool {
+	if x != nil {
+		return x.AutoResume
+	}
+	return false
 }
 
 type Cluster struct {
@@ -1031,10 +1160,12 @@ type WatchEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Type  WatchEvent_Type        `protobuf:"varint,1,opt,name=type,proto3,enum=openpathways.rm.v1.WatchEvent_Type" json:"type,omitempty"`
 	// The cluster epoch after the change (for SNAPSHOT: of the view).
-	Epoch         uint64   `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"`
-	Cluster       *Cluster `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	Worker        *Worker  `protobuf:"bytes,4,opt,name=worker,proto3" json:"worker,omitempty"`
-	SliceIndex    int32    `protobuf:"varint,5,opt,name=slice_index,json=sliceIndex,proto3" json:"slice_index,omitempty"`
+	Epoch      uint64   `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Cluster    *Cluster `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	Worker     *Worker  `protobuf:"bytes,4,opt,name=worker,proto3" json:"worker,omitempty"`
+	SliceIndex int32    `protobuf:"varint,5,opt,name=slice_index,json=sliceIndex,proto3" json:"slice_index,omitempty"`
+	// SLICE_STATE: the slice after the change.
+	Slice         *Slice `protobuf:"bytes,6,opt,name=slice,proto3" json:"slice,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1104,6 +1235,13 @@ func (x *WatchEvent) GetSliceIndex() int32 {
 	return 0
 }
 
+func (x *WatchEvent) GetSlice() *Slice {
+	if x != nil {
+		return x.Slice
+	}
+	return nil
+}
+
 var File_rm_rmpb_rm_proto protoreflect.FileDescriptor
 
 const file_rm_rmpb_rm_proto_rawDesc = "" +
@@ -1168,13 +1306,20 @@ const file_rm_rmpb_rm_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\x0e2\x19.openpathways.rm.v1.StateR\x05state\x12%\n" +
 	"\x0eworker_address\x18\x06 \x01(\tR\rworkerAddress\x12\x1a\n" +
 	"\bplatform\x18\a \x01(\tR\bplatform\x12A\n" +
-	"\vdescription\x18\b \x01(\v2\x1f.openpathways.rm.v1.LocalDeviceR\vdescription\"W\n" +
+	"\vdescription\x18\b \x01(\v2\x1f.openpathways.rm.v1.LocalDeviceR\vdescription\"\xd4\x02\n" +
 	"\x05Slice\x12\x1f\n" +
 	"\vslice_index\x18\x01 \x01(\x05R\n" +
 	"sliceIndex\x12\x0e\n" +
 	"\x02up\x18\x02 \x01(\bR\x02up\x12\x1d\n" +
 	"\n" +
-	"live_hosts\x18\x03 \x01(\x05R\tliveHosts\"\x83\x03\n" +
+	"live_hosts\x18\x03 \x01(\x05R\tliveHosts\x124\n" +
+	"\x05state\x18\x04 \x01(\x0e2\x1e.openpathways.rm.v1.SliceStateR\x05state\x12-\n" +
+	"\x12suspend_generation\x18\x05 \x01(\x04R\x11suspendGeneration\x12)\n" +
+	"\x10suspend_location\x18\x06 \x01(\tR\x0fsuspendLocation\x12#\n" +
+	"\runsaved_hosts\x18\a \x03(\x05R\funsavedHosts\x12%\n" +
+	"\x0esuspend_reason\x18\b \x01(\tR\rsuspendReason\x12\x1f\n" +
+	"\vauto_resume\x18\t \x01(\bR\n" +
+	"autoResume\"\x83\x03\n" +
 	"\aCluster\x12#\n" +
 	"\rinstance_type\x18\x01 \x01(\tR\finstanceType\x12%\n" +
 	"\x0einstance_count\x18\x02 \x01(\x05R\rinstanceCount\x12&\n" +
@@ -1184,7 +1329,7 @@ const file_rm_rmpb_rm_proto_rawDesc = "" +
 	"\x05epoch\x18\x06 \x01(\x04R\x05epoch\x121\n" +
 	"\x06slices\x18\a \x03(\v2\x19.openpathways.rm.v1.SliceR\x06slices\x124\n" +
 	"\aworkers\x18\b \x03(\v2\x1a.openpathways.rm.v1.WorkerR\aworkers\x124\n" +
-	"\adevices\x18\t \x03(\v2\x1a.openpathways.rm.v1.DeviceR\adevices\"\xef\x02\n" +
+	"\adevices\x18\t \x03(\v2\x1a.openpathways.rm.v1.DeviceR\adevices\"\xb6\x03\n" +
 	"\n" +
 	"WatchEvent\x127\n" +
 	"\x04type\x18\x01 \x01(\x0e2#.openpathways.rm.v1.WatchEvent.TypeR\x04type\x12\x14\n" +
@@ -1192,21 +1337,30 @@ const file_rm_rmpb_rm_proto_rawDesc = "" +
 	"\acluster\x18\x03 \x01(\v2\x1b.openpathways.rm.v1.ClusterR\acluster\x122\n" +
 	"\x06worker\x18\x04 \x01(\v2\x1a.openpathways.rm.v1.WorkerR\x06worker\x12\x1f\n" +
 	"\vslice_index\x18\x05 \x01(\x05R\n" +
-	"sliceIndex\"\x85\x01\n" +
+	"sliceIndex\x12/\n" +
+	"\x05slice\x18\x06 \x01(\v2\x19.openpathways.rm.v1.SliceR\x05slice\"\x9b\x01\n" +
 	"\x04Type\x12\x14\n" +
 	"\x10TYPE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rTYPE_SNAPSHOT\x10\x01\x12\x16\n" +
 	"\x12TYPE_WORKER_JOINED\x10\x02\x12\x14\n" +
 	"\x10TYPE_WORKER_LOST\x10\x03\x12\x11\n" +
 	"\rTYPE_SLICE_UP\x10\x04\x12\x13\n" +
-	"\x0fTYPE_SLICE_DOWN\x10\x05*Q\n" +
+	"\x0fTYPE_SLICE_DOWN\x10\x05\x12\x14\n" +
+	"\x10TYPE_SLICE_STATE\x10\x06*Q\n" +
 	"\x05State\x12\x15\n" +
 	"\x11STATE_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rSTATE_MISSING\x10\x01\x12\x0e\n" +
 	"\n" +
 	"STATE_LIVE\x10\x02\x12\x0e\n" +
 	"\n" +
-	"STATE_LOST\x10\x032\x8a\x03\n" +
+	"STATE_LOST\x10\x03*z\n" +
+	"\n" +
+	"SliceState\x12\x1b\n" +
+	"\x17SLICE_STATE_UNSPECIFIED\x10\x00\x12\x10\n" +
+	"\fSLICE_ACTIVE\x10\x01\x12\x14\n" +
+	"\x10SLICE_SUSPENDING\x10\x02\x12\x13\n" +
+	"\x0fSLICE_SUSPENDED\x10\x03\x12\x12\n" +
+	"\x0eSLICE_RESUMING\x10\x042\x8a\x03\n" +
 	"\x0fResourceManager\x12i\n" +
 	"\x0eRegisterWorker\x12).openpathways.rm.v1.RegisterWorkerRequest\x1a*.openpathways.rm.v1.RegisterWorkerResponse\"\x00\x12^\n" +
 	"\tHeartbeat\x12$.openpathways.rm.v1.HeartbeatRequest\x1a%.openpathways.rm.v1.HeartbeatResponse\"\x00(\x010\x01\x12M\n" +
@@ -1226,53 +1380,56 @@ func file_rm_rmpb_rm_proto_rawDescGZIP() []byte {
 	return file_rm_rmpb_rm_proto_rawDescData
 }
 
-var file_rm_rmpb_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_rm_rmpb_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_rm_rmpb_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_rm_rmpb_rm_proto_goTypes = []any{
 	(State)(0),                     // 0: openpathways.rm.v1.State
-	(WatchEvent_Type)(0),           // 1: openpathways.rm.v1.WatchEvent.Type
-	(*LocalDevice)(nil),            // 2: openpathways.rm.v1.LocalDevice
-	(*RegisterWorkerRequest)(nil),  // 3: openpathways.rm.v1.RegisterWorkerRequest
-	(*RegisterWorkerResponse)(nil), // 4: openpathways.rm.v1.RegisterWorkerResponse
-	(*HeartbeatRequest)(nil),       // 5: openpathways.rm.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),      // 6: openpathways.rm.v1.HeartbeatResponse
-	(*WatchRequest)(nil),           // 7: openpathways.rm.v1.WatchRequest
-	(*GetClusterRequest)(nil),      // 8: openpathways.rm.v1.GetClusterRequest
-	(*GetClusterResponse)(nil),     // 9: openpathways.rm.v1.GetClusterResponse
-	(*Worker)(nil),                 // 10: openpathways.rm.v1.Worker
-	(*Device)(nil),                 // 11: openpathways.rm.v1.Device
-	(*Slice)(nil),                  // 12: openpathways.rm.v1.Slice
-	(*Cluster)(nil),                // 13: openpathways.rm.v1.Cluster
-	(*WatchEvent)(nil),             // 14: openpathways.rm.v1.WatchEvent
-	(*durationpb.Duration)(nil),    // 15: google.protobuf.Duration
+	(SliceState)(0),                // 1: openpathways.rm.v1.SliceState
+	(WatchEvent_Type)(0),           // 2: openpathways.rm.v1.WatchEvent.Type
+	(*LocalDevice)(nil),            // 3: openpathways.rm.v1.LocalDevice
+	(*RegisterWorkerRequest)(nil),  // 4: openpathways.rm.v1.RegisterWorkerRequest
+	(*RegisterWorkerResponse)(nil), // 5: openpathways.rm.v1.RegisterWorkerResponse
+	(*HeartbeatRequest)(nil),       // 6: openpathways.rm.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),      // 7: openpathways.rm.v1.HeartbeatResponse
+	(*WatchRequest)(nil),           // 8: openpathways.rm.v1.WatchRequest
+	(*GetClusterRequest)(nil),      // 9: openpathways.rm.v1.GetClusterRequest
+	(*GetClusterResponse)(nil),     // 10: openpathways.rm.v1.GetClusterResponse
+	(*Worker)(nil),                 // 11: openpathways.rm.v1.Worker
+	(*Device)(nil),                 // 12: openpathways.rm.v1.Device
+	(*Slice)(nil),                  // 13: openpathways.rm.v1.Slice
+	(*Cluster)(nil),                // 14: openpathways.rm.v1.Cluster
+	(*WatchEvent)(nil),             // 15: openpathways.rm.v1.WatchEvent
+	(*durationpb.Duration)(nil),    // 16: google.protobuf.Duration
 }
 var file_rm_rmpb_rm_proto_depIdxs = []int32{
-	2,  // 0: openpathways.rm.v1.RegisterWorkerRequest.devices:type_name -> openpathways.rm.v1.LocalDevice
-	15, // 1: openpathways.rm.v1.RegisterWorkerResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	15, // 2: openpathways.rm.v1.RegisterWorkerResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
-	13, // 3: openpathways.rm.v1.GetClusterResponse.cluster:type_name -> openpathways.rm.v1.Cluster
+	3,  // 0: openpathways.rm.v1.RegisterWorkerRequest.devices:type_name -> openpathways.rm.v1.LocalDevice
+	16, // 1: openpathways.rm.v1.RegisterWorkerResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	16, // 2: openpathways.rm.v1.RegisterWorkerResponse.heartbeat_timeout:type_name -> google.protobuf.Duration
+	14, // 3: openpathways.rm.v1.GetClusterResponse.cluster:type_name -> openpathways.rm.v1.Cluster
 	0,  // 4: openpathways.rm.v1.Worker.state:type_name -> openpathways.rm.v1.State
 	0,  // 5: openpathways.rm.v1.Device.state:type_name -> openpathways.rm.v1.State
-	2,  // 6: openpathways.rm.v1.Device.description:type_name -> openpathways.rm.v1.LocalDevice
-	12, // 7: openpathways.rm.v1.Cluster.slices:type_name -> openpathways.rm.v1.Slice
-	10, // 8: openpathways.rm.v1.Cluster.workers:type_name -> openpathways.rm.v1.Worker
-	11, // 9: openpathways.rm.v1.Cluster.devices:type_name -> openpathways.rm.v1.Device
-	1,  // 10: openpathways.rm.v1.WatchEvent.type:type_name -> openpathways.rm.v1.WatchEvent.Type
-	13, // 11: openpathways.rm.v1.WatchEvent.cluster:type_name -> openpathways.rm.v1.Cluster
-	10, // 12: openpathways.rm.v1.WatchEvent.worker:type_name -> openpathways.rm.v1.Worker
-	3,  // 13: openpathways.rm.v1.ResourceManager.RegisterWorker:input_type -> openpathways.rm.v1.RegisterWorkerRequest
-	5,  // 14: openpathways.rm.v1.ResourceManager.Heartbeat:input_type -> openpathways.rm.v1.HeartbeatRequest
-	7,  // 15: openpathways.rm.v1.ResourceManager.Watch:input_type -> openpathways.rm.v1.WatchRequest
-	8,  // 16: openpathways.rm.v1.ResourceManager.GetCluster:input_type -> openpathways.rm.v1.GetClusterRequest
-	4,  // 17: openpathways.rm.v1.ResourceManager.RegisterWorker:output_type -> openpathways.rm.v1.RegisterWorkerResponse
-	6,  // 18: openpathways.rm.v1.ResourceManager.Heartbeat:output_type -> openpathways.rm.v1.HeartbeatResponse
-	14, // 19: openpathways.rm.v1.ResourceManager.Watch:output_type -> openpathways.rm.v1.WatchEvent
-	9,  // 20: openpathways.rm.v1.ResourceManager.GetCluster:output_type -> openpathways.rm.v1.GetClusterResponse
-	17, // [17:21] is the sub-list for method output_type
-	13, // [13:17] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	3,  // 6: openpathways.rm.v1.Device.description:type_name -> openpathways.rm.v1.LocalDevice
+	1,  // 7: openpathways.rm.v1.Slice.state:type_name -> openpathways.rm.v1.SliceState
+	13, // 8: openpathways.rm.v1.Cluster.slices:type_name -> openpathways.rm.v1.Slice
+	11, // 9: openpathways.rm.v1.Cluster.workers:type_name -> openpathways.rm.v1.Worker
+	12, // 10: openpathways.rm.v1.Cluster.devices:type_name -> openpathways.rm.v1.Device
+	2,  // 11: openpathways.rm.v1.WatchEvent.type:type_name -> openpathways.rm.v1.WatchEvent.Type
+	14, // 12: openpathways.rm.v1.WatchEvent.cluster:type_name -> openpathways.rm.v1.Cluster
+	11, // 13: openpathways.rm.v1.WatchEvent.worker:type_name -> openpathways.rm.v1.Worker
+	13, // 14: openpathways.rm.v1.WatchEvent.slice:type_name -> openpathways.rm.v1.Slice
+	4,  // 15: openpathways.rm.v1.ResourceManager.RegisterWorker:input_type -> openpathways.rm.v1.RegisterWorkerRequest
+	6,  // 16: openpathways.rm.v1.ResourceManager.Heartbeat:input_type -> openpathways.rm.v1.HeartbeatRequest
+	8,  // 17: openpathways.rm.v1.ResourceManager.Watch:input_type -> openpathways.rm.v1.WatchRequest
+	9,  // 18: openpathways.rm.v1.ResourceManager.GetCluster:input_type -> openpathways.rm.v1.GetClusterRequest
+	5,  // 19: openpathways.rm.v1.ResourceManager.RegisterWorker:output_type -> openpathways.rm.v1.RegisterWorkerResponse
+	7,  // 20: openpathways.rm.v1.ResourceManager.Heartbeat:output_type -> openpathways.rm.v1.HeartbeatResponse
+	15, // 21: openpathways.rm.v1.ResourceManager.Watch:output_type -> openpathways.rm.v1.WatchEvent
+	10, // 22: openpathways.rm.v1.ResourceManager.GetCluster:output_type -> openpathways.rm.v1.GetClusterResponse
+	19, // [19:23] is the sub-list for method output_type
+	15, // [15:19] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_rm_rmpb_rm_proto_init() }
@@ -1285,7 +1442,7 @@ func file_rm_rmpb_rm_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rm_rmpb_rm_proto_rawDesc), len(file_rm_rmpb_rm_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,

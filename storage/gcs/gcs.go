@@ -82,24 +82,18 @@ func objectError(bucket, name string, err error) error {
 	return ifrt.Errorf(code, "storage: gs://%s/%s: %w", bucket, name, err)
 }
 
-// httpCode maps an HTTP status of the JSON API to a gRPC code.
+// httpCodes maps the HTTP statuses of the JSON API to gRPC codes; any
+// other 5xx is Unavailable.
+var httpCodes = map[int]ifrt.Code{
+	400: ifrt.InvalidArgument, 401: ifrt.Unauthenticated, 403: ifrt.PermissionDenied,
+	404: ifrt.NotFound, 409: ifrt.Aborted, 412: ifrt.FailedPrecondition, 429: ifrt.ResourceExhausted,
+}
+
 func httpCode(status int) ifrt.Code {
-	switch {
-	case status == 400:
-		return ifrt.InvalidArgument
-	case status == 401:
-		return ifrt.Unauthenticated
-	case status == 403:
-		return ifrt.PermissionDenied
-	case status == 404:
-		return ifrt.NotFound
-	case status == 409:
-		return ifrt.Aborted
-	case status == 412:
-		return ifrt.FailedPrecondition
-	case status == 429:
-		return ifrt.ResourceExhausted
-	case status >= 500:
+	if c, ok := httpCodes[status]; ok {
+		return c
+	}
+	if status >= 500 {
 		return ifrt.Unavailable
 	}
 	return ifrt.Unknown

@@ -34,8 +34,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type GangClient interface {
 	// Compiles a program for a run across workers, in a session of this
-	// worker, and describes it globally. UNIMPLEMENTED when the worker's
-	// backend cannot run one partition of a program spanning processes.
+	// worker, and describes it globally. UNIMPLEMENTED for a program with
+	// ops the interpreter lacks (gocpu's, whatever the worker's backend).
 	Compile(ctx context.Context, in *GangCompileRequest, opts ...grpc.CallOption) (*GangCompileResponse, error)
 	// Runs this worker's partitions of one launch of a compiled program and
 	// returns when they are done. The launch starts on this worker after
@@ -109,8 +109,8 @@ func (c *gangClient) Release(ctx context.Context, in *GangReleaseRequest, opts .
 // for forward compatibility.
 type GangServer interface {
 	// Compiles a program for a run across workers, in a session of this
-	// worker, and describes it globally. UNIMPLEMENTED when the worker's
-	// backend cannot run one partition of a program spanning processes.
+	// worker, and describes it globally. UNIMPLEMENTED for a program with
+	// ops the interpreter lacks (gocpu's, whatever the worker's backend).
 	Compile(context.Context, *GangCompileRequest) (*GangCompileResponse, error)
 	// Runs this worker's partitions of one launch of a compiled program and
 	// returns when they are done. The launch starts on this worker after

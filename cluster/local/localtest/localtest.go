@@ -50,5 +50,12 @@ func (c *Cluster) StartWorker(ctx context.Context, i int) error {
 // the cluster, on the same address: the workers register again by themselves.
 func (c *Cluster) RestartRM() error { return c.faults.RestartRM() }
 
+// PreemptWorker stops worker i as SIGTERM with a preemption notice does
+// (worker.Server.Terminate): it suspends its slice, to resume once a
+// replacement (StartWorker) registers, and shuts down.
+func (c *Cluster) PreemptWorker(ctx context.Context, i int) error {
+	return c.faults.PreemptWorker(ctx, i)
+}
+
 // Worker returns worker i's server, nil while it is stopped.
 func (c *Cluster) Worker(i int) *worker.Server { return c.faults.Worker(i) }

@@ -2,7 +2,6 @@
 server: devices, transfers within and across slices, and (with workers on a
 PJRT plugin) a jit program on each slice. Prints one JSON object a line."""
 
-import json
 import os
 
 import numpy as np
@@ -14,10 +13,7 @@ import pathwaysutils
 pathwaysutils.initialize()
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
+from steps import emit
 
 
 devs = jax.devices()

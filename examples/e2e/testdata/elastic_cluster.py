@@ -4,8 +4,6 @@ an RM, two workers (two cpu slices of 4 devices) and a proxy server.
 Prints one JSON object per line; waits for the Go test on stdin at the two
 points where it kills and restarts the worker of slice 1."""
 
-import json
-import sys
 import time
 
 import numpy as np
@@ -19,22 +17,7 @@ import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
 from pathwaysutils import reshard as pw_reshard
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
-
-
-def err(e):
-  return {"type": type(e).__name__, "message": str(e)[:500]}
-
-
-def wait_for_go(step):
-  emit(waiting=step)
-  line = sys.stdin.readline().strip()
-  if line != step:
-    emit(fatal=f"expected {step!r} on stdin, got {line!r}")
-    sys.exit(1)
+from steps import emit, err, wait_for_go
 
 
 devs = jax.devices()

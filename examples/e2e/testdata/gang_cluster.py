@@ -3,8 +3,6 @@ both slices (a gang): shard_map with psum over all 8 devices in a loop while
 the test kills (SIGKILL) slice 1's worker, a jit over slice 0 alone while
 slice 1 is down, and the spanning program again once the worker is back."""
 
-import json
-import sys
 import threading
 import time
 
@@ -18,20 +16,7 @@ pathwaysutils.initialize()
 from jax import lax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
-
-
-def err(e):
-  return {"type": type(e).__name__, "message": str(e)[:500]}
-
-
-def wait_for_go(step):
-  emit(waiting=step)
-  if sys.stdin.readline().strip() != step:
-    sys.exit(1)
+from steps import emit, err, wait_for_go
 
 
 devs = jax.devices()

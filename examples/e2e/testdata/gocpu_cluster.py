@@ -2,8 +2,6 @@
 transfers per slice and across slices, a worker killed and restarted. No jit:
 the proxy's interop tests run JAX programs on gocpu."""
 
-import json
-import sys
 import time
 
 import numpy as np
@@ -15,20 +13,7 @@ import pathwaysutils
 pathwaysutils.initialize()
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
-
-
-def err(e):
-  return {"type": type(e).__name__, "message": str(e)[:500]}
-
-
-def wait_for_go(step):
-  emit(waiting=step)
-  if sys.stdin.readline().strip() != step:
-    sys.exit(1)
+from steps import emit, err, wait_for_go
 
 
 devs = jax.devices()

@@ -3,7 +3,6 @@
 kills the worker of slice 1 while the script waits on stdin; the script then
 reports what its next requests get."""
 
-import json
 import sys
 
 import numpy as np
@@ -15,14 +14,7 @@ import pathwaysutils
 pathwaysutils.initialize()
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
-
-
-def err(e):
-  return {"type": type(e).__name__, "message": str(e)[:500]}
+from steps import emit, err
 
 
 devs = jax.devices()

@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/golden"
 	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
@@ -185,21 +186,10 @@ func runLarge(t *testing.T, newGroup NewGroup) {
 	}
 }
 
-const psum2 = `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %s = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`
-
 // A process that fails before its collective fails everyone's: the others
 // get Aborted, and FirstFailure reports the failing process's own error.
 func runFailure(t *testing.T, newGroup NewGroup) {
-	m := parse(t, psum2)
+	m := parse(t, golden.PsumTwo)
 	good := literal(t, "tensor<3xf32>", "[1, 2, 3]")
 	bad := literal(t, "tensor<2xf32>", "[1, 2]")
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -252,25 +242,7 @@ func runDivergent(t *testing.T, newGroup NewGroup) {
 // A process stuck in its own computation does not keep the others waiting
 // past the context's end.
 func runContext(t *testing.T, newGroup NewGroup) {
-	m := parse(t, `module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%a: tensor<3xf32>) -> tensor<3xf32> {
-    %p = stablehlo.partition_id : tensor<ui32>
-    %one = stablehlo.constant dense<1> : tensor<ui32>
-    %w = stablehlo.while(%i = %p) : tensor<ui32>
-     cond {
-      %c = stablehlo.compare EQ, %i, %one : (tensor<ui32>, tensor<ui32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-    } do {
-      stablehlo.return %i : tensor<ui32>
-    }
-    %r = "stablehlo.all_reduce"(%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %t = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %t : tensor<f32>
-    }) : (tensor<3xf32>) -> tensor<3xf32>
-    return %r : tensor<3xf32>
-  }
-}`)
+	m := parse(t, golden.StuckAllReduce)
 	x := literal(t, "tensor<3xf32>", "[1, 2, 3]")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

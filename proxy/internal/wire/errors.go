@@ -18,22 +18,27 @@ func CodeFromProto(c proxypb.Code) ifrt.Code {
 }
 
 // ErrorToStatus encodes err as a StatusProto: its code and message as
-// rpc.CodeAndMessage gives them (valid UTF-8, whatever the backend said). nil
-// is nil (OK).
+// rpc.CodeAndMessage gives them (valid UTF-8, whatever the backend said), and
+// its reason (rpc.ReasonOf) as a google.rpc.ErrorInfo payload. nil is nil (OK).
 func ErrorToStatus(err error) *proxypb.StatusProto {
 	if err == nil {
 		return nil
 	}
 	code, msg := rpc.CodeAndMessage(err)
-	return &proxypb.StatusProto{Code: CodeToProto(code), Message: msg}
+	st := &proxypb.StatusProto{Code: CodeToProto(code), Message: msg}
+	if p := rpc.ReasonPayload(err); p != nil {
+		st.Payload = map[string][]byte{rpc.ErrorInfoTypeURL: p}
+	}
+	return st
 }
 
-// StatusToError decodes p: nil or OK is nil, anything else an *ifrt.Error with
-// the same code and message, so errors.Is(err, ifrt.ErrNotFound) holds for a
-// NOT_FOUND status.
+// StatusToError decodes p: nil or OK is nil, anything else an error with the
+// same code and message that wraps what its reason names (rpc.NewError), so
+// errors.Is(err, ifrt.ErrNotFound) holds for a NOT_FOUND status and
+// errors.Is(err, ifrt.ErrArrayDeleted) for a deleted array.
 func StatusToError(p *proxypb.StatusProto) error {
 	if p == nil || p.GetCode() == proxypb.Code_OK {
 		return nil
 	}
-	return &ifrt.Error{Code: CodeFromProto(p.GetCode()), Msg: p.GetMessage()}
+	return rpc.NewError(CodeFromProto(p.GetCode()), p.GetMessage(), rpc.ReasonFromPayload(p.GetPayload()[rpc.ErrorInfoTypeURL]))
 }

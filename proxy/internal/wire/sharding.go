@@ -120,15 +120,12 @@ func ShardingFromProto(p *proxypb.ShardingProto, lookup DeviceLookup) (ifrt.Shar
 
 	case TypeConcreteSharding:
 		var m proxypb.ConcreteShardingProto
-		if err := unmarshal(ser, &m); err != nil {
+		devs, err := unmarshalWithDevices(ser, &m, lookup)
+		if err != nil {
 			return nil, err
 		}
 		if m.GetDynamicShape() != nil || len(m.GetShardDynamicShapes()) > 0 {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "wire: dynamic shapes are not supported")
-		}
-		devs, err := DeviceListFromProto(m.GetDevices(), lookup)
-		if err != nil {
-			return nil, err
 		}
 		shape, err := ShapeFromProto(m.GetShape())
 		if err != nil {
@@ -149,10 +146,7 @@ func ShardingFromProto(p *proxypb.ShardingProto, lookup DeviceLookup) (ifrt.Shar
 
 	case TypeConcreteEvenSharding:
 		var m proxypb.ConcreteEvenShardingProto
-		if err := unmarshal(ser, &m); err != nil {
-			return nil, err
-		}
-		devs, err := DeviceListFromProto(m.GetDevices(), lookup)
+		devs, err := unmarshalWithDevices(ser, &m, lookup)
 		if err != nil {
 			return nil, err
 		}
@@ -178,10 +172,7 @@ func ShardingFromProto(p *proxypb.ShardingProto, lookup DeviceLookup) (ifrt.Shar
 
 	case TypeShardingParamSharding:
 		var m proxypb.ShardingParamShardingProto
-		if err := unmarshal(ser, &m); err != nil {
-			return nil, err
-		}
-		devs, err := DeviceListFromProto(m.GetDevices(), lookup)
+		devs, err := unmarshalWithDevices(ser, &m, lookup)
 		if err != nil {
 			return nil, err
 		}
@@ -193,10 +184,7 @@ func ShardingFromProto(p *proxypb.ShardingProto, lookup DeviceLookup) (ifrt.Shar
 
 	case TypeHloSharding:
 		var m proxypb.HloShardingProto
-		if err := unmarshal(ser, &m); err != nil {
-			return nil, err
-		}
-		devs, err := DeviceListFromProto(m.GetDevices(), lookup)
+		devs, err := unmarshalWithDevices(ser, &m, lookup)
 		if err != nil {
 			return nil, err
 		}
@@ -315,6 +303,18 @@ func tileDims(shards []int64) ([]int64, error) {
 		return nil, err
 	}
 	return append([]int64{}, shards...), nil
+}
+
+// unmarshalWithDevices decodes ser into m, a payload that names its
+// devices, and resolves them with lookup.
+func unmarshalWithDevices(ser *proxypb.Serialized, m interface {
+	proto.Message
+	GetDevices() *proxypb.DeviceListProto
+}, lookup DeviceLookup) (ifrt.DeviceList, error) {
+	if err := unmarshal(ser, m); err != nil {
+		return nil, err
+	}
+	return DeviceListFromProto(m.GetDevices(), lookup)
 }
 
 func unmarshal(ser *proxypb.Serialized, m proto.Message) error {

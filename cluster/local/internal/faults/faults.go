@@ -15,6 +15,9 @@ type Injector struct {
 	StartWorker func(ctx context.Context, slice int) error
 	RestartRM   func() error
 	Worker      func(slice int) *worker.Server
+	// PreemptWorker stops a worker as SIGTERM with a preemption notice does
+	// (worker.Server.Terminate).
+	PreemptWorker func(ctx context.Context, slice int) error
 }
 
 // Of returns the Injector of a *local.Cluster. Package local sets it when it

@@ -1,0 +1,82 @@
+package local_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// runJAX runs testdata/<script> with the JAX environment's python against the
+// proxy server at addr and returns the JSON objects it printed, merged.
+func runJAX(t *testing.T, python, addr, script string, env ...string) map[string]json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, _ := filepath.Abs("testdata")
+	cmd := exec.CommandContext(ctx, python, filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"JAX_PLATFORMS=proxy",
+		"JAX_BACKEND_TARGET=grpc://"+addr,
+		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
+		"PATHWAYS_PROXY_CONNECTION_TIMEOUT_SECS=30",
+		"TF_CPP_MIN_LOG_LEVEL=1",
+	)
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, stdout.String(), stderr.String())
+	}
+	out := map[string]json.RawMessage{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(strings.TrimSpace(line)), &obj) == nil {
+			for k, v := range obj {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// logBuffer collects log lines from several goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Split(b.buf.String(), "\n")
+}
+
+// records returns the JSON log records written so far.
+func (b *logBuffer) records() []map[string]any {
+	var out []map[string]any
+	for _, line := range b.lines() {
+		var r map[string]any
+		if json.Unmarshal([]byte(line), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,0 +1,56 @@
+package gocpu_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+)
+
+// A host buffer given away (ImmutableZeroCopy, no OnDoneWithHostBuffer)
+// becomes an array on one device without a copy; with a callback, or over
+// several devices, the array has its own copy and the callback runs once.
+func TestZeroCopyHostBuffer(t *testing.T) {
+	ctx := context.Background()
+	c, err := gocpu.New(gocpu.Config{Devices: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	one := ifrt.NewSingleDeviceSharding(c.Devices()[0], "")
+	two, err := ifrt.NewHloSharding(c.Devices(), "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, tc := range []struct {
+		name     string
+		sharding ifrt.Sharding
+		opts     *ifrt.HostBufferOptions
+		shared   bool
+	}{
+		{"given away", one, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, true},
+		{"with a callback", one, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy, OnDoneWithHostBuffer: func() { calls++ }}, false},
+		{"over two devices", two, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, false},
+		{"only during the call", one, nil, false},
+	} {
+		buf := []byte{1, 2, 3, 4}
+		a, err := c.MakeArrayFromHostBuffer(ctx, buf, ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{4}, Sharding: tc.sharding}, tc.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		buf[0] = 9 // only to see whether the array shares it
+		got := make([]byte, 4)
+		if err := a.CopyToHostBuffer(ctx, got, nil); err != nil {
+			t.Fatal(err)
+		}
+		if shared := got[0] == 9; shared != tc.shared {
+			t.Errorf("%s: the array shares the host buffer: %v, want %v", tc.name, shared, tc.shared)
+		}
+		a.Delete()
+	}
+	if calls != 1 {
+		t.Errorf("OnDoneWithHostBuffer ran %d times, want 1", calls)
+	}
+}

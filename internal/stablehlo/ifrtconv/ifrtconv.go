@@ -1,0 +1,62 @@
+// Package ifrtconv turns what the StableHLO reader finds in a module into
+// ifrt's terms: element types into DTypes and HLO sharding annotations into
+// OpShardings. The backends that read modules themselves (gocpu, pjrtifrt)
+// describe their executables with it. It holds no state.
+package ifrtconv
+
+import (
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo"
+)
+
+var dtypes = map[stablehlo.ElemType]ifrt.DType{
+	stablehlo.Bool: ifrt.PRED, stablehlo.I8: ifrt.S8, stablehlo.I16: ifrt.S16, stablehlo.I32: ifrt.S32,
+	stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
+	stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
+	stablehlo.F64: ifrt.F64,
+}
+
+// DType is e's ifrt.DType; ok is false for a type the reader has that ifrt
+// arrays do not.
+func DType(e stablehlo.ElemType) (d ifrt.DType, ok bool) {
+	d, ok = dtypes[e]
+	return d, ok
+}
+
+// OpSharding converts a parsed HLO sharding. Replicated, maximal and tiled
+// shardings convert, tiled ones with replicated subgroups too; anything else
+// is Unimplemented. An iota tile assignment gets its permutation spelled
+// out ("<=[8]" is the identity), as XLA wants it.
+func OpSharding(hs *stablehlo.HloSharding) (ifrt.OpSharding, error) {
+	op := ifrt.OpSharding{
+		TileAssignmentDimensions: hs.TileAssignmentDims,
+		TileAssignmentDevices:    hs.TileAssignmentDevices,
+		IotaReshapeDims:          hs.IotaReshapeDims,
+		ReplicateOnLastTileDim:   hs.ReplicateOnLastTileDim,
+	}
+	for _, p := range hs.IotaTransposePerm {
+		op.IotaTransposePerm = append(op.IotaTransposePerm, int32(p))
+	}
+	if len(op.IotaReshapeDims) > 0 && len(op.IotaTransposePerm) == 0 {
+		for i := range op.IotaReshapeDims {
+			op.IotaTransposePerm = append(op.IotaTransposePerm, int32(i))
+		}
+	}
+	switch hs.Type {
+	case stablehlo.ShardingReplicated:
+		op.Type = ifrt.OpShardingReplicated
+	case stablehlo.ShardingMaximal:
+		op.Type = ifrt.OpShardingMaximal
+	case stablehlo.ShardingOther:
+		op.Type = ifrt.OpShardingOther
+	default:
+		return op, ifrt.Errorf(ifrt.Unimplemented, "%v sharding is not supported", hs.Type)
+	}
+	for _, t := range hs.LastTileDims {
+		if t != "replicated" {
+			return op, ifrt.Errorf(ifrt.Unimplemented, "%s subgroups are not supported", t)
+		}
+		op.LastTileDims = append(op.LastTileDims, ifrt.OpShardingReplicated)
+	}
+	return op, nil
+}

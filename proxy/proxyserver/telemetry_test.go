@@ -1,0 +1,88 @@
+package proxyserver_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/proxy"
+	"github.com/openpathways/pathways/proxy/proxyserver"
+)
+
+// TestLiveArrayGauges: with an SDK installed, the sessions' live arrays and
+// bytes are reported per session while the session holds them.
+func TestLiveArrayGauges(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() {
+		if err := mp.Shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	backend, err := gocpu.New(gocpu.Config{Devices: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Close()
+	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(lis)
+	defer srv.Close()
+	client, err := proxy.Dial(ctx, "grpc://"+lis.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	dev := client.AddressableDevices()[0]
+	a, err := ifrt.MakeArrayFromSlice(ctx, client, []float32{1, 2, 3, 4}, ifrt.Shape{4}, ifrt.NewSingleDeviceSharding(dev, dev.DefaultMemoryKind()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Delete()
+	if err := a.Ready().Await(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	gauges := func() map[string]int64 {
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(ctx, &rm); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if g, ok := m.Data.(metricdata.Gauge[int64]); ok {
+					for _, p := range g.DataPoints {
+						if role, _ := p.Attributes.Value("role"); role.AsString() == "proxy-server" {
+							out[m.Name] += p.Value
+						}
+					}
+				}
+			}
+		}
+		return out
+	}
+	got := gauges()
+	if got["pathways.session.live_arrays"] != 1 || got["pathways.session.live_bytes"] != 16 {
+		t.Errorf("gauges while the session holds one f32[4]: %v, want 1 array of 16 bytes", got)
+	}
+}

@@ -1,0 +1,148 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/stablehlo"
+)
+
+// partitionRunner compiles gang programs and runs this worker's partitions of
+// their launches, on arrays of the worker's backend.
+type partitionRunner interface {
+	compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error)
+	// run runs partition p on the backend's device dev with the backend's
+	// arrays args, returning the backend's arrays on dev. It calls
+	// comm.Done once, as GangExecutable.Run does.
+	run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error)
+}
+
+// newPartitionRunner runs partitions on the backend itself when it is gocpu,
+// whose interpreter takes part in a program over several processes, and on
+// a private gocpu client through host memory otherwise (PJRT plugins run a
+// program in one process only).
+func newPartitionRunner(w *Server) partitionRunner {
+	if c, ok := w.cfg.Backend.(*gocpu.Client); ok {
+		return gocpuRunner{c}
+	}
+	return &hostRunner{w: w}
+}
+
+// gocpuRunner runs partitions on a gocpu backend's own arrays.
+type gocpuRunner struct{ c *gocpu.Client }
+
+func (r gocpuRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
+	return r.c.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+}
+
+func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
+	return prog.Run(ctx, p, dev, args, comm)
+}
+
+// hostRunner runs partitions on the host interpreter for a backend that
+// cannot: a gocpu client of its own with as many devices as the backend
+// has, device i standing for the backend's addressable device i. Each
+// launch copies the partition's arguments from the backend into host
+// memory, which becomes the gocpu arrays' memory, and its outputs back
+// into the backend's arrays on the partition's device.
+type hostRunner struct {
+	w *Server
+
+	once    sync.Once
+	host    *gocpu.Client
+	byID    map[ifrt.DeviceID]*ifrt.Device // backend device id → host device
+	hostErr error
+}
+
+// client makes the host client on first use; it is closed when the worker
+// stops.
+func (r *hostRunner) client() (*gocpu.Client, error) {
+	r.once.Do(func() {
+		devs := r.w.cfg.Backend.AddressableDevices()
+		if len(devs) == 0 {
+			r.hostErr = ifrt.Errorf(ifrt.FailedPrecondition, "worker: the backend has no addressable devices to run partitions for")
+			return
+		}
+		if r.host, r.hostErr = gocpu.New(gocpu.Config{Devices: len(devs), Logger: r.w.log}); r.hostErr != nil {
+			return
+		}
+		r.byID = make(map[ifrt.DeviceID]*ifrt.Device, len(devs))
+		for i, d := range devs {
+			r.byID[d.ID] = r.host.AddressableDevices()[i]
+		}
+		go func() {
+			<-r.w.stopped()
+			r.host.Close()
+		}()
+	})
+	return r.host, r.hostErr
+}
+
+func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
+	host, err := r.client()
+	if err != nil {
+		return nil, err
+	}
+	prog, err := host.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+	if err != nil {
+		return nil, err
+	}
+	r.w.log.Info("a program spanning workers runs on the host interpreter (gocpu)", "program", prog.Name(),
+		"backend", r.w.cfg.Backend.Platform().RuntimeType,
+		"why", "the backend runs a program within one process only; each launch copies the partitions' arguments and outputs through host memory")
+	return prog, nil
+}
+
+func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
+	hostDev := r.byID[dev.ID]
+	in := make([]ifrt.Array, len(args))
+	defer deleteAll(in)
+	var err error
+	if hostDev == nil {
+		err = ifrt.Errorf(ifrt.InvalidArgument, "worker: device %d is not one of the backend's", dev.ID)
+	}
+	for k := 0; err == nil && k < len(args); k++ {
+		if in[k], err = moveThroughHost(ctx, r.host, args[k], hostDev); err != nil {
+			err = fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
+		}
+	}
+	if err != nil {
+		comm.Done(err)
+		return nil, err
+	}
+	outs, err := prog.Run(ctx, p, hostDev, in, comm)
+	if err != nil {
+		return nil, err
+	}
+	defer deleteAll(outs)
+	res := make([]ifrt.Array, len(outs))
+	for k, o := range outs {
+		if res[k], err = moveThroughHost(ctx, r.w.cfg.Backend, o, dev); err != nil {
+			deleteAll(res)
+			return nil, fmt.Errorf("worker: output %d of partition %d: %w", k, p, err)
+		}
+	}
+	return res, nil
+}
+
+// moveThroughHost copies a into a fresh host buffer and gives the buffer
+// away to client's array on dev. On a CPU platform that is ImmutableZeroCopy:
+// gocpu keeps the buffer as the array's memory, the XLA CPU plugin as the
+// device buffer when it is aligned, so the move costs one copy. Accelerators
+// copy it to the device (ImmutableUntilTransferCompletes, which every
+// plugin takes).
+func moveThroughHost(ctx context.Context, client ifrt.Client, a ifrt.Array, dev *ifrt.Device) (ifrt.Array, error) {
+	buf, err := ifrt.ArrayBytes(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	opts := &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableUntilTransferCompletes}
+	if client.Platform().Name == "cpu" {
+		opts.Semantics = ifrt.ImmutableZeroCopy
+	}
+	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+	return client.MakeArrayFromHostBuffer(ctx, buf, spec, opts)
+}
