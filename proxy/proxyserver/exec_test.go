@@ -167,8 +167,11 @@ func TestCompileAndExecute(t *testing.T) {
 		Program: &proxypb.Serialized{TypeName: "xla::ifrt::XlaProgram", Data: []byte("ML\xefR bytecode")}, CompileOptions: compileOpts(t, 0)}}})
 	wantErr(t, "bytecode of a newer format version", bad, ifrt.ErrUnimplemented, "newer")
 	bad = s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
+		Program: &proxypb.Serialized{TypeName: "xla::ifrt::HloProgram"}}}})
+	wantErr(t, "an unknown program type", bad, ifrt.ErrUnimplemented, "HloProgram")
+	bad = s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
 		Program: &proxypb.Serialized{TypeName: "xla::ifrt::CustomCallProgram"}}}})
-	wantErr(t, "an unknown program type", bad, ifrt.ErrUnimplemented, "CustomCallProgram")
+	wantErr(t, "a custom-call program without devices", bad, ifrt.ErrInvalidArgument, "empty device list")
 	bad = s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
 		Program: &proxypb.Serialized{TypeName: "xla::ifrt::XlaProgram", Data: []byte(addMul)}, CompileOptions: compileOpts(t, 0, 0)}}})
 	wantErr(t, "a device assignment listing a device twice", bad, ifrt.ErrInvalidArgument, "twice")
