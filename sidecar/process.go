@@ -207,7 +207,9 @@ func (p *Process) start() (<-chan error, error) {
 	}()
 	fail := func(err error) (<-chan error, error) {
 		cmd.Process.Kill()
-		<-exited
+		if exitErr := <-exited; exitErr != nil {
+			p.log.Debug("sidecar stopped after a failed start", "error", exitErr)
+		}
 		return nil, err
 	}
 	type accepted struct {

@@ -68,5 +68,7 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 		t.Errorf("worker after cancel: %v", err)
 	}
 	stopRM()
-	<-rmDone
+	if err := <-rmDone; err != nil {
+		t.Errorf("RM after cancel: %v", err)
+	}
 }
