@@ -3,9 +3,6 @@ its worker gets SIGTERM with a preemption notice, saves its arrays and
 leaves; a replacement registers and the slice resumes. The script does
 nothing about it: its arrays and its jitted step work as before."""
 
-import json
-import sys
-
 import numpy as np
 
 import jax
@@ -16,20 +13,7 @@ import pathwaysutils
 pathwaysutils.initialize()
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from pathwaysutils.elastic import elastic
-
-
-def emit(**kv):
-  print(json.dumps(kv), flush=True)
-
-
-def err(e):
-  return {"type": type(e).__name__, "message": str(e)[:500]}
-
-
-def wait_for_go(step):
-  emit(waiting=step)
-  if sys.stdin.readline().strip() != step:
-    sys.exit(1)
+from steps import emit, err, wait_for_go
 
 
 by_slice = elastic.get_slice_to_devices(jax.devices())
