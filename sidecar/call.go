@@ -22,7 +22,7 @@ type Tensor struct {
 // and returns the bytes of outputs of the given dtypes and shapes. An
 // exception of the user's function is a *UserError (code UNKNOWN); the
 // sidecar dying during the call is DATA_LOSS.
-func (p *Process) Call(ctx context.Context, session, program uint64, pickle []byte, deviceID ifrt.DeviceID, inputs, outputs []Tensor) ([][]byte, error) {
+func (p *Process) Call(ctx context.Context, session string, program uint64, pickle []byte, deviceID ifrt.DeviceID, inputs, outputs []Tensor) ([][]byte, error) {
 	req := &request{Op: "call", Session: session, Program: program, DeviceID: int(deviceID)}
 	var paths []string
 	defer func() {

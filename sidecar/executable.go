@@ -72,7 +72,7 @@ func (e *colocatedExecutable) IsDeleted() bool                 { return e.delete
 
 func (e *colocatedExecutable) Delete() *ifrt.Future {
 	if !e.deleted.Swap(true) {
-		e.c.proc.Unload(e.c.session, e.program)
+		e.c.proc.Unload(e.program)
 	}
 	return ifrt.ReadyFuture(nil)
 }
@@ -104,7 +104,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	for i, s := range e.outs {
 		outputs[i] = Tensor{DType: s.DType, Shape: s.Shape}
 	}
-	res, err := e.c.proc.Call(ctx, e.c.session, e.program, e.pickle, e.c.cpuDevice.ID, inputs, outputs)
+	res, err := e.c.proc.Call(ctx, e.c.sidecarSession(ctx), e.program, e.pickle, e.c.cpuDevice.ID, inputs, outputs)
 	if err != nil {
 		var ue *UserError
 		if errors.As(err, &ue) {

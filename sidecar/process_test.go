@@ -83,7 +83,7 @@ func TestProcess(t *testing.T) {
 		t.Errorf("versions = %+v", v)
 	}
 
-	out, err := p.Call(ctx, 1, 1, progs["add_one"], 0, in4(1, 2, 3, 4), []sidecar.Tensor{vec4})
+	out, err := p.Call(ctx, "s", 1, progs["add_one"], 0, in4(1, 2, 3, 4), []sidecar.Tensor{vec4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,20 +91,20 @@ func TestProcess(t *testing.T) {
 		t.Errorf("add_one = %v, want 2 3 4 5", out[0])
 	}
 
-	_, err = p.Call(ctx, 1, 2, progs["fail"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
+	_, err = p.Call(ctx, "s", 2, progs["fail"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
 	var ue *sidecar.UserError
 	if !errors.As(err, &ue) || ue.Type != "ValueError" || ue.Message != "no good: (4,)" || ifrt.CodeOf(err) != ifrt.Unknown {
 		t.Errorf("fail: got %v (%T), want UNKNOWN ValueError: no good: (4,)", err, err)
 	}
 
-	if _, err := p.Call(ctx, 1, 1, progs["add_one"], 0, in4(1, 2, 3), []sidecar.Tensor{vec4}); ifrt.CodeOf(err) != ifrt.InvalidArgument {
+	if _, err := p.Call(ctx, "s", 1, progs["add_one"], 0, in4(1, 2, 3), []sidecar.Tensor{vec4}); ifrt.CodeOf(err) != ifrt.InvalidArgument {
 		t.Errorf("short input: got %v, want INVALID_ARGUMENT", err)
 	}
 
 	pid := p.PID()
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.Call(ctx, 1, 3, progs["slow"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
+		_, err := p.Call(ctx, "s", 3, progs["slow"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
 		done <- err
 	}()
 	for {
@@ -123,7 +123,7 @@ func TestProcess(t *testing.T) {
 	if err := <-done; !errors.Is(err, ifrt.ErrDataLoss) {
 		t.Errorf("the call in flight when the sidecar died: got %v, want DATA_LOSS", err)
 	}
-	out, err = p.Call(ctx, 1, 1, progs["add_one"], 0, in4(5, 6, 7, 8), []sidecar.Tensor{vec4})
+	out, err = p.Call(ctx, "s", 1, progs["add_one"], 0, in4(5, 6, 7, 8), []sidecar.Tensor{vec4})
 	if err != nil {
 		t.Fatalf("after the restart: %v", err)
 	}

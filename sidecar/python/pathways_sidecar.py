@@ -24,7 +24,7 @@ import struct
 import sys
 import traceback
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # The most bytes of a header or payload frame; larger frames are refused.
 MAX_FRAME = 1 << 30
@@ -90,6 +90,10 @@ class Session:
     self.result_store = func_backend._ResultStore()
     self.object_store = obj_backend._ObjectStore()
     self.device_map = _DeviceMap(stand_ins)
+
+  def stats(self):
+    objects = getattr(self.object_store, "_storage", {})
+    return {"programs": len(self.programs), "objects": len(objects)}
 
 
 class _DeviceMap(dict):
@@ -163,9 +167,11 @@ class Sidecar:
     if op == "hello":
       return self.versions()
     if op == "end_session":
-      self.sessions.pop(header["session"], None)
+      self.sessions.pop(header.get("session", ""), None)
       return {}
-    session = self.enter(header["session"])
+    if op == "stats":
+      return {"sessions": {k: s.stats() for k, s in self.sessions.items()}}
+    session = self.enter(header.get("session", ""))
     if op == "load":
       fun, in_treedef, _, out_treedef, _, _ = self.serialization._deserialize(
           payload
@@ -257,7 +263,10 @@ def serve(conn, sidecar):
     except Exception as e:  # pylint: disable=broad-exception-caught
       # The user's function failed: its type and message go to the client.
       reply["error"] = _error(e)
-    conn.write(reply)
+    try:
+      conn.write(reply)
+    except OSError:
+      return  # the worker closed the connection: it is stopping this sidecar
 
 
 def main(argv=None):
