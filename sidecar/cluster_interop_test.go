@@ -26,7 +26,10 @@ import (
 // host's shard, a counter per host, the user's exception, and a sidecar killed
 // in the middle of a call (DATA_LOSS; the next call works).
 func TestInteropColocatedPythonCluster(t *testing.T) {
-	py := sidecarPython(t)
+	forEachJAX(t, testInteropColocatedPythonCluster)
+}
+
+func testInteropColocatedPythonCluster(t *testing.T, py string) {
 	mark := filepath.Join(t.TempDir(), "started")
 	cl, procs := startColocatedCluster(t, py, "SIDECAR_TEST_MARK="+mark)
 

@@ -181,8 +181,9 @@ func field[T any](t testing.TB, out map[string]json.RawMessage, key string) T {
 // colocated object counts across calls, a function's exception reaches the
 // client with its type and message, and killing the sidecar in the middle of
 // a call fails that call with DATA_LOSS while the next call works.
-func TestInteropColocatedPython(t *testing.T) {
-	py := sidecarPython(t)
+func TestInteropColocatedPython(t *testing.T) { forEachJAX(t, testInteropColocatedPython) }
+
+func testInteropColocatedPython(t *testing.T, py string) {
 	mark := filepath.Join(t.TempDir(), "started")
 	proc := startSidecar(t, py, "PATHWAYS_HOST_NAME=host-0", "SIDECAR_TEST_MARK="+mark)
 	addr, host := serveHost(t, proc)

@@ -20,8 +20,9 @@ import (
 )
 
 // TestPythonSuite runs the sidecar's own unittest suite (sidecar/python).
-func TestPythonSuite(t *testing.T) {
-	py := sidecarPython(t)
+func TestPythonSuite(t *testing.T) { forEachJAX(t, testPythonSuite) }
+
+func testPythonSuite(t *testing.T, py string) {
 	cmd := exec.Command(py, "-m", "unittest", "-v", "test_sidecar")
 	cmd.Dir = filepath.Join(testenv.ModuleRoot(), "sidecar", "python")
 	out, err := cmd.CombinedOutput()
@@ -73,8 +74,9 @@ func in4(vs ...float32) []sidecar.Tensor {
 // exception with its type and message, and the sidecar killed in the middle
 // of a call: DATA_LOSS for that call, and the next call runs in the restarted
 // sidecar, which loads the function again.
-func TestProcess(t *testing.T) {
-	py := sidecarPython(t)
+func TestProcess(t *testing.T) { forEachJAX(t, testProcess) }
+
+func testProcess(t *testing.T, py string) {
 	progs := pickles(t, py)
 	mark := filepath.Join(t.TempDir(), "started")
 	p := startSidecar(t, py, "SIDECAR_TEST_MARK="+mark)

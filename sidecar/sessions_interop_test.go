@@ -16,8 +16,9 @@ import (
 // count apart, each host's sidecar holds one counter in each client's
 // session, the client that exits has its counter freed there, and the other
 // client's counter goes on counting.
-func TestInteropColocatedSessions(t *testing.T) {
-	py := sidecarPython(t)
+func TestInteropColocatedSessions(t *testing.T) { forEachJAX(t, testInteropColocatedSessions) }
+
+func testInteropColocatedSessions(t *testing.T, py string) {
 	cl, procs := startColocatedCluster(t, py)
 
 	stays := startJAX(t, py, cl.ProxyAddress, "colocated_sessions.py", []string{"--bumps", "2", "--wait"})
