@@ -276,6 +276,9 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, a ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if sa, ok := a.(*stringArray); ok {
+		return []ifrt.Array{sa.view()}, nil
+	}
 	s, err := c.sideOfArray(a)
 	if err != nil {
 		return nil, err
@@ -284,6 +287,9 @@ func (c *Client) DisassembleArray(ctx context.Context, a ifrt.Array, sem ifrt.Co
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, a ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if sa, ok := a.(*stringArray); ok {
+		return sa.view(), nil
+	}
 	s, err := c.sideOfArray(a)
 	if err != nil {
 		return nil, err
@@ -305,7 +311,10 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 		}
 		specs[i] = spec
 	}
-	return c.move(ctx, arrays, specs, sem, func(s ifrt.Client, a ifrt.Array, _ ifrt.ArraySpec) (ifrt.Array, error) {
+	return c.move(ctx, arrays, specs, sem, func(s ifrt.Client, a ifrt.Array, spec ifrt.ArraySpec) (ifrt.Array, error) {
+		if sa, ok := a.(*stringArray); ok {
+			return sa.copyTo(spec)
+		}
 		return single(s.CopyArrays(ctx, []ifrt.Array{a}, devices, memoryKind, sem))
 	})
 }

@@ -34,7 +34,10 @@ import (
 // Array bytes do not travel on the socket: each input is a file holding the
 // shard's dense row-major bytes, and the sidecar writes each output to the file
 // named in the request. The files are in shared memory (/dev/shm) where the
-// platform has it. Dtypes are numpy's names ("float32", "bfloat16", "bool").
+// platform has it. Dtypes are numpy's names ("float32", "bfloat16", "bool");
+// "string" is numpy's StringDType, an output only, whose file holds a
+// serialized xla.ifrt.proto.StringArrayContents (the elements as UTF-8, in
+// row-major order).
 const ProtocolVersion = 2
 
 // maxReply bounds a reply's header (replies carry no payload; a traceback is

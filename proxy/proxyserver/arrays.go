@@ -130,6 +130,9 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 	strides := wire.ByteStridesFromProto(r.GetByteStrides())
 	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		a := in[0]
+		if a.DType() == ifrt.STRING {
+			return s.copyContentToHostBuffer(ctx, r.GetHostBufferHandle(), a)
+		}
 		size, err := ifrt.StridedRegionSize(a.DType(), a.Shape(), strides)
 		if err != nil {
 			return nil, err
