@@ -29,34 +29,20 @@ func newFolder(ev *evaluator, body *region, e ElemType) (*folder, error) {
 // reduceInto receives from every other member of group its piece matching
 // own (same type and position) and stores the reduction of all pieces, in
 // group order, in acc (of own's size).
-//
-// When own is the first or second piece, the first two are combined as the
-// other arrives (acc = first ⊕ second, one pass over acc), not copied and
-// then folded.
 func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) error {
 	size := own.size() * own.t.Elem.ByteSize()
 	for j, peer := range group {
 		if j == me {
-			switch {
-			case j == 0 && len(group) == 1:
+			if j == 0 {
 				copyRange(acc, 0, own)
-			case j <= 1:
-				// Combined with the other of the first two pieces.
-			default:
-				if err := f.fold(acc, 0, own); err != nil {
-					return err
-				}
+			} else if err := f.fold(acc, 0, own); err != nil {
+				return err
 			}
 			continue
 		}
 		w := copyInto(acc, 0)
-		switch {
-		case j == 0 && me == 1:
-			w.put = func(at int, run *array) error { return f.fold2(acc, at, run, flat(own, at, at+run.size())) }
-		case j == 1 && me == 0:
-			w.put = func(at int, run *array) error { return f.fold2(acc, at, flat(own, at, at+run.size()), run) }
-		case j > 0:
-			w.put = func(at int, run *array) error { return f.fold(acc, at, run) }
+		if j > 0 {
+			w = &elementWriter{elem: acc.t.Elem, limit: acc.size(), put: func(at int, run *array) error { return f.fold(acc, at, run) }}
 		}
 		if err := x.recv(peer, size, w); err != nil {
 			return err
@@ -93,61 +79,6 @@ func (f *folder) fold(acc *array, at int, run *array) error {
 	}
 	flat(acc, at, at+n).normalize()
 	return nil
-}
-
-// fold2 sets acc[at+k] = computation(a[k], b[k]) for every k.
-func (f *folder) fold2(acc *array, at int, a, b *array) error {
-	n := a.size()
-	if !f.simple {
-		copyRange(acc, at, a)
-		return f.fold(acc, at, b)
-	}
-	switch acc.t.Elem.class() {
-	case classF32:
-		combineFloats(f.kind, acc.f32[at:at+n], a.f32, b.f32)
-	case classF64:
-		combineFloats(f.kind, acc.f64[at:at+n], a.f64, b.f64)
-	case classInt:
-		combineInts(f.kind, acc.i[at:at+n], a.i, b.i)
-	case classUint:
-		combineInts(f.kind, acc.u[at:at+n], a.u, b.u)
-	default:
-		copyRange(acc, at, a)
-		return f.fold(acc, at, b)
-	}
-	flat(acc, at, at+n).normalize()
-	return nil
-}
-
-func combineFloats[T float32 | float64](kind binaryKind, dst, a, b []T) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	switch kind {
-	case binAdd:
-		for i := range dst {
-			dst[i] = a[i] + b[i]
-		}
-	case binMul:
-		for i := range dst {
-			dst[i] = a[i] * b[i]
-		}
-	default:
-		for i := range dst {
-			dst[i] = combineFloat(kind, a[i], b[i])
-		}
-	}
-}
-
-func combineInts[T int64 | uint64](kind binaryKind, dst, a, b []T) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	if kind == binAdd {
-		for i := range dst {
-			dst[i] = a[i] + b[i]
-		}
-		return
-	}
-	for i := range dst {
-		dst[i] = combineInt(kind, a[i], b[i])
-	}
 }
 
 func foldFloats[T float32 | float64](kind binaryKind, acc, x []T) {

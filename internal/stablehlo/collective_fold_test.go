@@ -12,9 +12,9 @@ import (
 )
 
 // TestAllReduceGroupOrder checks that all_reduce combines the pieces in
-// group order whichever process receives them, for a commutative body (one
-// pass over the first two pieces) and one that is not (subtract, through
-// the interpreter), over 2 and 3 processes.
+// group order whichever process reduces them, for a commutative body (a
+// typed loop) and one that is not (subtract, through the interpreter), over
+// 2 and 3 processes.
 func TestAllReduceGroupOrder(t *testing.T) {
 	const n = 6
 	for _, c := range []struct {
