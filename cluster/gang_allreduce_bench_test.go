@@ -2,13 +2,13 @@ package cluster_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
 // BenchmarkGangAllReduce64MiB sums 64 MiB of f32 across 2 in-process
@@ -27,16 +27,7 @@ func BenchmarkGangAllReduce64MiB(b *testing.B) {
 	defer l.Close()
 	c := l.Client
 	devs := c.Devices()
-	program := fmt.Sprintf(`module @allreduce attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%%a: tensor<%[1]dxf32>) -> tensor<%[1]dxf32> {
-    %%r = "stablehlo.all_reduce"(%%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%%x: tensor<f32>, %%y: tensor<f32>):
-      %%s = stablehlo.add %%x, %%y : tensor<f32>
-      stablehlo.return %%s : tensor<f32>
-    }) : (tensor<%[1]dxf32>) -> tensor<%[1]dxf32>
-    return %%r : tensor<%[1]dxf32>
-  }
-}`, n)
+	program := communicatortest.AllReduceSum(2, n)
 	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(program)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		b.Fatal(err)
