@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
@@ -102,8 +103,14 @@ func (b byteCounter) HandleRPC(ctx context.Context, s stats.RPCStats) {
 
 // byteAttributeSets holds each (method, side, direction)'s attribute set:
 // hashing a set costs more than the message it counts (a tiny launch's
-// Launch call), even when no meter provider is installed.
-var byteAttributeSets sync.Map // [3]string → metric.MeasurementOption
+// Launch call), even when no meter provider is installed. At most
+// maxByteAttributeSets are kept, since a client names the method it calls.
+var (
+	byteAttributeSets    sync.Map // [3]string → metric.MeasurementOption
+	byteAttributeSetsLen atomic.Int64
+)
+
+const maxByteAttributeSets = 1024
 
 func byteAttributes(method, side, dir string) metric.MeasurementOption {
 	k := [3]string{method, side, dir}
@@ -112,7 +119,11 @@ func byteAttributes(method, side, dir string) metric.MeasurementOption {
 	}
 	o := metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("rpc.method", method), attribute.String("side", side), attribute.String("direction", dir)))
-	byteAttributeSets.Store(k, o)
+	if byteAttributeSetsLen.Load() < maxByteAttributeSets {
+		if _, loaded := byteAttributeSets.LoadOrStore(k, o); !loaded {
+			byteAttributeSetsLen.Add(1)
+		}
+	}
 	return o
 }
 
