@@ -2,7 +2,6 @@ package local_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,36 +11,15 @@ import (
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/profiling/profiletest"
 	"github.com/openpathways/pathways/proxy"
 )
-
-// profileFile is the part of a trace file the tests read.
-type profileFile struct {
-	TraceEvents []struct {
-		Name  string         `json:"name"`
-		Phase string         `json:"ph"`
-		PID   int            `json:"pid"`
-		Dur   float64        `json:"dur"`
-		Args  map[string]any `json:"args"`
-	} `json:"traceEvents"`
-	OtherData struct {
-		Hosts []struct {
-			Process string `json:"process"`
-			Code    string `json:"code"`
-		} `json:"hosts"`
-	} `json:"otherData"`
-}
 
 // executedBy returns the first word and the slice of each process of the
 // trace in which name was executed on a backend ("proxy-server",
 // "worker slice 1"), with the processes' names.
-func (f profileFile) executedBy(name string) (map[string]bool, map[int]string) {
-	processes := map[int]string{}
-	for _, e := range f.TraceEvents {
-		if e.Phase == "M" && e.Name == "process_name" {
-			processes[e.PID], _ = e.Args["name"].(string)
-		}
-	}
+func executedBy(f profiletest.File, name string) (map[string]bool, map[int]string) {
+	processes := f.Processes()
 	by := map[string]bool{}
 	for _, e := range f.TraceEvents {
 		if e.Phase == "X" && e.Name == "backend.Execute" && e.Args["executable"] == name {
@@ -122,16 +100,12 @@ func (p *profileSession) double() {
 	}
 }
 
-func (p *profileSession) read() profileFile {
+func (p *profileSession) read() profiletest.File {
 	data, err := os.ReadFile(filepath.Join(p.dir, "plugins", "profile", "run", "pathways.trace.json"))
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	var f profileFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		p.t.Fatalf("the trace is not trace-event JSON: %v", err)
-	}
-	return f
+	return profiletest.Decode(p.t, data)
 }
 
 // TestProfileHosts takes a trace through the proxy server of a cluster whose
@@ -168,7 +142,7 @@ func TestProfileHosts(t *testing.T) {
 		if err := p.step(exe); err != nil {
 			t.Fatalf("%s: stop: %v", tc.request, err)
 		}
-		by, processes := p.read().executedBy("double")
+		by, processes := executedBy(p.read(), "double")
 		if len(by) != len(tc.want) {
 			t.Errorf("%s: double executed by %v, want %v; processes %v", tc.request, by, tc.want, processes)
 		}
@@ -223,7 +197,7 @@ func TestProfileHostErrors(t *testing.T) {
 		t.Errorf("stop with a lost worker: %v, want UNAVAILABLE naming it", err)
 	}
 	f := p.read()
-	by, processes := f.executedBy("double")
+	by, processes := executedBy(f, "double")
 	if !by["proxy-server"] || !by["worker slice 0"] || len(processes) != 3 {
 		t.Errorf("double executed by %v, processes %v; want the proxy server and slice 0, and slice 1 listed", by, processes)
 	}

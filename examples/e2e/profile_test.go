@@ -2,12 +2,11 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/openpathways/pathways/internal/profiling/profiletest"
 	"github.com/openpathways/pathways/internal/testenv"
-	"github.com/openpathways/pathways/storage"
 	_ "github.com/openpathways/pathways/storage/gcs"
 	"github.com/openpathways/pathways/storage/gcs/gcstest"
 )
@@ -38,37 +37,8 @@ func testProfileCluster(t *testing.T, python string) {
 		t.Errorf("a trace with max_num_hosts=-1: %s; want INVALID_ARGUMENT for maxNumHosts in jaxlib's log", out["negative_hosts"])
 	}
 
-	loc, err := storage.Open(ctx, location)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer loc.Close()
-	names, err := loc.List(ctx, "plugins/profile")
-	if err != nil || len(names) != 1 || !strings.HasSuffix(names[0], "/pathways.trace.json") {
-		t.Fatalf("trace files under %s/plugins/profile: %v (%v), want one pathways.trace.json", location, names, err)
-	}
-	data, err := loc.Get(ctx, names[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace struct {
-		TraceEvents []struct {
-			Name  string         `json:"name"`
-			Phase string         `json:"ph"`
-			PID   int            `json:"pid"`
-			Dur   float64        `json:"dur"`
-			Args  map[string]any `json:"args"`
-		} `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(data, &trace); err != nil {
-		t.Fatalf("the trace is not trace-event JSON: %v", err)
-	}
-	processes := map[int]string{}
-	for _, e := range trace.TraceEvents {
-		if e.Phase == "M" && e.Name == "process_name" {
-			processes[e.PID], _ = e.Args["name"].(string)
-		}
-	}
+	name, trace := profiletest.Get(t, ctx, location)
+	processes := trace.Processes()
 	// What each process did: backend executions of the jit, gang launches.
 	did := map[string]map[string]bool{}
 	for _, e := range trace.TraceEvents {
@@ -89,7 +59,7 @@ func testProfileCluster(t *testing.T, python string) {
 			did[p]["gang"] = true
 		}
 	}
-	t.Logf("%s: %d events; processes %v; %v", names[0], len(trace.TraceEvents), processes, did)
+	t.Logf("%s: %d events; processes %v; %v", name, len(trace.TraceEvents), processes, did)
 	if len(processes) != 3 || !strings.HasPrefix(processes[1], "proxy-server") ||
 		!strings.HasPrefix(processes[2], "worker slice 0 host 0") || !strings.HasPrefix(processes[3], "worker slice 1 host 0") {
 		t.Errorf("processes %v, want the proxy server's and the two workers'", processes)
