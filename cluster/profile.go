@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/profiling"
 	"github.com/openpathways/pathways/internal/rpc"
@@ -124,7 +127,7 @@ func startHostTrace(ctx context.Context, l *link, maxDuration time.Duration) (*h
 		return nil
 	})
 	if err != nil {
-		err = rpc.CallError(callCtx, prefix, err)
+		err = traceError(callCtx, prefix, err)
 		cancel(nil)
 		return nil, err
 	}
@@ -204,9 +207,28 @@ func (h *hostTrace) stop(ctx context.Context) profiling.HostTrace {
 		err = ifrt.Errorf(ifrt.Unavailable, "the worker ended the call before its last events")
 	}
 	if err != nil {
-		out.Err = rpc.CallError(h.ctx, h.process+": stopping its trace: ", err)
+		out.Err = traceError(h.ctx, h.process+": stopping its trace: ", err)
 	}
 	return out
+}
+
+// traceError is the error of a trace call, prefixed, with its code: the
+// worker's, or the cause that ended the call. A call that gRPC cancelled
+// because the client closed the worker's connection (the link saw the worker
+// lost) while the call's own context still runs is UNAVAILABLE: the worker is
+// gone, nobody cancelled the trace.
+func traceError(callCtx context.Context, prefix string, err error) error {
+	if callCtx.Err() != nil {
+		return context.Cause(callCtx)
+	}
+	var ie *ifrt.Error
+	if errors.As(err, &ie) {
+		return ifrt.Errorf(ie.Code, "%s%w", prefix, err)
+	}
+	if status.Code(err) == codes.Canceled {
+		err = status.Error(codes.Unavailable, "the connection to the worker closed: "+status.Convert(err).Message())
+	}
+	return rpc.CallError(callCtx, prefix, err)
 }
 
 func (t *hostTraces) Abandon() {
