@@ -29,7 +29,10 @@
 // have each worker write or read its own shards in storage. A program runs on
 // the worker that owns its devices; a program whose devices span workers runs
 // as a gang, compiled and launched on all of them in the resource manager's
-// order, all or nothing (see docs/cluster.md).
+// order, all or nothing (see docs/cluster.md). StartHostTraces has the chosen
+// workers take a trace (the proxy server's profileRequest, jax.profiler's
+// start_trace), each through its Profiler service, until its Stop collects
+// their events (docs/operations.md, "Profiles").
 //
 // This package links the client side alone: the resource manager's client and
 // the IFRT Proxy client it speaks to each worker, none of the servers and no

@@ -81,4 +81,8 @@
 // Logs go to Config.Logger: registration and serving at Info, and once per
 // program that a program spanning workers runs on the host interpreter (a
 // backend other than gocpu); the proxy server's per-request logs at Debug.
+// The Profiler service (workerpb) takes traces of the worker for
+// jax.profiler.start_trace through the proxy: its requests, backend compiles
+// and executions, gang launches and peer transfers, sent to the cluster
+// client at stop (docs/operations.md, "Profiles").
 package worker

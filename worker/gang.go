@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
@@ -41,7 +42,9 @@ func newGang(w *Server) *gang {
 
 func (g *gang) Compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
 	defer g.w.proxy.Track()()
+	start := time.Now()
 	resp, err := g.compile(ctx, req)
+	g.w.record("gang", "Gang/Compile", start, err)
 	if err != nil {
 		return nil, rpc.ToStatus(err)
 	}
@@ -124,7 +127,9 @@ func (g *gang) program(session, id uint64) (*gocpu.GangExecutable, error) {
 
 func (g *gang) Launch(ctx context.Context, req *workerpb.LaunchRequest) (*workerpb.LaunchResponse, error) {
 	defer g.w.proxy.Track()()
+	start := time.Now()
 	resp, err := g.launch(ctx, req)
+	g.w.record("gang", "Gang/Launch", start, err)
 	if err != nil {
 		return nil, rpc.ToStatus(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -38,7 +39,9 @@ func newPeer(w *Server) *peer {
 
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
 	defer p.w.proxy.Track()()
+	start := time.Now()
 	data, err := p.read(stream.Context(), req.GetArray(), req.GetRegion())
+	p.w.record("peer", "Peer/ReadArray", start, err)
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
@@ -182,7 +185,9 @@ func (p *peer) close() {
 
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {
 	defer p.w.proxy.Track()()
+	start := time.Now()
 	resp, err := p.gather(ctx, req)
+	p.w.record("peer", "Peer/Gather", start, err)
 	if err != nil {
 		return nil, rpc.ToStatus(err)
 	}

@@ -111,6 +111,7 @@ type Server struct {
 	store *shardStore
 	cache *compileCache // nil without a scratch location
 	gang  *gang
+	prof  *profiler
 	sus   *suspender
 
 	life rpc.Lifecycle
@@ -160,6 +161,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: log, proxy: ps, store: store, cache: cache, ready: make(chan struct{}), leaving: make(chan struct{})}
 	s.peer = newPeer(s)
 	s.gang = newGang(s)
+	s.prof = newProfiler(s)
 	s.life = rpc.Lifecycle{
 		Build: func() *grpc.Server {
 			gs := grpc.NewServer(s.ServerOptions()...)
@@ -168,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 		},
 		Begin: func(graceful bool) {
 			if graceful {
+				s.prof.stop()
 				s.log.Info("draining")
 			}
 		},
@@ -211,13 +214,14 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append(opts, s.cfg.ServerOptions...)
 }
 
-// Register mounts the IFRT Proxy service, the peer and gang services and the
-// health service on r.
+// Register mounts the IFRT Proxy service, the peer, gang and profiler
+// services and the health service on r.
 func (s *Server) Register(r grpc.ServiceRegistrar) {
 	s.proxy.Register(r)
 	s.proxy.RegisterHealth(r)
 	workerpb.RegisterPeerServer(r, s.peer)
 	workerpb.RegisterGangServer(r, s.gang)
+	workerpb.RegisterProfilerServer(r, s.prof)
 }
 
 // Ready is closed once the worker serves and, with an RM, has registered.

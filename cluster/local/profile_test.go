@@ -2,14 +2,13 @@ package local_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/internal/profiling/profiletest"
 	"github.com/openpathways/pathways/internal/testenv"
-	"github.com/openpathways/pathways/storage"
 	_ "github.com/openpathways/pathways/storage/gcs"
 	"github.com/openpathways/pathways/storage/gcs/gcstest"
 )
@@ -38,39 +37,9 @@ func TestJAXProfile(t *testing.T) {
 		t.Fatalf("the jit printed %s", out["result"])
 	}
 
-	loc, err := storage.Open(ctx, location)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer loc.Close()
-	names, err := loc.List(ctx, "plugins/profile")
-	if err != nil || len(names) != 1 || !strings.HasSuffix(names[0], "/pathways.trace.json") {
-		t.Fatalf("trace files under %s/plugins/profile: %v (%v), want one pathways.trace.json", location, names, err)
-	}
-	data, err := loc.Get(ctx, names[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace struct {
-		TraceEvents []struct {
-			Name  string         `json:"name"`
-			Phase string         `json:"ph"`
-			TS    float64        `json:"ts"`
-			Dur   float64        `json:"dur"`
-			PID   int            `json:"pid"`
-			Args  map[string]any `json:"args"`
-		} `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(data, &trace); err != nil {
-		t.Fatalf("the trace is not trace-event JSON: %v", err)
-	}
-	t.Logf("%s: %d events", names[0], len(trace.TraceEvents))
-	processes := map[int]string{}
-	for _, e := range trace.TraceEvents {
-		if e.Phase == "M" && e.Name == "process_name" {
-			processes[e.PID], _ = e.Args["name"].(string)
-		}
-	}
+	name, trace := profiletest.Get(t, ctx, location)
+	t.Logf("%s: %d events", name, len(trace.TraceEvents))
+	processes := trace.Processes()
 	executed := map[string]bool{}
 	for _, e := range trace.TraceEvents {
 		if e.Phase == "X" && e.Name == "backend.Execute" && e.Args["executable"] == "jit_scaled" && e.Dur > 0 {
@@ -78,6 +47,6 @@ func TestJAXProfile(t *testing.T) {
 		}
 	}
 	if !executed["proxy-server"] || !executed["worker"] {
-		t.Errorf("executions of jit_scaled in the trace, by server: %v; want the proxy server's and the worker's\n%s", executed, data)
+		t.Errorf("executions of jit_scaled in the trace, by server: %v; want the proxy server's and the worker's; processes %v", executed, processes)
 	}
 }

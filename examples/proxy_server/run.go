@@ -15,6 +15,7 @@ import (
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/profiling"
 	"github.com/openpathways/pathways/internal/serverflags"
 	"github.com/openpathways/pathways/internal/xlaflags"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -242,7 +243,8 @@ func connectSession(ctx context.Context, c config, log *slog.Logger) (ifrt.Clien
 }
 
 // sessionBackend is a session's cluster client behind the --xla_* flags; it
-// tells the proxy server when the session has failed.
+// tells the proxy server when the session has failed, and has the workers
+// take traces for jax.profiler.start_trace (profiling.Hosts).
 type sessionBackend struct {
 	ifrt.Client
 	cluster *cluster.Client
@@ -250,6 +252,9 @@ type sessionBackend struct {
 
 func (b sessionBackend) Failed() <-chan struct{} { return b.cluster.Failed() }
 func (b sessionBackend) Err() error              { return b.cluster.Err() }
+func (b sessionBackend) StartHostTraces(ctx context.Context, sel profiling.Selection) (profiling.HostTraces, error) {
+	return b.cluster.StartHostTraces(ctx, sel)
+}
 
 // reportHealth keeps the health service in line with the cluster until ctx
 // ends: NOT_SERVING while more slices are down than --num_elastic_instances

@@ -153,7 +153,6 @@ func (c Config) withDefaults() Config {
 	}
 	plugins := persistencePlugins()
 	plugins[ReshardPluginKey] = reshardPlugin
-	plugins[ProfileKey] = profilePlugin
 	for k, h := range c.PluginPrograms {
 		plugins[k] = h
 	}

@@ -27,7 +27,8 @@
 // persistence (PersistenceWriteKey and the other three, Orbax's checkpoint I/O;
 // they need a backend that is an ifrt.Persister, such as the cluster client)
 // and profiling (ProfileKey: jax.profiler.start_trace through the proxy writes
-// a Chrome trace-event file under the trace location) are built in; see
+// one Chrome trace-event file of this server and of the backend's hosts, when
+// it has any, under the trace location) are built in; see
 // docs/storage.md and docs/operations.md.
 //
 // # Telemetry

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/profiling"
 )
 
 func profileBackend(t testing.TB) ifrt.Client {
@@ -27,9 +28,10 @@ func profileBackend(t testing.TB) ifrt.Client {
 func TestProfileStartStop(t *testing.T) {
 	ctx := context.Background()
 	backend := profileBackend(t)
+	rec := &profiling.Recorder{}
 	dir := t.TempDir()
 	body := `{"traceLocation": "file://` + dir + `", "maxNumHosts": 1, "xprofTraceOptions": {"traceSessionName": "s1"}}`
-	pe, err := profilePlugin(ctx, backend, json.RawMessage(body))
+	pe, err := profilePlugin(rec)(ctx, backend, json.RawMessage(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestProfileStartStop(t *testing.T) {
 	if err != nil || len(out) != 1 || !out[0].Shape().Equal(ifrt.Shape{1}) {
 		t.Fatalf("start: %v outputs, %v; want one (1,) token", len(out), err)
 	}
-	other, err := profilePlugin(ctx, backend, json.RawMessage(`{"traceLocation": "`+dir+`"}`))
+	other, err := profilePlugin(rec)(ctx, backend, json.RawMessage(`{"traceLocation": "`+dir+`"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestProfileStartStop(t *testing.T) {
 		t.Errorf("a trace after the first stopped: %v", err)
 	}
 	other.Close()
-	if activeProfile.Load() != nil {
+	if rec.Tracing() {
 		t.Errorf("releasing a started trace's executable left it running")
 	}
 }
@@ -72,13 +74,16 @@ func TestProfileStartStop(t *testing.T) {
 func TestProfileRequestErrors(t *testing.T) {
 	backend := profileBackend(t)
 	for name, body := range map[string]string{
-		"not JSON":            `[`,
-		"no location":         `{"maxNumHosts": 1}`,
-		"negative duration":   `{"traceLocation": "/tmp/x", "maxDurationSecs": -1}`,
-		"session name a path": `{"traceLocation": "/tmp/x", "xprofTraceOptions": {"traceSessionName": "../../etc"}}`,
-		"location of a type":  `{"traceLocation": 7}`,
+		"not JSON":             `[`,
+		"no location":          `{"maxNumHosts": 1}`,
+		"negative duration":    `{"traceLocation": "/tmp/x", "maxDurationSecs": -1}`,
+		"session name a path":  `{"traceLocation": "/tmp/x", "xprofTraceOptions": {"traceSessionName": "../../etc"}}`,
+		"location of a type":   `{"traceLocation": 7}`,
+		"negative host count":  `{"traceLocation": "/tmp/x", "maxNumHosts": -1}`,
+		"unknown device":       `{"traceLocation": "/tmp/x", "devices": {"deviceIds": [0, 99]}}`,
+		"device ids of a type": `{"traceLocation": "/tmp/x", "devices": {"deviceIds": "0"}}`,
 	} {
-		if _, err := profilePlugin(context.Background(), backend, json.RawMessage(body)); ifrt.CodeOf(err) != ifrt.InvalidArgument {
+		if _, err := profilePlugin(&profiling.Recorder{})(context.Background(), backend, json.RawMessage(body)); ifrt.CodeOf(err) != ifrt.InvalidArgument {
 			t.Errorf("%s: %v, want INVALID_ARGUMENT", name, err)
 		}
 	}
@@ -89,8 +94,9 @@ func FuzzProfileRequest(f *testing.F) {
 	f.Add(`{"traceLocation": "gs://b/p", "maxNumHosts": 1, "xprofTraceOptions": {"traceSessionName": "2026_01_01"}}`)
 	f.Add(`{"traceLocation": "", "maxDurationSecs": 1e300}`)
 	backend := profileBackend(f)
+	handler := profilePlugin(&profiling.Recorder{})
 	f.Fuzz(func(t *testing.T, body string) {
-		pe, err := profilePlugin(context.Background(), backend, json.RawMessage(body))
+		pe, err := handler(context.Background(), backend, json.RawMessage(body))
 		if err != nil {
 			if ifrt.CodeOf(err) == ifrt.OK || !strings.Contains(err.Error(), "profileRequest") {
 				t.Fatalf("error without a code or context: %v", err)

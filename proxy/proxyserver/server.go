@@ -18,6 +18,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/logging"
+	"github.com/openpathways/pathways/internal/profiling"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -51,6 +52,7 @@ type Server struct {
 	gate    pauseGate // Pause (suspend.go)
 	// hostBytes is the host-buffer bytes of every session together.
 	hostBytes *budget
+	rec       *profiling.Recorder // see Recorder
 
 	life rpc.Lifecycle
 
@@ -78,6 +80,10 @@ func New(cfg Config) (*Server, error) {
 		hostBytes: newBudget("max_host_buffer_bytes", "bytes of host buffers of all sessions", cfg.Limits.MaxHostBufferBytes),
 		sessions:  map[uint64]*session{},
 		ready:     make(chan struct{}),
+		rec:       &profiling.Recorder{},
+	}
+	if s.cfg.PluginPrograms[ProfileKey] == nil {
+		s.cfg.PluginPrograms[ProfileKey] = profilePlugin(s.rec)
 	}
 	s.health.SetServingStatus(proxypb.GrpcIfrtService_ServiceDesc.ServiceName, grpc_health_v1.HealthCheckResponse_SERVING)
 	s.life = rpc.Lifecycle{

@@ -117,13 +117,11 @@ func (s *session) startRequest(o *op, req *proxypb.IfrtRequest) context.Context 
 func (s *session) endRequest(o *op, err error) {
 	attrs := metric.WithAttributes(attribute.String("ifrt_proxy.request", o.kind), rpc.CodeAttribute(err), s.srv.roleAttr())
 	requestsTotal.Add(s.ctx, 1, attrs)
-	if !o.start.IsZero() {
-		requestDuration.Record(s.ctx, time.Since(o.start).Seconds(), attrs)
-	}
+	requestDuration.Record(s.ctx, time.Since(o.start).Seconds(), attrs)
 	if o.span != nil {
 		rpc.EndSpan(o.span, err)
 	}
-	record(s, "IfrtProxy/"+o.kind, "request", o.start, map[string]any{"op_id": o.id, "code": rpc.CodeAttribute(err).Value.AsString()})
+	record(s, "IfrtProxy/"+o.kind, "request", o.start, map[string]string{"op_id": strconv.FormatUint(o.id, 10), "code": rpc.CodeAttribute(err).Value.AsString()})
 	log := s.log
 	if o.jaxSession != "" {
 		log = log.With(logging.JAXSessionKey, o.jaxSession)
@@ -144,7 +142,7 @@ func (s *session) compileOnBackend(ctx context.Context, p ifrt.Program, opts *if
 	defer func() {
 		compileDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(platform, rpc.CodeAttribute(err)))
 		rpc.EndSpan(span, err)
-		record(s, "backend.Compile", "backend", start, map[string]any{"platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
+		record(s, "backend.Compile", "backend", start, map[string]string{"platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
 	}()
 	return s.backend.Compile(ctx, p, opts)
 }
@@ -157,7 +155,7 @@ func (s *session) executeOnBackend(ctx context.Context, e *executable, args []if
 	defer func() {
 		launchDuration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(platform, rpc.CodeAttribute(err)))
 		rpc.EndSpan(span, err)
-		record(s, "backend.Execute", "backend", start, map[string]any{"executable": e.name, "platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
+		record(s, "backend.Execute", "backend", start, map[string]string{"executable": e.name, "platform": platform.Value.AsString(), "code": rpc.CodeAttribute(err).Value.AsString()})
 	}()
 	return e.execute(ctx, args, opts)
 }

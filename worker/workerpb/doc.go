@@ -2,7 +2,8 @@
 // OpenPathways workers speak to each other (proto package openpathways.worker.v1):
 // reading an array held on a worker, and gathering pieces of arrays from several
 // workers into a new array, so that copies and reshards between workers move data
-// worker to worker. Package worker implements it.
+// worker to worker; running gangs (gang.proto); and taking a worker's trace for
+// the cluster client (profile.proto). Package worker implements them.
 //
 // The *.pb.go and *_grpc.pb.go files are generated and checked in. After editing
 // peer.proto, regenerate with
