@@ -3,6 +3,7 @@ package proxyserver_test
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -74,7 +75,7 @@ func orbaxRoundTrip(t *testing.T, jax testenv.JAX, first, second string, env ...
 	s := startInteropServer(t, jax, b, nil)
 	run := func(key string, extra ...string) {
 		t.Helper()
-		out, err := s.runScript(t, "orbax_checkpoint.py", append(env, extra...)...)
+		out, err := s.runScript(t, "orbax_checkpoint.py", slices.Concat(env, extra)...)
 		if err != nil {
 			t.Fatal(err)
 		}
