@@ -46,8 +46,32 @@ var _ ifrt.Array = (*array)(nil)
 func (a *array) As(any) bool { return false }
 
 // live returns the shards, or ErrArrayDeleted, or DataLoss when a worker that held a
-// shard was lost.
+// shard was lost. The client's watch may lag behind the RM: a worker that
+// left may have saved the shards when its slice was suspended, and the slice
+// may be back already. So before it calls a shard lost, live asks the RM
+// what became of the shard's slice, and looks again.
 func (a *array) live() ([]*shard, error) {
+	asked := map[int]uint64{}
+	a.mu.RLock()
+	for _, s := range a.shards {
+		i := s.place.link.key.slice
+		if _, ok := asked[i]; !ok {
+			_, asked[i] = a.c.suspend.stateOf(i)
+		}
+	}
+	a.mu.RUnlock()
+	shards, err := a.liveAsHeard()
+	if ifrt.CodeOf(err) != ifrt.DataLoss {
+		return shards, err
+	}
+	for i, n := range asked {
+		a.c.suspend.freshen(a.c, i, n)
+	}
+	return a.liveAsHeard()
+}
+
+// liveAsHeard is live as of what the client has heard of its slices.
+func (a *array) liveAsHeard() ([]*shard, error) {
 	if a.c.suspend.hasFrozen() {
 		if err := a.c.restoreSuspended(a); err != nil {
 			return nil, err

@@ -28,7 +28,7 @@ import (
 // the workers run on the workers' host interpreters.
 type pjrtCluster struct {
 	*localtest.Cluster
-	logs *lockedBuffer
+	logs *testenv.SyncBuffer
 
 	mu       sync.Mutex
 	backends []*pjrtifrt.Client // every worker's, restarted ones too
@@ -43,7 +43,7 @@ func startPJRTCluster(t testing.TB) *pjrtCluster {
 	if _, err := os.Stat(path); err != nil {
 		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
 	}
-	pc := &pjrtCluster{logs: &lockedBuffer{}}
+	pc := &pjrtCluster{logs: &testenv.SyncBuffer{}}
 	pc.Cluster = startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true,
 		Logger: slog.New(slog.NewTextHandler(pc.logs, nil)),
 		NewBackend: func(int) (ifrt.Client, error) {
@@ -80,23 +80,6 @@ func (pc *pjrtCluster) liveArrays() int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestGangOnPJRTWorkers runs JAX's shard_map psum programs and auto-sharded

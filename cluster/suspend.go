@@ -89,10 +89,10 @@ func (c *Client) SliceState(i int) rm.SliceState {
 
 // suspendState is what the client knows of its slices' suspensions.
 type suspendState struct {
-	refreshMu sync.Mutex // one question to the RM at a time (refuse)
+	refreshMu sync.Mutex // one question to the RM at a time (freshen)
 
 	mu            sync.Mutex
-	refreshes     uint64 // questions to the RM begun
+	refreshes     map[int]uint64 // questions to the RM begun, by slice
 	rmIncarnation string
 	epoch         map[int]uint64 // of the latest news of each slice
 	recorded      map[int]uint64 // the latest suspension whose sessions are in frozen
@@ -190,42 +190,52 @@ func (st *suspendState) note(c *Client, v rm.Slice, at viewAt) {
 
 // refuse returns UNAVAILABLE while slice i is not ACTIVE. The watch may lag
 // behind the RM (a slice resumed by someone else a moment ago), so before it
-// refuses it asks the RM, once for all the callers waiting meanwhile.
+// refuses it asks the RM.
 func (st *suspendState) refuse(c *Client, i int) error {
-	state, arrived := st.stateOf(i)
+	state, asked := st.stateOf(i)
 	if state == rm.SliceActive {
 		return nil
 	}
-	st.refreshMu.Lock()
-	st.mu.Lock()
-	answered := st.refreshes > arrived // one began after this call did
-	if !answered {
-		st.refreshes++
-	}
-	st.mu.Unlock()
-	if !answered {
-		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
-		if err := c.refreshSlice(ctx, i); err != nil {
-			c.log.Debug("asking the RM for a suspended slice", "slice", i, "error", err)
-		}
-		cancel()
-	}
-	st.refreshMu.Unlock()
+	st.freshen(c, i, asked)
 	if state, _ = st.stateOf(i); state != rm.SliceActive {
 		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d is %v; its devices and arrays work again once it is resumed", i, state)
 	}
 	return nil
 }
 
-// refreshTimeout bounds refuse's question to the RM.
+// freshen asks the RM for slice i, once for all the callers that arrived
+// (stateOf) before the question began.
+func (st *suspendState) freshen(c *Client, i int, asked uint64) {
+	st.refreshMu.Lock()
+	defer st.refreshMu.Unlock()
+	st.mu.Lock()
+	answered := st.refreshes[i] > asked
+	if !answered {
+		if st.refreshes == nil {
+			st.refreshes = map[int]uint64{}
+		}
+		st.refreshes[i]++
+	}
+	st.mu.Unlock()
+	if answered {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	if err := c.refreshSlice(ctx, i); err != nil {
+		c.log.Debug("asking the RM for a slice's state", "slice", i, "error", err)
+	}
+}
+
+// refreshTimeout bounds a question to the RM about a slice.
 const refreshTimeout = 5 * time.Second
 
-// stateOf returns slice i's state and how many questions to the RM have
-// begun.
+// stateOf returns slice i's state and how many questions about it to the RM
+// have begun.
 func (st *suspendState) stateOf(i int) (rm.SliceState, uint64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.state[i], st.refreshes
+	return st.state[i], st.refreshes[i]
 }
 
 // restorable returns the frozen session a shard's data can be read back

@@ -26,9 +26,13 @@ type outChunk struct{ data []byte }
 // inChunk receives the data of GrpcHostBufferLookupResponses into dst, from off
 // on; off advances past what each message brought.
 type inChunk struct {
-	dst []byte
-	off int
+	dst  []byte
+	off  int
+	grow bool // dst grows to fit, up to maxGrownBuffer (content of no fixed size)
 }
+
+// maxGrownBuffer bounds a host buffer read without a known size.
+const maxGrownBuffer = 1 << 30
 
 func (chunkCodec) Marshal(v any) (mem.BufferSlice, error) {
 	switch m := v.(type) {
@@ -89,6 +93,9 @@ func (m *inChunk) decode(r *mem.Reader) error {
 			if num != 1 {
 				skip = n
 				break
+			}
+			if m.grow && n <= maxGrownBuffer-uint64(m.off) && n > uint64(len(m.dst)-m.off) {
+				m.dst = append(m.dst[:m.off], make([]byte, n)...)
 			}
 			if n > uint64(len(m.dst)-m.off) {
 				return ifrt.Errorf(ifrt.Internal, "proxy: the host buffer is larger than the %d bytes expected", len(m.dst))

@@ -56,6 +56,28 @@ func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte
 // lookupHostBuffer downloads the host buffer handle into dst, which must be
 // exactly its size. The chunks are decoded straight into dst.
 func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte) error {
+	in := &inChunk{dst: dst}
+	if err := c.readHostBuffer(ctx, handle, in); err != nil {
+		return err
+	}
+	if in.off != len(dst) {
+		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, in.off, len(dst))
+	}
+	return nil
+}
+
+// lookupHostContent reads a host buffer of no size known in advance (a
+// STRING array's).
+func (c *Client) lookupHostContent(ctx context.Context, handle uint64) ([]byte, error) {
+	in := &inChunk{grow: true}
+	if err := c.readHostBuffer(ctx, handle, in); err != nil {
+		return nil, err
+	}
+	return in.dst[:in.off], nil
+}
+
+// readHostBuffer streams a host buffer's chunks into in.
+func (c *Client) readHostBuffer(ctx context.Context, handle uint64, in *inChunk) error {
 	ctx, cancel := context.WithCancel(c.withSessionToken(ctx))
 	defer cancel()
 	stream, err := c.dataConn.NewStream(ctx, &proxypb.GrpcIfrtService_ServiceDesc.Streams[2],
@@ -69,20 +91,15 @@ func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte
 	if err := stream.CloseSend(); err != nil {
 		return rpcError(ctx, "HostBufferLookup", err)
 	}
-	in := &inChunk{dst: dst}
 	for {
 		err := stream.RecvMsg(in)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
 			return rpcError(ctx, "HostBufferLookup", err)
 		}
 	}
-	if in.off != len(dst) {
-		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, in.off, len(dst))
-	}
-	return nil
 }
 
 // withSessionToken adds the session's token, which shows the server that a

@@ -4,40 +4,22 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 )
-
-// logBuffer collects log lines for tests.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestWatchReportsUnreachableRM: while the RM cannot be reached, Watch yields
 // each failure (and goes on), and the client logs the address and the error.
 func TestWatchReportsUnreachableRM(t *testing.T) {
 	ctx := testContext(t)
 	n := &network{} // nothing listens
-	logs := &logBuffer{}
+	logs := &testenv.SyncBuffer{}
 	c, err := rm.NewClient("passthrough:///rm-at-nowhere", rm.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		rm.WithDialOptions(n.dialOption()), rm.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {

@@ -1,32 +1,14 @@
 package rm_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestWatchLogsLossAndReturnOfTheRM: the proxy logged nothing when it lost or
 // regained the RM (issue 11, defect 8).
@@ -34,7 +16,7 @@ func TestWatchLogsLossAndReturnOfTheRM(t *testing.T) {
 	var n network
 	cfg := rm.Config{InstanceType: "cpu:2", InstanceCount: 1}
 	first := startRM(t, &n, cfg)
-	logs := &lockedBuffer{}
+	logs := &testenv.SyncBuffer{}
 	c, err := rm.NewClient("passthrough:///rm", rm.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		rm.WithDialOptions(n.dialOption()), rm.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
 	if err != nil {
@@ -51,7 +33,7 @@ func TestWatchLogsLossAndReturnOfTheRM(t *testing.T) {
 	waitLog(t, logs, "level=INFO msg=\"the resource manager is back\"")
 }
 
-func waitLog(t *testing.T, logs *lockedBuffer, want string) {
+func waitLog(t *testing.T, logs *testenv.SyncBuffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(defaultTestTimeout)
 	for !strings.Contains(logs.String(), want) {

@@ -22,6 +22,7 @@ for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
 go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT' -benchtime 100x ./cluster
+go test -run '^$' -bench BenchmarkGangAllReduce64MiB -benchtime 5x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
 PATHWAYS_BENCH=1 go test -count=1 -run TestDataplaneFigures -v ./proxy/proxyserver | grep -E 'tiny step|^(ok|FAIL|---)'

@@ -3,6 +3,8 @@ package sidecar
 import (
 	"context"
 	"slices"
+	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -37,9 +39,12 @@ type ClientConfig struct {
 type Client struct {
 	ifrt.UnimplementedClient
 	*host
-	// session is this view's session in the sidecar (see Session).
-	session uint64
-	root    bool
+	// view names this view's sessions in the sidecar (see Session).
+	view string
+	root bool
+
+	mu       sync.Mutex
+	sessions map[string]struct{} // the sidecar sessions this view's calls used
 }
 
 // host is what every session of a Client shares.
@@ -115,7 +120,7 @@ func NewClient(accel ifrt.Client, cfg ClientConfig) (*Client, error) {
 	for _, d := range h.devices {
 		h.byID[d.ID] = d
 	}
-	return &Client{host: h, session: h.nextSession.Add(1), root: true}, nil
+	return &Client{host: h, root: true}, nil
 }
 
 func findDevice(l ifrt.DeviceList, id ifrt.DeviceID) (*ifrt.Device, bool) {
@@ -127,28 +132,74 @@ func findDevice(l ifrt.DeviceList, id ifrt.DeviceID) (*ifrt.Device, bool) {
 }
 
 // Session returns a view of the client whose colocated Python state (loaded
-// functions, colocated objects) is its own and is freed by its Close, which
-// leaves the rest of the client open: the proxy server's
+// functions, results, colocated objects) is its own and is freed by its
+// Close, which leaves the rest of the client open: for the proxy server's
 // Config.SessionBackend, so that each client session has its own.
+//
+// Within a view, too, calls whose contexts carry different session keys
+// (ifrt.SessionKey: a proxy server's or worker's client sessions) keep their
+// state apart; EndSession frees one key's.
 func (c *Client) Session() *Client {
-	return &Client{host: c.host, session: c.nextSession.Add(1)}
+	return &Client{host: c.host, view: "view-" + strconv.FormatUint(c.nextSession.Add(1), 10)}
+}
+
+// sidecarSession is the sidecar session of a call with ctx: the view's and
+// the context's session key.
+func (c *Client) sidecarSession(ctx context.Context) string {
+	session := c.sessionOf(ifrt.SessionKey(ctx))
+	c.mu.Lock()
+	if c.sessions == nil {
+		c.sessions = map[string]struct{}{}
+	}
+	c.sessions[session] = struct{}{}
+	c.mu.Unlock()
+	return session
+}
+
+func (c *Client) sessionOf(key string) string {
+	if c.view == "" {
+		return key
+	}
+	return c.view + "|" + key
+}
+
+// EndSession frees what the client session of key (ifrt.SessionKey) holds
+// in the sidecar: its functions and their results, and its colocated objects.
+func (c *Client) EndSession(key string) {
+	session := c.sessionOf(key)
+	c.mu.Lock()
+	delete(c.sessions, session)
+	c.mu.Unlock()
+	c.proc.EndSession(session)
 }
 
 // HostDevice is the host's CPU device.
 func (c *Client) HostDevice() *ifrt.Device { return c.cpuDevice }
 
-// Close ends the view's session in the sidecar; the client it came from
+// Close ends the view's sessions in the sidecar; the client it came from
 // (NewClient's) also frees the arrays on the host's CPU device.
 func (c *Client) Close() error {
-	c.proc.EndSession(c.session)
+	c.mu.Lock()
+	sessions := c.sessions
+	c.sessions = nil
+	c.mu.Unlock()
+	for session := range sessions {
+		c.proc.EndSession(session)
+	}
 	if c.root {
 		return c.cpu.Close()
 	}
 	return nil
 }
 
+// As sets a **Client or *ifrt.SessionEnder target to c; other targets reach
+// the backend.
 func (c *Client) As(target any) bool {
-	if p, ok := target.(**Client); ok {
+	switch p := target.(type) {
+	case **Client:
+		*p = c
+		return true
+	case *ifrt.SessionEnder:
 		*p = c
 		return true
 	}
@@ -225,6 +276,9 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, a ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	if sa, ok := a.(*stringArray); ok {
+		return []ifrt.Array{sa.view()}, nil
+	}
 	s, err := c.sideOfArray(a)
 	if err != nil {
 		return nil, err
@@ -233,6 +287,9 @@ func (c *Client) DisassembleArray(ctx context.Context, a ifrt.Array, sem ifrt.Co
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, a ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	if sa, ok := a.(*stringArray); ok {
+		return sa.view(), nil
+	}
 	s, err := c.sideOfArray(a)
 	if err != nil {
 		return nil, err
@@ -254,7 +311,10 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 		}
 		specs[i] = spec
 	}
-	return c.move(ctx, arrays, specs, sem, func(s ifrt.Client, a ifrt.Array, _ ifrt.ArraySpec) (ifrt.Array, error) {
+	return c.move(ctx, arrays, specs, sem, func(s ifrt.Client, a ifrt.Array, spec ifrt.ArraySpec) (ifrt.Array, error) {
+		if sa, ok := a.(*stringArray); ok {
+			return sa.copyTo(spec)
+		}
 		return single(s.CopyArrays(ctx, []ifrt.Array{a}, devices, memoryKind, sem))
 	})
 }

@@ -26,28 +26,12 @@ import (
 // host's shard, a counter per host, the user's exception, and a sidecar killed
 // in the middle of a call (DATA_LOSS; the next call works).
 func TestInteropColocatedPythonCluster(t *testing.T) {
-	py := sidecarPython(t)
+	forEachJAX(t, testInteropColocatedPythonCluster)
+}
+
+func testInteropColocatedPythonCluster(t *testing.T, py string) {
 	mark := filepath.Join(t.TempDir(), "started")
-	procs := make([]*sidecar.Process, 2)
-	for i := range procs {
-		procs[i] = startSidecar(t, py, fmt.Sprintf("PATHWAYS_HOST_NAME=host-%d", i), "SIDECAR_TEST_MARK="+mark)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := local.Start(ctx, local.Config{
-		Slices: 2, DevicesPerSlice: 2, Logger: slog.New(slog.DiscardHandler),
-		NewBackend: func(i int) (ifrt.Client, error) {
-			accel, err := gocpu.New(gocpu.Config{Devices: 2})
-			if err != nil {
-				return nil, err
-			}
-			return sidecar.NewClient(accel, sidecar.ClientConfig{Process: procs[i]})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
+	cl, procs := startColocatedCluster(t, py, "SIDECAR_TEST_MARK="+mark)
 
 	stop := make(chan struct{})
 	defer close(stop)
@@ -102,4 +86,32 @@ func TestInteropColocatedPythonCluster(t *testing.T) {
 		t.Errorf("after the restart (-want +got):\n%s", diff)
 	}
 	t.Logf("CPU devices: %s; raised: %s; killed: %s", out["cpu_ids"], out["raised"], out["killed"])
+}
+
+// startColocatedCluster starts a two-slice cluster, two gocpu devices per
+// slice, whose workers each run a sidecar (PATHWAYS_HOST_NAME=host-N), with
+// a proxy server that gives each JAX session a cluster client of its own.
+func startColocatedCluster(t *testing.T, py string, env ...string) (*local.Cluster, []*sidecar.Process) {
+	t.Helper()
+	procs := make([]*sidecar.Process, 2)
+	for i := range procs {
+		procs[i] = startSidecar(t, py, append([]string{fmt.Sprintf("PATHWAYS_HOST_NAME=host-%d", i)}, env...)...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := local.Start(ctx, local.Config{
+		Slices: 2, DevicesPerSlice: 2, Logger: slog.New(slog.DiscardHandler),
+		NewBackend: func(i int) (ifrt.Client, error) {
+			accel, err := gocpu.New(gocpu.Config{Devices: 2})
+			if err != nil {
+				return nil, err
+			}
+			return sidecar.NewClient(accel, sidecar.ClientConfig{Process: procs[i]})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl, procs
 }

@@ -18,8 +18,13 @@
 // (ifrt.CustomCallProgram of type ifrt.ColocatedPythonType) compiles for the
 // CPU device; executing it sends its arguments' bytes to the sidecar through
 // shared-memory files, runs the unpickled function there and makes its outputs
-// on the CPU device. Everything else goes to the backend. Session views
-// (Client.Session) keep their colocated state apart and free it on Close.
+// on the CPU device. Everything else goes to the backend.
+//
+// Colocated state (loaded functions, results, colocated objects) is kept per
+// client session: by the session key of each call's context
+// (ifrt.SessionKey, which proxy servers set) and by session view
+// (Client.Session). Client.EndSession (ifrt.EndSession) frees a key's state,
+// a view's Close all of the view's.
 //
 // The sidecar and the worker speak the protocol described at ProtocolVersion.
 // The function is unpickled by the sidecar's Python, which must have the

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 )
 
 // colocatedExecutable is a colocated Python program of one session, run by
@@ -44,6 +45,9 @@ func (c *Client) compileColocated(p *ifrt.CustomCallProgram) (ifrt.LoadedExecuta
 			if _, err := numpyName(s.DType); err != nil {
 				return nil, err
 			}
+			if what == "input" && s.DType == ifrt.STRING {
+				return nil, ifrt.Errorf(ifrt.Unimplemented, "sidecar: input %d of %s is a STRING array; colocated Python takes STRING arrays as outputs only", i, p.Name)
+			}
 			if devs := s.Sharding.Devices(); len(devs) != 1 || devs[0].ID != c.cpuDevice.ID {
 				return nil, ifrt.Errorf(ifrt.InvalidArgument, "sidecar: %s %d of %s is on devices %v, not this host's CPU device %d", what, i, p.Name, devs, c.cpuDevice.ID)
 			}
@@ -72,7 +76,7 @@ func (e *colocatedExecutable) IsDeleted() bool                 { return e.delete
 
 func (e *colocatedExecutable) Delete() *ifrt.Future {
 	if !e.deleted.Swap(true) {
-		e.c.proc.Unload(e.c.session, e.program)
+		e.c.proc.Unload(e.program)
 	}
 	return ifrt.ReadyFuture(nil)
 }
@@ -104,7 +108,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	for i, s := range e.outs {
 		outputs[i] = Tensor{DType: s.DType, Shape: s.Shape}
 	}
-	res, err := e.c.proc.Call(ctx, e.c.session, e.program, e.pickle, e.c.cpuDevice.ID, inputs, outputs)
+	res, err := e.c.proc.Call(ctx, e.c.sidecarSession(ctx), e.program, e.pickle, e.c.cpuDevice.ID, inputs, outputs)
 	if err != nil {
 		var ue *UserError
 		if errors.As(err, &ue) {
@@ -114,6 +118,10 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	}
 	out := make([]ifrt.Array, len(res))
 	for i, b := range res {
+		if e.outs[i].DType == ifrt.STRING {
+			out[i] = &stringArray{Described: backend.Described{ArraySpec: e.outs[i]}, content: b}
+			continue
+		}
 		if out[i], err = e.c.cpu.MakeArrayFromHostBuffer(ctx, b, e.outs[i], nil); err != nil {
 			for _, o := range out[:i] {
 				o.Delete()

@@ -15,12 +15,32 @@ import (
 // cloudpickle (colocated_python needs it on both sides).
 func sidecarPython(t testing.TB) string {
 	t.Helper()
+	skipShort(t)
+	return checkSidecarPython(t, testenv.Python(t))
+}
+
+// forEachJAX runs f in a subtest for each JAX environment of the interop
+// matrix (testenv.ForEachJAX) with its Python, which runs both the JAX client
+// and the sidecars: a sidecar unpickles what the client pickled, so it needs
+// the client's JAX and cloudpickle.
+func forEachJAX(t *testing.T, f func(t *testing.T, py string)) {
+	t.Helper()
+	skipShort(t)
+	testenv.ForEachJAX(t, func(t *testing.T, env testenv.JAX) {
+		f(t, checkSidecarPython(t, env.Python))
+	})
+}
+
+func skipShort(t testing.TB) {
 	if testing.Short() {
 		t.Skip("sidecar tests run real Python processes; skipped with -short")
 	}
-	py := testenv.Python(t)
+}
+
+func checkSidecarPython(t testing.TB, py string) string {
+	t.Helper()
 	if out, err := exec.Command(py, "-c", "import cloudpickle, jax").CombinedOutput(); err != nil {
-		testenv.Missing(t, testenv.RequireInteropVar, "the Python interop environment lacks jax or cloudpickle ("+string(out)+"): run `make setup`")
+		testenv.Missing(t, testenv.RequireInteropVar, py+" lacks jax or cloudpickle ("+string(out)+"): run `make setup`")
 	}
 	return py
 }

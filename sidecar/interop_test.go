@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,41 +67,102 @@ func serveHost(t *testing.T, proc *sidecar.Process) (addr string, host *sidecar.
 // fields of the JSON lines it printed.
 func runJAX(t testing.TB, py, addr, script string, env ...string) map[string]json.RawMessage {
 	t.Helper()
+	return startJAX(t, py, addr, script, nil, env...).wait()
+}
+
+// jaxScript is a testdata script running under stock JAX.
+type jaxScript struct {
+	t      testing.TB
+	name   string
+	cmd    *exec.Cmd
+	cancel context.CancelFunc
+	stdin  io.WriteCloser
+	stderr strings.Builder
+	lines  chan []byte // its stdout, line by line, closed at its end
+	seen   []string
+	out    map[string]json.RawMessage
+}
+
+// startJAX starts a testdata script with args under stock JAX against addr.
+func startJAX(t testing.TB, py, addr, script string, args []string, env ...string) *jaxScript {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", script))
-	cmd.Env = append(append(os.Environ(),
+	j := &jaxScript{t: t, name: script, cancel: cancel, lines: make(chan []byte), out: map[string]json.RawMessage{}}
+	j.cmd = exec.CommandContext(ctx, py, append([]string{filepath.Join("testdata", script)}, args...)...)
+	j.cmd.Env = append(append(os.Environ(),
 		"JAX_PLATFORMS=proxy",
 		"JAX_BACKEND_TARGET=grpc://"+addr,
 		"IFRT_PROXY_USE_INSECURE_GRPC_CREDENTIALS=true",
 		"TF_CPP_MIN_LOG_LEVEL=1",
 	), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	j.cmd.Stderr = &j.stderr
+	stdout, err := j.cmd.StdoutPipe()
+	if err == nil {
+		j.stdin, err = j.cmd.StdinPipe()
+	}
+	if err == nil {
+		err = j.cmd.Start()
+	}
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]json.RawMessage{}
-	var lines []string
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(sc.Bytes(), &obj) == nil {
-			for k, v := range obj {
-				out[k] = v
-			}
+	go func() {
+		defer close(j.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			j.lines <- slices.Clone(sc.Bytes())
+		}
+	}()
+	return j
+}
+
+// until reads the script's lines until one has key, and returns its value;
+// the script ending first fails the test.
+func (j *jaxScript) until(key string) json.RawMessage {
+	j.t.Helper()
+	for line := range j.lines {
+		j.record(line)
+		if v, ok := j.out[key]; ok {
+			return v
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, strings.Join(lines, "\n"), stderr.String())
+	j.t.Fatalf("%s ended without printing %q", j.name, key)
+	return nil
+}
+
+func (j *jaxScript) record(line []byte) {
+	j.seen = append(j.seen, string(line))
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) == nil {
+		for k, v := range obj {
+			j.out[k] = v
+		}
 	}
-	return out
+}
+
+// send writes a line to the script's stdin.
+func (j *jaxScript) send(line string) {
+	j.t.Helper()
+	if _, err := io.WriteString(j.stdin, line+"\n"); err != nil {
+		j.t.Fatalf("%s: writing to its stdin: %v", j.name, err)
+	}
+}
+
+// wait waits for the script to end, which must be a success, and returns the
+// fields of every JSON line it printed.
+func (j *jaxScript) wait() map[string]json.RawMessage {
+	j.t.Helper()
+	defer j.cancel()
+	for line := range j.lines {
+		j.record(line)
+	}
+	j.stdin.Close()
+	if err := j.cmd.Wait(); err != nil {
+		j.t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", j.name, err, strings.Join(j.seen, "\n"), j.stderr.String())
+	}
+	return j.out
 }
 
 func field[T any](t testing.TB, out map[string]json.RawMessage, key string) T {
@@ -118,8 +181,9 @@ func field[T any](t testing.TB, out map[string]json.RawMessage, key string) T {
 // colocated object counts across calls, a function's exception reaches the
 // client with its type and message, and killing the sidecar in the middle of
 // a call fails that call with DATA_LOSS while the next call works.
-func TestInteropColocatedPython(t *testing.T) {
-	py := sidecarPython(t)
+func TestInteropColocatedPython(t *testing.T) { forEachJAX(t, testInteropColocatedPython) }
+
+func testInteropColocatedPython(t *testing.T, py string) {
 	mark := filepath.Join(t.TempDir(), "started")
 	proc := startSidecar(t, py, "PATHWAYS_HOST_NAME=host-0", "SIDECAR_TEST_MARK="+mark)
 	addr, host := serveHost(t, proc)

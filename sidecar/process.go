@@ -81,7 +81,10 @@ type Process struct {
 	closed   bool
 }
 
-type programKey struct{ session, program uint64 }
+type programKey struct {
+	session string
+	program uint64
+}
 
 // Start starts the sidecar and waits until it answers (or ctx ends); it
 // supervises it from then on.
@@ -419,26 +422,42 @@ func replyError(rep *reply) error {
 
 // EndSession frees what the session held in the sidecar: its programs and the
 // objects they made. A sidecar that is not running holds nothing to free.
-func (p *Process) EndSession(session uint64) {
+func (p *Process) EndSession(session string) {
 	p.forget(func(k programKey) bool { return k.session == session })
 	p.notify(&request{Op: "end_session", Session: session})
 }
 
-// Unload frees one program of a session in the sidecar.
-func (p *Process) Unload(session, program uint64) {
-	key := programKey{session, program}
-	p.forget(func(k programKey) bool { return k == key })
-	p.notify(&request{Op: "unload", Session: session, Program: program})
+// Unload frees a program in every session that loaded it.
+func (p *Process) Unload(program uint64) {
+	for _, k := range p.forget(func(k programKey) bool { return k.program == program }) {
+		p.notify(&request{Op: "unload", Session: k.session, Program: program})
+	}
 }
 
-func (p *Process) forget(match func(programKey) bool) {
+// forget drops the programs that match from the loaded ones and returns them.
+func (p *Process) forget(match func(programKey) bool) []programKey {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var gone []programKey
 	for k := range p.loaded {
 		if match(k) {
 			delete(p.loaded, k)
+			gone = append(gone, k)
 		}
 	}
+	return gone
+}
+
+// Sessions reports what each session holds in the running sidecar.
+func (p *Process) Sessions(ctx context.Context) (map[string]SessionStats, error) {
+	rep, err := p.exchange(ctx, &request{Op: "stats"}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := replyError(rep); err != nil {
+		return nil, err
+	}
+	return rep.Sessions, nil
 }
 
 // notify sends a request whose reply says nothing, if a sidecar is running.

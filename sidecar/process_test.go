@@ -20,8 +20,9 @@ import (
 )
 
 // TestPythonSuite runs the sidecar's own unittest suite (sidecar/python).
-func TestPythonSuite(t *testing.T) {
-	py := sidecarPython(t)
+func TestPythonSuite(t *testing.T) { forEachJAX(t, testPythonSuite) }
+
+func testPythonSuite(t *testing.T, py string) {
 	cmd := exec.Command(py, "-m", "unittest", "-v", "test_sidecar")
 	cmd.Dir = filepath.Join(testenv.ModuleRoot(), "sidecar", "python")
 	out, err := cmd.CombinedOutput()
@@ -73,8 +74,9 @@ func in4(vs ...float32) []sidecar.Tensor {
 // exception with its type and message, and the sidecar killed in the middle
 // of a call: DATA_LOSS for that call, and the next call runs in the restarted
 // sidecar, which loads the function again.
-func TestProcess(t *testing.T) {
-	py := sidecarPython(t)
+func TestProcess(t *testing.T) { forEachJAX(t, testProcess) }
+
+func testProcess(t *testing.T, py string) {
 	progs := pickles(t, py)
 	mark := filepath.Join(t.TempDir(), "started")
 	p := startSidecar(t, py, "SIDECAR_TEST_MARK="+mark)
@@ -83,7 +85,7 @@ func TestProcess(t *testing.T) {
 		t.Errorf("versions = %+v", v)
 	}
 
-	out, err := p.Call(ctx, 1, 1, progs["add_one"], 0, in4(1, 2, 3, 4), []sidecar.Tensor{vec4})
+	out, err := p.Call(ctx, "s", 1, progs["add_one"], 0, in4(1, 2, 3, 4), []sidecar.Tensor{vec4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,20 +93,20 @@ func TestProcess(t *testing.T) {
 		t.Errorf("add_one = %v, want 2 3 4 5", out[0])
 	}
 
-	_, err = p.Call(ctx, 1, 2, progs["fail"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
+	_, err = p.Call(ctx, "s", 2, progs["fail"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
 	var ue *sidecar.UserError
 	if !errors.As(err, &ue) || ue.Type != "ValueError" || ue.Message != "no good: (4,)" || ifrt.CodeOf(err) != ifrt.Unknown {
 		t.Errorf("fail: got %v (%T), want UNKNOWN ValueError: no good: (4,)", err, err)
 	}
 
-	if _, err := p.Call(ctx, 1, 1, progs["add_one"], 0, in4(1, 2, 3), []sidecar.Tensor{vec4}); ifrt.CodeOf(err) != ifrt.InvalidArgument {
+	if _, err := p.Call(ctx, "s", 1, progs["add_one"], 0, in4(1, 2, 3), []sidecar.Tensor{vec4}); ifrt.CodeOf(err) != ifrt.InvalidArgument {
 		t.Errorf("short input: got %v, want INVALID_ARGUMENT", err)
 	}
 
 	pid := p.PID()
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.Call(ctx, 1, 3, progs["slow"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
+		_, err := p.Call(ctx, "s", 3, progs["slow"], 0, in4(0, 0, 0, 0), []sidecar.Tensor{vec4})
 		done <- err
 	}()
 	for {
@@ -123,7 +125,7 @@ func TestProcess(t *testing.T) {
 	if err := <-done; !errors.Is(err, ifrt.ErrDataLoss) {
 		t.Errorf("the call in flight when the sidecar died: got %v, want DATA_LOSS", err)
 	}
-	out, err = p.Call(ctx, 1, 1, progs["add_one"], 0, in4(5, 6, 7, 8), []sidecar.Tensor{vec4})
+	out, err = p.Call(ctx, "s", 1, progs["add_one"], 0, in4(5, 6, 7, 8), []sidecar.Tensor{vec4})
 	if err != nil {
 		t.Fatalf("after the restart: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // ProtocolVersion is the version of the protocol between a worker and its
-// sidecar, which the sidecar reports in its hello reply. Protocol 1:
+// sidecar, which the sidecar reports in its hello reply. Protocol 2:
 //
 // The worker listens on a Unix socket and starts the sidecar with --socket
 // PATH; the sidecar connects and serves requests one at a time, in order. A
@@ -25,12 +25,20 @@ import (
 //	              "outputs": [{"dtype", "shape", "path"}]} → {"outputs": [{"size"}]}
 //	unload       {"session", "program"} → {}
 //	end_session  {"session"} → {}
+//	stats        {} → {"sessions": {SESSION: {"programs", "objects"}}}
+//
+// A session is a string: the client session whose programs, results and
+// colocated objects the sidecar keeps apart from the others' (see Client).
+// Protocol 1 had numbers for sessions and no stats.
 //
 // Array bytes do not travel on the socket: each input is a file holding the
 // shard's dense row-major bytes, and the sidecar writes each output to the file
 // named in the request. The files are in shared memory (/dev/shm) where the
-// platform has it. Dtypes are numpy's names ("float32", "bfloat16", "bool").
-const ProtocolVersion = 1
+// platform has it. Dtypes are numpy's names ("float32", "bfloat16", "bool");
+// "string" is numpy's StringDType, an output only, whose file holds a
+// serialized xla.ifrt.proto.StringArrayContents (the elements as UTF-8, in
+// row-major order).
+const ProtocolVersion = 2
 
 // maxReply bounds a reply's header (replies carry no payload; a traceback is
 // the longest part).
@@ -40,7 +48,7 @@ const maxReply = 16 << 20
 type request struct {
 	ID       uint64       `json:"id"`
 	Op       string       `json:"op"`
-	Session  uint64       `json:"session,omitempty"`
+	Session  string       `json:"session,omitempty"`
 	Program  uint64       `json:"program,omitempty"`
 	DeviceID int          `json:"device_id,omitempty"`
 	Inputs   []tensorFile `json:"inputs,omitempty"`
@@ -58,10 +66,11 @@ type tensorFile struct {
 
 // reply is a frame from the sidecar.
 type reply struct {
-	ID            uint64      `json:"id"`
-	Error         *UserError  `json:"error,omitempty"`
-	ProtocolError string      `json:"protocol_error,omitempty"`
-	Outputs       []sizeReply `json:"outputs,omitempty"`
+	ID            uint64                  `json:"id"`
+	Error         *UserError              `json:"error,omitempty"`
+	ProtocolError string                  `json:"protocol_error,omitempty"`
+	Outputs       []sizeReply             `json:"outputs,omitempty"`
+	Sessions      map[string]SessionStats `json:"sessions,omitempty"`
 	Versions
 }
 
@@ -79,6 +88,15 @@ type Versions struct {
 	Cloudpickle string `json:"cloudpickle,omitempty"`
 	NumPy       string `json:"numpy,omitempty"`
 	PID         int    `json:"pid,omitempty"`
+}
+
+// SessionStats is what a session holds in the sidecar.
+type SessionStats struct {
+	// Programs are the functions loaded for it.
+	Programs int `json:"programs"`
+	// Objects are the colocated objects (colocated_python_class instances)
+	// it made.
+	Objects int `json:"objects"`
 }
 
 // UserError is an exception that the user's function raised in the sidecar.

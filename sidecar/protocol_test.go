@@ -30,7 +30,7 @@ func FuzzReadReply(f *testing.F) {
 
 func TestWriteFrameRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeFrame(&buf, &request{ID: 3, Op: "load", Session: 1, Program: 2}, []byte("pickle")); err != nil {
+	if err := writeFrame(&buf, &request{ID: 3, Op: "load", Session: "1/3", Program: 2}, []byte("pickle")); err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()

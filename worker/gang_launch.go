@@ -14,8 +14,11 @@ import (
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
-// exchangeChunk is the largest data of one ExchangeFrame.
-const exchangeChunk = 1 << 20
+// exchangeChunk is the largest data of one ExchangeFrame: 1 MiB less room
+// for the frame's other fields, so that the encoded frame fits grpc-go's
+// largest pooled buffer (1 MiB) on both sides. A frame just over it took a
+// fresh, zeroed buffer to encode and another to receive.
+const exchangeChunk = 1<<20 - 128
 
 // orphanTimeout is how long a launch that peers sent data for waits for its
 // own Launch call before the data is dropped.

@@ -162,7 +162,8 @@ func (p *peer) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := p.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr, p.w.dialOptions()...)
+	// Peers move array bytes: the transport sized for them (rpc.TransportDialOptions).
+	c, err := grpc.NewClient(addr, append(rpc.TransportDialOptions(), p.w.dialOptions()...)...)
 	if err != nil {
 		return nil, ifrt.Errorf(ifrt.Unavailable, "worker: dial peer %s: %w", addr, err)
 	}

@@ -83,30 +83,32 @@ func (g *gated) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec i
 	return g.Client.MakeArrayFromHostBuffer(ctx, data, spec, opts)
 }
 
-// heldUpload starts an upload of a 3-element array, which the gate holds, and
-// returns its outcome once it finishes.
-func heldUpload(t *testing.T, ctx context.Context, c *proxy.Client, g *gated) <-chan error {
+// startHeldUpload serves a worker over a gated backend, opens a session with
+// an array on it (closed when the test ends), and starts an upload of a
+// 3-element array, which the gate holds; upload yields its outcome once it
+// finishes.
+func startHeldUpload(t *testing.T, ctx context.Context) (s *standalone, g *gated, upload <-chan error) {
 	t.Helper()
+	g = &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s = startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { g.Client = b; return g })
+	c := dialWithArray(t, ctx, s)
+	t.Cleanup(func() { c.Close() })
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 12), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{3}, Sharding: ifrt.NewSingleDeviceSharding(c.AddressableDevices()[0], "")}, nil)
 		done <- err
 	}()
 	<-g.entered
-	return done
+	return s, g, done
 }
 
 // TestShutdownDrains shuts down while a request is in progress (issue 11: SIGTERM
 // failed the step in flight): the request finishes and succeeds, Shutdown waits
 // for it, then ends the session and frees what it held, and Serve returns nil.
 func TestShutdownDrains(t *testing.T) {
-	g := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { g.Client = b; return g })
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
-	c := dialWithArray(t, ctx, s)
-	defer c.Close()
-	upload := heldUpload(t, ctx, c, g)
+	s, g, upload := startHeldUpload(t, ctx)
 	done := make(chan error, 1)
 	go func() { done <- s.w.Shutdown(ctx) }()
 	// New sessions are refused as soon as the drain starts.
@@ -142,13 +144,9 @@ func TestShutdownDrains(t *testing.T) {
 
 // TestShutdownDeadline ends sessions whose work outlives the drain's deadline.
 func TestShutdownDeadline(t *testing.T) {
-	g := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
-	s := startStandaloneWith(t, func(b ifrt.Client) ifrt.Client { g.Client = b; return g })
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
-	c := dialWithArray(t, ctx, s)
-	defer c.Close()
-	upload := heldUpload(t, ctx, c, g)
+	s, g, upload := startHeldUpload(t, ctx)
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancelShort()
 	if err := s.w.Shutdown(short); !errors.Is(err, context.DeadlineExceeded) {

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -49,28 +48,10 @@ func runJAX(t *testing.T, python, addr, script string, env ...string) map[string
 	return out
 }
 
-// logBuffer collects log lines from several goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(b.buf.String(), "\n")
-}
-
-// records returns the JSON log records written so far.
-func (b *logBuffer) records() []map[string]any {
+// jsonRecords returns the JSON log records among logs' lines.
+func jsonRecords(logs string) []map[string]any {
 	var out []map[string]any
-	for _, line := range b.lines() {
+	for _, line := range strings.Split(logs, "\n") {
 		var r map[string]any
 		if json.Unmarshal([]byte(line), &r) == nil {
 			out = append(out, r)

@@ -47,7 +47,7 @@ func TestJAXTrace(t *testing.T) {
 		}
 	})
 
-	logs := &logBuffer{}
+	logs := &testenv.SyncBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := local.Start(ctx, local.Config{Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -115,12 +115,12 @@ func TestJAXTrace(t *testing.T) {
 
 	// The worker's request logs carry the id of the proxy's session.
 	proxySessions, workerLines := map[string]bool{}, 0
-	for _, r := range logs.records() {
+	for _, r := range jsonRecords(logs.String()) {
 		if r["msg"] == "ifrt proxy session started" && r["session"] != nil {
 			proxySessions[toString(r["session"])] = true
 		}
 	}
-	for _, r := range logs.records() {
+	for _, r := range jsonRecords(logs.String()) {
 		if r["kind"] == "LoadedExecutableExecuteRequest" && r["jax_session"] != nil {
 			workerLines++
 			if r["component"] != "worker" {
@@ -131,7 +131,7 @@ func TestJAXTrace(t *testing.T) {
 			}
 		}
 	}
-	for _, line := range logs.lines() {
+	for _, line := range strings.Split(logs.String(), "\n") {
 		if strings.Count(line, `"component":`) > 1 {
 			t.Errorf("a log line names its component twice: %s", line)
 		}

@@ -5,7 +5,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,30 +23,12 @@ import (
 
 const testTimeout = 3 * time.Minute
 
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is one started binary.
 type proc struct {
 	name  string
 	cmd   *exec.Cmd
 	lines chan string // stdout lines
-	logs  *syncBuffer
+	logs  *testenv.SyncBuffer
 	done  chan struct{}
 	err   error // after done
 }
@@ -57,7 +37,7 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	p := &proc{name: name, cmd: cmd, lines: make(chan string, 64), logs: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{name: name, cmd: cmd, lines: make(chan string, 64), logs: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.logs
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -233,7 +213,7 @@ func (c *procCluster) runJAX(python, script string, onStep func(step string)) (m
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testenv.SyncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

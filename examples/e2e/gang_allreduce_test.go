@@ -3,13 +3,13 @@ package e2e
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
 // allReduceMiB is the size of each partition's value in
@@ -34,16 +34,7 @@ func TestGangAllReduceAcrossProcesses(t *testing.T) {
 	all := client.Devices()
 	devs := ifrt.DeviceList{all[0], all[4]} // slice 0 and slice 1
 	n := allReduceMiB << 20 / 4
-	program := fmt.Sprintf(`module @allreduce attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%%a: tensor<%[1]dxf32>) -> tensor<%[1]dxf32> {
-    %%r = "stablehlo.all_reduce"(%%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, use_global_device_ids}> ({
-    ^bb0(%%x: tensor<f32>, %%y: tensor<f32>):
-      %%s = stablehlo.add %%x, %%y : tensor<f32>
-      stablehlo.return %%s : tensor<f32>
-    }) : (tensor<%[1]dxf32>) -> tensor<%[1]dxf32>
-    return %%r : tensor<%[1]dxf32>
-  }
-}`, n)
+	program := communicatortest.AllReduceSum(2, n)
 	exe, err := client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(program)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
 		t.Fatal(err)

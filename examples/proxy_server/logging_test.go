@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/openpathways/pathways/cluster/local"
-	"github.com/openpathways/pathways/cluster/local/localtest"
 )
 
 // TestLogFlags: --log_format=json writes one JSON object a line, with the
@@ -18,11 +15,7 @@ import (
 func TestLogFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := localtest.Start(ctx, local.Config{Slices: 1, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := startCluster(t, ctx, 1)
 	args := []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:4"} // fails once connected
 
 	var stderr bytes.Buffer
@@ -51,7 +44,7 @@ func TestLogFlags(t *testing.T) {
 		t.Errorf("--log_level=warn wrote Info lines:\n%s", stderr.String())
 	}
 
-	err = run(ctx, append(args, "--log_format=xml"), nil, new(bytes.Buffer), new(bytes.Buffer))
+	err := run(ctx, append(args, "--log_format=xml"), nil, new(bytes.Buffer), new(bytes.Buffer))
 	if err == nil || !strings.Contains(err.Error(), "--log_format") {
 		t.Errorf("--log_format=xml: %v, want an error naming the flag", err)
 	}

@@ -64,13 +64,9 @@ func TestParseRejects(t *testing.T) {
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := startCluster(t, ctx, 2)
 
-	err = run(ctx, []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:2,cpu:2,cpu:2"}, nil, io.Discard, io.Discard)
+	err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:2,cpu:2,cpu:2"}, nil, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "asks for 3 slices") {
 		t.Errorf("3 virtual slices of 2: %v", err)
 	}
@@ -111,6 +107,18 @@ func TestRun(t *testing.T) {
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// startCluster starts an in-process cluster of the given number of slices of
+// two devices, without a proxy of its own, closed when the test ends.
+func startCluster(t *testing.T, ctx context.Context, slices int) *localtest.Cluster {
+	t.Helper()
+	l, err := localtest.Start(ctx, local.Config{Slices: slices, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
 // TestHelp: --help is a successful request for the usage.
 func TestHelp(t *testing.T) {
 	var usage strings.Builder
@@ -129,11 +137,7 @@ func TestHelp(t *testing.T) {
 func TestHealthAfterTheElasticLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := startCluster(t, ctx, 2)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	out := testenv.NewLineWriter(4)

@@ -5,30 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openpathways/pathways/internal/testenv"
 )
-
-// syncBuffer is a bytes buffer safe for a server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestLogFlags runs the resource manager with --log_format=json: every line
 // it writes is one JSON object, and its own carry component "rm". An unknown
@@ -37,7 +18,7 @@ func TestLogFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rmCtx, stop := context.WithCancel(ctx)
-	out, logs := testenv.NewLineWriter(4), &syncBuffer{}
+	out, logs := testenv.NewLineWriter(4), &testenv.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2", "--log_format=json", "--log_level=debug"}, envOf(), out, logs)

@@ -19,11 +19,7 @@ import (
 func TestCompileBytecode(t *testing.T) {
 	files := golden.Files(t, "../../pjrt/pjrtifrt/testdata/*.json", 1)
 	ctx := context.Background()
-	c, err := gocpu.New(gocpu.Config{Devices: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, gocpu.Config{Devices: 8})
 	for _, f := range files {
 		g := golden.Load(t, f)
 		t.Run(g.Name, func(t *testing.T) {

@@ -22,11 +22,7 @@ import (
 func TestShardMapPrograms(t *testing.T) {
 	files := golden.Files(t, "../../internal/stablehlo/testdata/golden/shard_map_*.json", 10)
 	ctx := context.Background()
-	c, err := gocpu.New(gocpu.Config{Devices: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, gocpu.Config{Devices: 8})
 	for _, f := range files {
 		g := golden.Load(t, f)
 		base := strings.TrimSuffix(f, ".json")
@@ -87,11 +83,7 @@ func TestShardMapPrograms(t *testing.T) {
 // execution: the context ends it, and no outputs are made.
 func TestPartitionedExecutionHonoursContext(t *testing.T) {
 	src := golden.StuckAllReduce
-	c, err := gocpu.New(gocpu.Config{Devices: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, gocpu.Config{Devices: 2})
 	exe, err := c.Compile(context.Background(), &ifrt.MLIRProgram{Module: []byte(src)}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,11 +13,7 @@ import (
 // several devices, the array has its own copy and the callback runs once.
 func TestZeroCopyHostBuffer(t *testing.T) {
 	ctx := context.Background()
-	c, err := gocpu.New(gocpu.Config{Devices: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClient(t, gocpu.Config{Devices: 2})
 	one := ifrt.NewSingleDeviceSharding(c.Devices()[0], "")
 	two, err := ifrt.NewHloSharding(c.Devices(), "", ifrt.Replicated())
 	if err != nil {

@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
@@ -96,8 +98,33 @@ func (b byteCounter) HandleRPC(ctx context.Context, s stats.RPCStats) {
 		return
 	}
 	method, _ := ctx.Value(methodKey{}).(string)
-	rpcBytes.Add(ctx, int64(n), metric.WithAttributes(
-		attribute.String("rpc.method", method), attribute.String("side", b.side), attribute.String("direction", dir)))
+	rpcBytes.Add(ctx, int64(n), byteAttributes(method, b.side, dir))
+}
+
+// byteAttributeSets holds each (method, side, direction)'s attribute set:
+// hashing a set costs more than the message it counts (a tiny launch's
+// Launch call), even when no meter provider is installed. At most
+// maxByteAttributeSets are kept, since a client names the method it calls.
+var (
+	byteAttributeSets    sync.Map // [3]string → metric.MeasurementOption
+	byteAttributeSetsLen atomic.Int64
+)
+
+const maxByteAttributeSets = 1024
+
+func byteAttributes(method, side, dir string) metric.MeasurementOption {
+	k := [3]string{method, side, dir}
+	if o, ok := byteAttributeSets.Load(k); ok {
+		return o.(metric.MeasurementOption)
+	}
+	o := metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("rpc.method", method), attribute.String("side", side), attribute.String("direction", dir)))
+	if byteAttributeSetsLen.Load() < maxByteAttributeSets {
+		if _, loaded := byteAttributeSets.LoadOrStore(k, o); !loaded {
+			byteAttributeSetsLen.Add(1)
+		}
+	}
+	return o
 }
 
 func (b byteCounter) TagConn(ctx context.Context, info *stats.ConnTagInfo) context.Context {

@@ -130,6 +130,9 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 	strides := wire.ByteStridesFromProto(r.GetByteStrides())
 	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		a := in[0]
+		if a.DType() == ifrt.STRING {
+			return s.copyContentToHostBuffer(ctx, r.GetHostBufferHandle(), a)
+		}
 		size, err := ifrt.StridedRegionSize(a.DType(), a.Shape(), strides)
 		if err != nil {
 			return nil, err
@@ -176,21 +179,21 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 		k := ifrt.MemoryKind(r.GetMemoryKind())
 		kind = &k
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
+	return s.derive(o, r.GetArrayHandles(), sem, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+		return s.backend.CopyArrays(ctx, in, devs, kind, sem)
+	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
+		CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}})
+}
+
+// derive plans a request that makes arrays from the arrays under handles, consumed
+// when sem donates them: once they are ready, produce runs, and the session holds
+// what it made under o's result handles before resp answers the request.
+func (s *session) derive(o *op, handles []uint64, sem ifrt.CopySemantics, produce func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error), resp *proxypb.IfrtResponse) (*proxypb.IfrtResponse, runFunc, error) {
+	es, err := s.useArrays(o, handles, consumeIf(sem == ifrt.DonateInput))
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
-		return s.backend.CopyArrays(ctx, in, devs, kind, sem)
-	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
-		CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
-}
-
-// derive is the work of a request that makes arrays from arrays: once the inputs es
-// are ready, produce runs, and the session holds what it made under o's result handles
-// before resp answers the request.
-func (s *session) derive(o *op, es []*entry[ifrt.Array], produce func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error), resp *proxypb.IfrtResponse) runFunc {
-	return func(ctx context.Context) (*proxypb.IfrtResponse, error) {
+	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
 		in, err := awaitArrays(ctx, o, es)
 		if err != nil {
 			return nil, err
@@ -210,7 +213,7 @@ func (s *session) derive(o *op, es []*entry[ifrt.Array], produce func(ctx contex
 			return nil, err
 		}
 		return resp, nil
-	}
+	}, nil
 }
 
 func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -231,14 +234,10 @@ func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxyp
 			return nil, nil, err
 		}
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+	return s.derive(o, r.GetArrayHandles(), sem, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
 		return s.backend.Reshard(ctx, in, specs, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_ReshardArraysResponse{
-		ReshardArraysResponse: &proxypb.ReshardArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
+		ReshardArraysResponse: &proxypb.ReshardArraysResponse{ArrayHandles: handlesOf(hs)}}})
 }
 
 func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -255,14 +254,10 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 	if err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, r.GetArrayHandles(), consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+	return s.derive(o, r.GetArrayHandles(), sem, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
 		return s.backend.Remap(ctx, plan, in, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_RemapArraysResponse{
-		RemapArraysResponse: &proxypb.RemapArraysResponse{ArrayHandles: handlesOf(hs)}}}), nil
+		RemapArraysResponse: &proxypb.RemapArraysResponse{ArrayHandles: handlesOf(hs)}}})
 }
 
 func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -278,13 +273,9 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 	if err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, s.derive(o, es, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
+	return s.derive(o, []uint64{r.GetArrayHandle()}, sem, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
 		a, err := s.backend.FullyReplicatedShard(ctx, in[0], sem)
 		return []ifrt.Array{a}, err
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_FullyReplicatedShardResponse{
-		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}}), nil
+		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}})
 }

@@ -39,20 +39,7 @@ func TestInteropPrograms(t *testing.T) {
 			if !decode[bool](t, out, "donated_deleted") || decode[float64](t, out, "donated_result") != 7 {
 				t.Errorf("donation: deleted=%s result=%s, want true and 7", out["donated_deleted"], out["donated_result"])
 			}
-			if raw, failed := out["dp_error"]; failed {
-				t.Fatalf("data-parallel MLP over %d devices failed: %s", devices, raw)
-			}
-			type dp struct {
-				Devices   int
-				ParamErr  float64 `json:"param_err"`
-				LossErr   float64 `json:"loss_err"`
-				Decreased bool
-			}
-			r := decode[dp](t, out, "dp")
-			if r.ParamErr > 1e-5 || r.LossErr > 1e-5 || !r.Decreased {
-				t.Errorf("data-parallel MLP over %d devices: params differ from local CPU JAX by %g, losses by %g, loss decreased: %v",
-					r.Devices, r.ParamErr, r.LossErr, r.Decreased)
-			}
+			r := checkDataParallel(t, out, devices)
 			t.Logf("differences from local CPU JAX: %s; data-parallel MLP over %d devices: params %g, losses %g",
 				out["errors"], r.Devices, r.ParamErr, r.LossErr)
 		}

@@ -56,6 +56,7 @@ type session struct {
 
 	failure   error // why the backend failed; set and read on the stream's goroutine
 	closeOnce sync.Once
+	keys      sessionKeys // the backend's session keys its requests used (sessionkey.go)
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -236,6 +237,7 @@ func (s *session) teardown(start time.Time) {
 	for e := range exes {
 		e.release()
 	}
+	s.endBackendSessions()
 	s.closeBackend()
 	s.log.Info("ifrt proxy session ended", "duration", time.Since(start), "freed_arrays", len(arrays), "freed_executables", len(exes))
 	s.srv.endSession(s)

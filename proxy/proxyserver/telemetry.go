@@ -110,7 +110,7 @@ func (s *session) startRequest(o *op, req *proxypb.IfrtRequest) context.Context 
 		}
 	}
 	ctx, o.span = rpc.Tracer().Start(ctx, "IfrtProxy/"+o.kind, opts...)
-	return ctx
+	return s.withSessionKey(ctx, o.jaxSession)
 }
 
 // endRequest ends o's span, counts it and logs it at Debug.

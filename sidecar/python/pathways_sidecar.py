@@ -24,7 +24,7 @@ import struct
 import sys
 import traceback
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # The most bytes of a header or payload frame; larger frames are refused.
 MAX_FRAME = 1 << 30
@@ -91,6 +91,10 @@ class Session:
     self.object_store = obj_backend._ObjectStore()
     self.device_map = _DeviceMap(stand_ins)
 
+  def stats(self):
+    objects = getattr(self.object_store, "_storage", {})
+    return {"programs": len(self.programs), "objects": len(objects)}
+
 
 class _DeviceMap(dict):
   """Maps the client's CPU device ids, as pickled, to local stand-in devices:
@@ -99,6 +103,7 @@ class _DeviceMap(dict):
   def __init__(self, stand_ins):
     super().__init__()
     self._stand_ins = stand_ins
+    self.client_ids = {}  # stand-in device id -> the client's device id
 
   def get(self, device_id, default=None):
     if device_id not in self:
@@ -108,6 +113,7 @@ class _DeviceMap(dict):
             " start the sidecar with a larger --devices"
         )
       self[device_id] = self._stand_ins[len(self)]
+      self.client_ids[self[device_id].id] = device_id
     return self[device_id]
 
 
@@ -132,8 +138,34 @@ class Sidecar:
     self.stand_ins = jax.devices("cpu")
     self.sessions = {}
     self.current = None
-    # Unpickled device ids resolve through the current session's map.
+    # Unpickled device ids resolve through the current session's map, and
+    # what the sidecar pickles (output specs found by a first call) names the
+    # client's devices again.
     serialization._get_cpu_device_map = lambda: self.current.device_map
+    for name in ("_reduce_mesh", "_reduce_device_list", "_reduce_single_device_sharding"):
+      setattr(serialization, name, self._to_client_ids(getattr(serialization, name)))
+
+  def _to_client_ids(self, reduce):
+    """Wraps one of serialization's device reducers so that the device ids it
+    writes are the client's rather than the stand-ins'."""
+    raw = reduce.__wrapped__  # the reducer without its common-object wrapper
+    np = self.np
+
+    def client_id(i):
+      return self.current.device_map.client_ids.get(int(i), int(i))
+
+    def reduce_with_client_ids(obj):
+      unreduce, args = raw(obj)
+      ids = args[0]
+      if isinstance(ids, np.ndarray):
+        ids = np.vectorize(client_id, otypes=[int])(ids)
+      elif isinstance(ids, (list, tuple)):
+        ids = [client_id(i) for i in ids]
+      else:
+        ids = client_id(ids)
+      return unreduce, (ids,) + tuple(args[1:])
+
+    return self.serialization._make_reduce_func_with_common_obj(reduce_with_client_ids)
 
   def versions(self):
     import cloudpickle  # pylint: disable=g-import-not-at-top
@@ -163,14 +195,16 @@ class Sidecar:
     if op == "hello":
       return self.versions()
     if op == "end_session":
-      self.sessions.pop(header["session"], None)
+      self.sessions.pop(header.get("session", ""), None)
       return {}
-    session = self.enter(header["session"])
+    if op == "stats":
+      return {"sessions": {k: s.stats() for k, s in self.sessions.items()}}
+    session = self.enter(header.get("session", ""))
     if op == "load":
-      fun, in_treedef, _, out_treedef, _, _ = self.serialization._deserialize(
-          payload
+      fun, in_treedef, _, out_treedef, _, devices = (
+          self.serialization._deserialize(payload)
       )
-      session.programs[header["program"]] = (fun, in_treedef, out_treedef)
+      session.programs[header["program"]] = (fun, in_treedef, out_treedef, list(devices))
       return {}
     if op == "unload":
       session.programs.pop(header["program"], None)
@@ -184,16 +218,26 @@ class Sidecar:
     program = session.programs.get(header["program"])
     if program is None:
       raise ProtocolError(f"program {header['program']} is not loaded")
-    fun, in_treedef, out_treedef = program
-    device = session.device_map.get(header.get("device_id", 0))
+    fun, in_treedef, out_treedef, devices = program
+    if len(devices) == 1:
+      # The program's own device: what its results' shardings name.
+      device = devices[0]
+    else:
+      device = session.device_map.get(header.get("device_id", 0))
+      if any(w["dtype"] == "string" for w in header.get("outputs", [])):
+        raise ValueError(
+            "finding the output specs of a colocated Python function by a"
+            f" first call works on one host's CPU device, not {len(devices)}:"
+            " give it out_specs_fn (see docs/sidecar.md)"
+        )
     leaves = []
-    for spec in header["inputs"]:
+    for spec in header.get("inputs", []):
       host = _read_shared(np, spec)
       leaves.append(jax.device_put(host, device))
     args, kwargs = self.tree_util.tree_unflatten(in_treedef, leaves)
     result = fun(*args, **kwargs)
     outs = out_treedef.flatten_up_to(result)
-    wants = header["outputs"]
+    wants = header.get("outputs", [])
     if len(outs) != len(wants):
       raise ValueError(
           f"the function returned {len(outs)} arrays, its output specs declare"
@@ -202,12 +246,23 @@ class Sidecar:
     written = []
     for i, (out, want) in enumerate(zip(outs, wants)):
       value = np.asarray(out)
-      dtype = jax.numpy.dtype(want["dtype"])
-      if value.dtype != dtype or list(value.shape) != list(want["shape"]):
+      if want["dtype"] == "string":
+        dtype = np.dtypes.StringDType()
+        same = value.dtype.kind == "T"
+      else:
+        dtype = jax.numpy.dtype(want["dtype"])
+        same = value.dtype == dtype
+      if not same or list(value.shape) != list(want["shape"]):
         raise ValueError(
             f"output {i} is {value.dtype}{list(value.shape)}, the output specs"
             f" declare {dtype}{list(want['shape'])} for this host's shard"
         )
+      if want["dtype"] == "string":
+        data = _string_array_contents(value)
+        with open(want["path"], "wb") as f:
+          f.write(data)
+        written.append({"size": len(data)})
+        continue
       _write_shared(np, want["path"], value)
       written.append({"size": value.nbytes})
     return {"outputs": written}
@@ -224,6 +279,22 @@ def _read_shared(np, spec):
   with open(spec["path"], "rb") as f:
     mem = mmap.mmap(f.fileno(), spec["size"], access=mmap.ACCESS_READ)
   return np.frombuffer(mem, dtype=dtype).reshape(shape)
+
+
+def _string_array_contents(value):
+  """A string array as a serialized xla.ifrt.proto.StringArrayContents: field
+  1 (bytes) once per element, row-major."""
+  out = bytearray()
+  for element in value.reshape(-1):
+    data = str(element).encode()
+    out.append(0x0A)  # field 1, length-delimited
+    n = len(data)
+    while n >= 0x80:
+      out.append((n & 0x7F) | 0x80)
+      n >>= 7
+    out.append(n)
+    out += data
+  return bytes(out)
 
 
 def _write_shared(np, path, value):
@@ -257,7 +328,10 @@ def serve(conn, sidecar):
     except Exception as e:  # pylint: disable=broad-exception-caught
       # The user's function failed: its type and message go to the client.
       reply["error"] = _error(e)
-    conn.write(reply)
+    try:
+      conn.write(reply)
+    except OSError:
+      return  # the worker closed the connection: it is stopping this sidecar
 
 
 def main(argv=None):

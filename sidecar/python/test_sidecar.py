@@ -95,22 +95,22 @@ class SidecarTest(unittest.TestCase):
 
   def test_call_runs_the_function_on_the_input(self):
     prog = pickled(lambda x: x + 1, [(4,)], [(4,)])
-    self.assertNotIn("error", self.request({"op": "load", "session": 1, "program": 7}, prog))
-    reply, outs = self.call(1, 7, np.arange(4, dtype=np.float32), [(4,)])
+    self.assertNotIn("error", self.request({"op": "load", "session": "1", "program": 7}, prog))
+    reply, outs = self.call("1", 7, np.arange(4, dtype=np.float32), [(4,)])
     self.assertNotIn("error", reply)
     np.testing.assert_array_equal(outs[0], [1, 2, 3, 4])
 
   def test_user_error_carries_type_and_message(self):
     def boom(x):
       raise KeyError("no such shard")
-    self.request({"op": "load", "session": 1, "program": 1}, pickled(boom, [(2,)], [(2,)]))
-    reply, _ = self.call(1, 1, np.zeros(2, np.float32), [(2,)])
+    self.request({"op": "load", "session": "1", "program": 1}, pickled(boom, [(2,)], [(2,)]))
+    reply, _ = self.call("1", 1, np.zeros(2, np.float32), [(2,)])
     self.assertEqual(reply["error"]["type"], "KeyError")
     self.assertIn("no such shard", reply["error"]["message"])
 
   def test_wrong_output_shape_is_an_error(self):
-    self.request({"op": "load", "session": 1, "program": 1}, pickled(lambda x: x[:1], [(2,)], [(2,)]))
-    reply, _ = self.call(1, 1, np.zeros(2, np.float32), [(2,)])
+    self.request({"op": "load", "session": "1", "program": 1}, pickled(lambda x: x[:1], [(2,)], [(2,)]))
+    reply, _ = self.call("1", 1, np.zeros(2, np.float32), [(2,)])
     self.assertIn("declare", reply["error"]["message"])
 
   def test_state_is_per_session_and_freed_with_it(self):
@@ -120,14 +120,19 @@ class SidecarTest(unittest.TestCase):
       ref[0] += 1
       return x + ref[0]
     prog = pickled(count, [(1,)], [(1,)])
-    for s in (11, 12):
+    for s in ("11", "12"):
       self.request({"op": "load", "session": s, "program": 1}, prog)
     one = np.zeros(1, np.float32)
-    self.assertEqual(self.call(11, 1, one, [(1,)])[1][0][0], 1)
-    self.assertEqual(self.call(11, 1, one, [(1,)])[1][0][0], 2)
-    self.assertEqual(self.call(12, 1, one, [(1,)])[1][0][0], 1)
-    self.request({"op": "end_session", "session": 11})
-    reply, _ = self.call(11, 1, one, [(1,)])
+    self.assertEqual(self.call("11", 1, one, [(1,)])[1][0][0], 1)
+    self.assertEqual(self.call("11", 1, one, [(1,)])[1][0][0], 2)
+    self.assertEqual(self.call("12", 1, one, [(1,)])[1][0][0], 1)
+    stats = self.request({"op": "stats"})["sessions"]
+    self.assertEqual(stats["11"], {"programs": 1, "objects": 1})
+    self.request({"op": "end_session", "session": "11"})
+    stats = self.request({"op": "stats"})["sessions"]
+    self.assertNotIn("11", stats)
+    self.assertEqual(stats["12"], {"programs": 1, "objects": 1})
+    reply, _ = self.call("11", 1, one, [(1,)])
     self.assertIn("not loaded", reply["protocol_error"])
 
   def test_unknown_op_is_a_protocol_error(self):

@@ -1,0 +1,59 @@
+package cluster_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
+)
+
+// BenchmarkGangAllReduce64MiB sums 64 MiB of f32 across 2 in-process
+// workers of one device each (their all_reduce streams over the workers'
+// peer connection on loopback, as between processes; examples/e2e's
+// TestGangAllReduceAcrossProcesses measures it between processes) and
+// copies 64 MiB with copy() in the same run, reporting the all-reduce's
+// share of memcpy's rate, the best of each. Here a profile sees both workers.
+func BenchmarkGangAllReduce64MiB(b *testing.B) {
+	const n = 64 << 20 / 4
+	ctx := context.Background()
+	l, err := local.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 1, NoProxy: true, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	c := l.Client
+	devs := c.Devices()
+	program := communicatortest.AllReduceSum(2, n)
+	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(program)}, &ifrt.CompileOptions{Devices: devs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, dst := make([]byte, 4*n), make([]byte, 4*n)
+	x, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{n}, Sharding: s}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	copy(dst, data)
+	reduce, memcpy := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for b.Loop() {
+		start := time.Now()
+		res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reduce = min(reduce, time.Since(start))
+		res.Outputs[0].Delete()
+		start = time.Now()
+		copy(dst, data)
+		memcpy = min(memcpy, time.Since(start))
+	}
+	b.ReportMetric(float64(memcpy)/float64(reduce), "x-of-memcpy")
+}
