@@ -15,10 +15,10 @@ cd "$(dirname "$0")/.."
 
 # jax version|Python minor versions to lock for|the top-level pins besides jax and jaxlib
 ENVS=(
-  "0.10.2|3.11 3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 numpy==2.4.6 cloudpickle==3.1.3"
-  "0.11.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3"
-  "0.11.2|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3"
-  "0.12.0.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3"
+  "0.10.2|3.11 3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 numpy==2.4.6 cloudpickle==3.1.3 gcsfs==2026.10.1"
+  "0.11.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
+  "0.11.2|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
+  "0.12.0.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
 )
 
 python_for() { # minor version -> interpreter

@@ -8,7 +8,8 @@
 #   .venv-jax0.11.2/     jax/jaxlib 0.11.2, the newest 0.11.x
 #   .venv-jax0.12.0.1/   jax/jaxlib 0.12.0.1
 #
-# each with pathwaysutils 0.1.13 and orbax-checkpoint 0.12.8. Every package,
+# each with pathwaysutils 0.1.13, orbax-checkpoint 0.12.8 and gcsfs 2026.10.1
+# (Orbax's gs:// files go through etils.epath to gcsfs). Every package,
 # transitive ones included, is installed from scripts/requirements/jaxV-pyX.txt
 # with `pip install --require-hashes` (scripts/lock_python.sh writes those files).
 #

@@ -5,6 +5,11 @@ replicated) through the proxy to CKPT_DIR/proxy, restore it into other
 shardings, and restore LOCAL_DIR (a plain Orbax checkpoint) if it is set.
 MODE=local: with plain CPU JAX and Orbax, restore CKPT_DIR/proxy, then save
 the same tree to CKPT_DIR/local. Every comparison is bit-exact.
+
+CKPT_DIR and LOCAL_DIR are directories or gs:// URLs. For gs:// Orbax's own
+files go through etils.epath to gcsfs, and plain Orbax's arrays through
+TensorStore's gcs driver; the Go test points both at its emulator
+(STORAGE_EMULATOR_HOST, FSSPEC_GCS_TOKEN=anon, TENSORSTORE_GCS_HTTP_URL).
 """
 
 import os
