@@ -158,7 +158,7 @@ func (j *jaxScript) wait() map[string]json.RawMessage {
 	for line := range j.lines {
 		j.record(line)
 	}
-	j.stdin.Close()
+	_ = j.stdin.Close() // the script may have exited already; Wait says how it ended
 	if err := j.cmd.Wait(); err != nil {
 		j.t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", j.name, err, strings.Join(j.seen, "\n"), j.stderr.String())
 	}
