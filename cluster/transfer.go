@@ -99,7 +99,10 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 		if err != nil {
 			return err
 		}
-		part := ifrt.ExtractDomain(dense, elem, spec.Shape, domains[u.first])
+		part := dense // the whole array goes as it is
+		if !slices.Equal(domains[u.first], ifrt.FullDomain(spec.Shape)) {
+			part = ifrt.ExtractDomain(dense, elem, spec.Shape, domains[u.first])
+		}
 		a, err := client.MakeArrayFromHostBuffer(ctx, part, localSpec(spec.DType, domains[u.first], dev, kind), nil)
 		if err != nil {
 			return c.linkError(p.link, gen, err)

@@ -32,9 +32,31 @@ func newLenientCodec() encoding.CodecV2 {
 
 func (c lenientCodec) Name() string { return c.base.Name() }
 
-func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) { return c.base.Marshal(v) }
+// BufferMarshaler is a message that encodes itself into gRPC's buffers, for
+// one whose bytes should go out without the copy into a marshaled message.
+type BufferMarshaler interface {
+	MarshalBuffers() (mem.BufferSlice, error)
+}
+
+// BufferUnmarshaler is a message that decodes itself from gRPC's buffers
+// (which it must not keep), for one whose bytes should go straight to their
+// destination. The servers of ServerOptions use these methods; a message that
+// may reach other codecs also implements proto.Message.
+type BufferUnmarshaler interface {
+	UnmarshalBuffers(mem.BufferSlice) error
+}
+
+func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(BufferMarshaler); ok {
+		return m.MarshalBuffers()
+	}
+	return c.base.Marshal(v)
+}
 
 func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if m, ok := v.(BufferUnmarshaler); ok {
+		return m.UnmarshalBuffers(data)
+	}
 	err := c.base.Unmarshal(data, v)
 	m, ok := v.(proto.Message)
 	if err == nil || !ok {
