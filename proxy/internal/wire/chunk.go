@@ -33,8 +33,9 @@ type ChunkSink struct {
 	Off int
 	// Grow makes Dst grow to fit, up to Limit (0: MaxGrownChunkBuffer), for
 	// content of no fixed size or to commit memory only as bytes arrive. Dst
-	// grows sixteenfold at a time: memory stays within 16 times what came,
-	// while the regrowing copies at most a fifteenth of the bytes.
+	// grows sixteenfold at a time up to 16 MiB and then to Limit at once: a
+	// sender that stops early has cost at most 16 times what it sent or 16
+	// MiB, and regrowing copies and leaves behind at most 17 MiB.
 	Grow  bool
 	Limit int
 }
@@ -42,8 +43,12 @@ type ChunkSink struct {
 // MaxGrownChunkBuffer bounds what a growing ChunkSink takes by default.
 const MaxGrownChunkBuffer = 1 << 30
 
-// firstGrownChunkBuffer is the size a growing ChunkSink starts at.
-const firstGrownChunkBuffer = 64 << 10
+// A growing ChunkSink starts at firstGrownChunkBuffer and jumps to its limit
+// from lastGrownChunkBuffer.
+const (
+	firstGrownChunkBuffer = 64 << 10
+	lastGrownChunkBuffer  = 16 << 20
+)
 
 func (m *ChunkSink) limit() int {
 	if m.Limit > 0 {
@@ -54,7 +59,11 @@ func (m *ChunkSink) limit() int {
 
 // grow makes room for n more bytes, which the limit allows.
 func (m *ChunkSink) grow(n int) {
-	grown := make([]byte, min(m.limit(), max(m.Off+n, 16*len(m.Dst), firstGrownChunkBuffer)))
+	next := max(m.Off+n, 16*len(m.Dst), firstGrownChunkBuffer)
+	if len(m.Dst) >= lastGrownChunkBuffer {
+		next = m.limit()
+	}
+	grown := make([]byte, min(m.limit(), next))
 	copy(grown, m.Dst[:m.Off])
 	m.Dst = grown
 }
