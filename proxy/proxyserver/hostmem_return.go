@@ -12,7 +12,7 @@ import (
 // process would keep gigabytes it no longer uses. memoryReturn frees them and
 // hands them back once large buffers have gone and none has gone for a
 // moment: a burst of transfers pays for it once, after the burst.
-var memoryReturn = &osReturn{threshold: 64 << 20, quiet: 100 * time.Millisecond, free: debug.FreeOSMemory}
+var memoryReturn = &osReturn{threshold: 64 << 20, quiet: time.Second, free: debug.FreeOSMemory}
 
 // osReturn runs free once quiet has passed since the last release, if at
 // least threshold bytes were released since free last ran.

@@ -33,9 +33,10 @@ type ChunkSink struct {
 	Off int
 	// Grow makes Dst grow to fit, up to Limit (0: MaxGrownChunkBuffer), for
 	// content of no fixed size or to commit memory only as bytes arrive. Dst
-	// grows sixteenfold at a time up to 16 MiB and then to Limit at once: a
-	// sender that stops early has cost at most 16 times what it sent or 16
-	// MiB, and regrowing copies and leaves behind at most 17 MiB.
+	// starts at 64 KiB, grows to 1 MiB, and once that much has come (the
+	// sender is sending) to Limit at once: a sender that stops before has
+	// cost at most 16 times what it sent, and regrowing copies and leaves
+	// behind at most 1 MiB.
 	Grow  bool
 	Limit int
 }
@@ -47,7 +48,7 @@ const MaxGrownChunkBuffer = 1 << 30
 // from lastGrownChunkBuffer.
 const (
 	firstGrownChunkBuffer = 64 << 10
-	lastGrownChunkBuffer  = 16 << 20
+	lastGrownChunkBuffer  = 1 << 20
 )
 
 func (m *ChunkSink) limit() int {
@@ -59,7 +60,7 @@ func (m *ChunkSink) limit() int {
 
 // grow makes room for n more bytes, which the limit allows.
 func (m *ChunkSink) grow(n int) {
-	next := max(m.Off+n, 16*len(m.Dst), firstGrownChunkBuffer)
+	next := max(m.Off+n, min(max(16*len(m.Dst), firstGrownChunkBuffer), lastGrownChunkBuffer))
 	if len(m.Dst) >= lastGrownChunkBuffer {
 		next = m.limit()
 	}
