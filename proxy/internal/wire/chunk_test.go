@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -39,7 +40,7 @@ func TestChunkSinkGrowsToItsLimit(t *testing.T) {
 	if !bytes.Equal(m.Dst[:m.Off], want) {
 		t.Errorf("the sink holds %d bytes, equal to the %d sent: %v", m.Off, limit, bytes.Equal(m.Dst[:m.Off], want))
 	}
-	if wantSizes := []int{256 << 10, 1 << 20, limit}; !equalInts(sizes, wantSizes) {
+	if wantSizes := []int{256 << 10, 1 << 20, limit}; !slices.Equal(sizes, wantSizes) {
 		t.Errorf("the buffer grew through %v, want %v", sizes, wantSizes)
 	}
 	if err := m.Decode(chunkMsg(t, []byte{1})); err != ErrChunkTooLarge {
@@ -48,16 +49,4 @@ func TestChunkSinkGrowsToItsLimit(t *testing.T) {
 	if m.Off != limit {
 		t.Errorf("the refused byte moved the offset to %d", m.Off)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
