@@ -12,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/worker/workerpb"
+	"google.golang.org/grpc"
 )
 
 // exchangeChunk is the largest data of one ExchangeFrame: 1 MiB less room
@@ -74,11 +75,13 @@ func (ls *launches) leave(l *gangLaunch) {
 
 // frame is one piece of a message between two partitions. Frames of a
 // partition of this worker carry the whole message and a consumed channel
-// the receiver closes (the sender's memory is handed over, not copied).
+// the receiver closes (the sender's memory is handed over, not copied);
+// frames from another worker carry what arrived (remote).
 type frame struct {
 	tag      stablehlo.Tag
 	size     int64
 	data     []byte
+	remote   *inFrame
 	consumed chan struct{}
 }
 
@@ -218,7 +221,7 @@ func (l *gangLaunch) stream(from, to int) (*outStream, error) {
 		o.err = err
 		return o, err
 	}
-	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx); err != nil {
+	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx, grpc.ForceCodecV2(rpc.BufferCodec())); err != nil {
 		o.err = ifrt.Errorf(ifrt.DataLoss, "worker: partition %d on %s cannot be reached: %w", to, addr, rpc.FromStatus(err))
 	}
 	return o, o.err
@@ -277,16 +280,17 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	// The transport writes the frames from data after SendMsg returns:
+	// Send waits until it has let go of every one.
+	wr := newWritten()
 	first := true
 	for first || len(data) > 0 {
 		n := min(len(data), exchangeChunk)
-		fr := &workerpb.ExchangeFrame{LaunchId: l.id, From: int32(e.self), To: int32(to), Data: data[:n]}
+		fr := &outFrame{launch: l.id, from: int32(e.self), to: int32(to), data: data[:n], written: wr}
 		if first {
-			fr.Collective, fr.Message, fr.Size = tag.Collective, tag.Message, int64(len(data))
+			fr.tag, fr.size = tag, int64(len(data))
 		}
-		// grpc-go encodes the frame before SendMsg returns, so data is not
-		// kept.
-		if err := o.stream.Send(fr); err != nil {
+		if err := o.stream.SendMsg(fr); err != nil {
 			o.err = err
 			if c := l.cause(); c != nil {
 				return c
@@ -301,7 +305,7 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 		l.sent += int64(n)
 		l.mu.Unlock()
 	}
-	return nil
+	return wr.wait(ctx, l.failed, l.cause)
 }
 
 func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, size int, w io.Writer) error {
@@ -333,11 +337,20 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 			l.fail(err)
 			return err
 		}
-		if got+int64(len(f.data)) > int64(size) {
+		n, err := int64(len(f.data)), error(nil)
+		if f.remote != nil {
+			n = f.remote.length()
+		}
+		if got+n > int64(size) {
 			return l.lost(from, errors.New("it sent more than the message holds"))
 		}
-		_, err := w.Write(f.data)
-		got += int64(len(f.data))
+		if f.remote != nil {
+			err = f.remote.writeTo(w)
+			f.remote.free()
+		} else {
+			_, err = w.Write(f.data)
+		}
+		got += n
 		if f.consumed != nil {
 			close(f.consumed)
 		}
@@ -358,13 +371,13 @@ func (e *gangEndpoint) Done(err error) {
 // partition of this worker and hands them to the receiver, in order.
 func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	defer g.w.proxy.Track()()
-	first, err := stream.Recv()
-	if err != nil {
+	first := &inFrame{}
+	if err := stream.RecvMsg(first); err != nil {
 		return err
 	}
-	l := g.launches.join(first.GetLaunchId(), true)
+	l := g.launches.join(first.launch, true)
 	defer g.launches.leave(l)
-	from, to := int(first.GetFrom()), int(first.GetTo())
+	from, to := int(first.from), int(first.to)
 	if from < 0 || to < 0 || from > 1<<16 || to > 1<<16 {
 		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: exchange between partitions %d and %d", from, to))
 	}
@@ -372,10 +385,10 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	defer close(box) // the receiver sees a stream that ends early
 	f := first
 	for {
-		if f.GetFrom() != first.GetFrom() || f.GetTo() != first.GetTo() || f.GetLaunchId() != first.GetLaunchId() {
+		if f.from != first.from || f.to != first.to || f.launch != first.launch {
 			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: one exchange stream carries one pair of one launch"))
 		}
-		fr := &frame{tag: stablehlo.Tag{Collective: f.GetCollective(), Message: f.GetMessage()}, size: f.GetSize(), data: f.GetData()}
+		fr := &frame{tag: f.tag, size: f.size, remote: f}
 		select {
 		case box <- fr:
 		case <-l.failed:
@@ -383,7 +396,8 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 		case <-stream.Context().Done():
 			return stream.Context().Err()
 		}
-		if f, err = stream.Recv(); err == io.EOF {
+		f = &inFrame{}
+		if err := stream.RecvMsg(f); err == io.EOF {
 			return stream.SendAndClose(&workerpb.ExchangeResponse{})
 		} else if err != nil {
 			return err
