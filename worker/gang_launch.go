@@ -280,32 +280,7 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	// The transport writes the frames from data after SendMsg returns:
-	// Send waits until it has let go of every one.
-	wr := newWritten()
-	first := true
-	for first || len(data) > 0 {
-		n := min(len(data), exchangeChunk)
-		fr := &outFrame{launch: l.id, from: int32(e.self), to: int32(to), data: data[:n], written: wr}
-		if first {
-			fr.tag, fr.size = tag, int64(len(data))
-		}
-		if err := o.stream.SendMsg(fr); err != nil {
-			o.err = err
-			if c := l.cause(); c != nil {
-				return c
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return l.lost(to, rpc.FromStatus(err))
-		}
-		data, first = data[n:], false
-		l.mu.Lock()
-		l.sent += int64(n)
-		l.mu.Unlock()
-	}
-	return wr.wait(ctx, l.failed, l.cause)
+	return e.sendFrames(ctx, o, to, tag, data)
 }
 
 func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, size int, w io.Writer) error {
@@ -345,8 +320,7 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 			return l.lost(from, errors.New("it sent more than the message holds"))
 		}
 		if f.remote != nil {
-			err = f.remote.writeTo(w)
-			f.remote.free()
+			err = f.remote.consume(w)
 		} else {
 			_, err = w.Write(f.data)
 		}
@@ -387,6 +361,9 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	for {
 		if f.from != first.from || f.to != first.to || f.launch != first.launch {
 			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: one exchange stream carries one pair of one launch"))
+		}
+		if err := f.attach(g.w.peer.shm); err != nil {
+			return rpc.ToStatus(err)
 		}
 		fr := &frame{tag: f.tag, size: f.size, remote: f}
 		select {

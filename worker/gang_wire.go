@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/worker/workerpb"
 	"google.golang.org/grpc/mem"
@@ -32,6 +34,7 @@ type outFrame struct {
 	tag      stablehlo.Tag // on a message's first frame
 	size     int64         // the message's size, on its first frame
 	data     []byte
+	shared   *workerpb.SharedRegion // instead of data
 	written  *written
 }
 
@@ -47,6 +50,14 @@ func (f *outFrame) MarshalBuffers() (mem.BufferSlice, error) {
 			hdr = protowire.AppendTag(hdr, v.num, protowire.VarintType)
 			hdr = protowire.AppendVarint(hdr, v.val)
 		}
+	}
+	if f.shared != nil {
+		region, err := proto.Marshal(f.shared)
+		if err != nil {
+			return nil, err
+		}
+		hdr = protowire.AppendTag(hdr, 8, protowire.BytesType)
+		hdr = protowire.AppendBytes(hdr, region)
 	}
 	if len(f.data) == 0 {
 		return mem.BufferSlice{mem.SliceBuffer(hdr)}, nil
@@ -119,13 +130,15 @@ type inFrame struct {
 	size     int64
 	data     [][]byte
 	bufs     mem.BufferSlice
+	shared   *workerpb.SharedRegion // where data is, until attach
+	release  func() error           // ends the use of a shared region
 	err      error
 }
 
 // frameHeaderMax bounds the bytes before an ExchangeFrame's data as this
 // package encodes it; a frame whose data does not start within it is
 // decoded as a whole.
-const frameHeaderMax = 128
+const frameHeaderMax = 256
 
 func (f *inFrame) UnmarshalBuffers(data mem.BufferSlice) {
 	*f = inFrame{}
@@ -146,7 +159,7 @@ func (f *inFrame) UnmarshalBuffers(data mem.BufferSlice) {
 		return
 	}
 	*f = inFrame{launch: m.GetLaunchId(), from: m.GetFrom(), to: m.GetTo(), size: m.GetSize(),
-		tag: stablehlo.Tag{Collective: m.GetCollective(), Message: m.GetMessage()}}
+		tag: stablehlo.Tag{Collective: m.GetCollective(), Message: m.GetMessage()}, shared: m.GetShared()}
 	if len(m.GetData()) > 0 {
 		f.data = [][]byte{m.GetData()}
 	}
@@ -192,6 +205,16 @@ func (f *inFrame) parseHeader(b []byte, total int) (start, size int, ok bool) {
 			case 6:
 				f.size = int64(v)
 			}
+		case num == 8 && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b[off:])
+			if n < 0 || f.shared != nil {
+				return 0, 0, false
+			}
+			f.shared = &workerpb.SharedRegion{}
+			if proto.Unmarshal(v, f.shared) != nil {
+				return 0, 0, false
+			}
+			off += n
 		case num == 7 && typ == protowire.BytesType:
 			v, n := protowire.ConsumeVarint(b[off:])
 			if n < 0 || v != uint64(total-off-n) {
@@ -230,10 +253,43 @@ func (f *inFrame) writeTo(w io.Writer) error {
 	return nil
 }
 
-// free gives the transport's buffers back; the frame's data is gone.
-func (f *inFrame) free() {
+// attach makes the bytes of a frame sent through shared memory the frame's
+// data.
+func (f *inFrame) attach(sm *sharedMemory) error {
+	if f.shared == nil {
+		return nil
+	}
+	if len(f.data) > 0 {
+		return ifrt.Errorf(ifrt.InvalidArgument, "worker: an exchange frame carries data and a shared region")
+	}
+	view, release, err := sm.view(f.shared)
+	if err != nil {
+		return err
+	}
+	f.data, f.release, f.shared = [][]byte{view}, release, nil
+	return nil
+}
+
+// consume writes the frame's data to w and frees it.
+func (f *inFrame) consume(w io.Writer) error {
+	err := f.writeTo(w)
+	if ferr := f.free(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// free gives the transport's buffers or the shared region back; the
+// frame's data is gone. It fails when a shared region was overwritten
+// before it was freed.
+func (f *inFrame) free() error {
 	f.bufs.Free()
 	f.bufs, f.data = nil, nil
+	if r := f.release; r != nil {
+		f.release = nil
+		return r()
+	}
+	return nil
 }
 
 // copyPrefix copies the first bytes of data into p and returns how many.
@@ -261,4 +317,61 @@ func viewsFrom(data mem.BufferSlice, off int) [][]byte {
 		off = 0
 	}
 	return views
+}
+
+// sendFrames sends one message of partition e.self to partition to of
+// another worker over o, in frames: through shared memory where the peer
+// can map this worker's segments, else over the connection straight from
+// data. o.mu is held.
+func (e *gangEndpoint) sendFrames(ctx context.Context, o *outStream, to int, tag stablehlo.Tag, data []byte) error {
+	l := e.l
+	sm := l.w.peer.shm
+	shared := len(data) >= smallFrameData && sm.usable(ctx, l.w.peer, l.workers[to])
+	chunk := exchangeChunk
+	if shared {
+		chunk = segmentData
+	}
+	wr := newWritten()
+	first := true
+	for first || len(data) > 0 {
+		n := min(len(data), chunk)
+		fr := &outFrame{launch: l.id, from: int32(e.self), to: int32(to), written: wr}
+		if first {
+			fr.tag, fr.size = tag, int64(len(data))
+		}
+		var seg *segment
+		if shared && n > 0 {
+			var gen uint64
+			var err error
+			if seg, gen, err = sm.acquire(ctx, l.failed, l.cause); err != nil {
+				return err
+			}
+			if err := sm.put(seg, data[:n]); err != nil {
+				generation(seg.mem).CompareAndSwap(gen, 0)
+				return err
+			}
+			fr.shared = &workerpb.SharedRegion{Segment: seg.name, Generation: gen, Length: int64(n)}
+		} else {
+			fr.data = data[:n]
+		}
+		if err := o.stream.SendMsg(fr); err != nil {
+			if seg != nil {
+				generation(seg.mem).CompareAndSwap(fr.shared.GetGeneration(), 0)
+			}
+			o.err = err
+			if c := l.cause(); c != nil {
+				return c
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return l.lost(to, rpc.FromStatus(err))
+		}
+		data, first = data[n:], false
+		l.mu.Lock()
+		l.sent += int64(n)
+		l.mu.Unlock()
+	}
+	// The transport writes frames from data after SendMsg returns.
+	return wr.wait(ctx, l.failed, l.cause)
 }

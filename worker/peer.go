@@ -31,10 +31,16 @@ type peer struct {
 	conns map[string]*grpc.ClientConn // other workers, by address
 
 	fetched atomic.Int64 // bytes gathered from other workers
+
+	shm *sharedMemory // for peers on this host (shm.go)
 }
 
 func newPeer(w *Server) *peer {
-	return &peer{w: w, members: &members{w: w}, conns: map[string]*grpc.ClientConn{}}
+	return &peer{w: w, members: &members{w: w}, conns: map[string]*grpc.ClientConn{}, shm: newSharedMemory()}
+}
+
+func (p *peer) ProbeSharedMemory(_ context.Context, req *workerpb.SharedMemoryProbe) (*workerpb.SharedMemoryProbeResult, error) {
+	return &workerpb.SharedMemoryProbeResult{Readable: p.shm.readable(req)}, nil
 }
 
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
@@ -181,6 +187,7 @@ func (p *peer) close() {
 		c.Close()
 	}
 	p.conns = nil
+	p.shm.close()
 }
 
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {

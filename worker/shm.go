@@ -1,0 +1,330 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// Workers of one host pass exchange data through shared memory: the sender
+// copies a frame's bytes into one of its segments (files of /dev/shm that
+// it maps, created on first need and kept until it stops) and sends only
+// where they are (workerpb.SharedRegion); the receiver maps the segment too
+// and folds or copies the bytes straight out of it. One copy in the sender,
+// none in the kernel or the transport. A segment's first 8 bytes hold the
+// generation of its current use, 0 when free; the receiver frees it by
+// swapping its generation for 0, so a late release of an older use cannot
+// free a newer one. Whether a peer can map this worker's segments is asked
+// once per peer (Peer.ProbeSharedMemory); a peer on another host, in another
+// container without the same /dev/shm, or an older one, gets the bytes over
+// the connection as before. PATHWAYS_PEER_SHARED_MEMORY=off turns it off.
+
+const (
+	// segmentHeader is where a segment's bytes start: the generation, then
+	// the token that Peer.ProbeSharedMemory checks.
+	segmentHeader = 4096
+	tokenOffset   = 64
+	tokenSize     = 16
+	// segmentData is the most bytes one segment (one frame) holds.
+	segmentData = 4 << 20
+	// maxSegments bounds this worker's segments (128 MiB).
+	maxSegments = 32
+	// maxMapped bounds the peers' segments this worker keeps mapped.
+	maxMapped = 256
+)
+
+// segmentName is the form of every segment's name: peers name no other file.
+var segmentName = regexp.MustCompile(`^openpathways-peer-[0-9a-f]{32}$`)
+
+// sharedMemory is a worker's segments and its mappings of its peers'.
+type sharedMemory struct {
+	dir string // "" when turned off
+
+	// copying is held (shared) while a sender writes into a segment, so that
+	// close does not unmap it under the writer.
+	copying sync.RWMutex
+
+	mu     sync.Mutex
+	failed bool // a segment could not be made: send over the connection
+	own    []*segment
+	gen    uint64
+	probed map[string]bool         // peer address: can map this worker's segments
+	mapped map[string]*peerMapping // peers' segments, by name
+	token  [tokenSize]byte
+	closed bool
+}
+
+type segment struct {
+	name  string
+	mem   []byte
+	taken time.Time // when its current use began; guarded by sharedMemory.mu
+}
+
+type peerMapping struct {
+	mem  []byte
+	refs int
+}
+
+func newSharedMemory() *sharedMemory {
+	sm := &sharedMemory{probed: map[string]bool{}, mapped: map[string]*peerMapping{}}
+	if os.Getenv("PATHWAYS_PEER_SHARED_MEMORY") != "off" {
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			sm.dir = "/dev/shm"
+		}
+	}
+	_, _ = rand.Read(sm.token[:])
+	return sm
+}
+
+func generation(mem []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&mem[0])) }
+
+// create makes a new segment of this worker. sm.mu is held.
+func (sm *sharedMemory) create() (*segment, error) {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	name := "openpathways-peer-" + hex.EncodeToString(id[:])
+	path := filepath.Join(sm.dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := segmentHeader + segmentData
+	if err := f.Truncate(int64(size)); err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	copy(mem[tokenOffset:], sm.token[:])
+	s := &segment{name: name, mem: mem}
+	sm.own = append(sm.own, s)
+	return s, nil
+}
+
+// usable tells whether the worker at addr can map this worker's segments,
+// asking it the first time.
+func (sm *sharedMemory) usable(ctx context.Context, p *peer, addr string) bool {
+	if sm.dir == "" {
+		return false
+	}
+	sm.mu.Lock()
+	ok, known := sm.probed[addr]
+	var probe *workerpb.SharedMemoryProbe
+	if !known && !sm.closed && !sm.failed {
+		if len(sm.own) == 0 {
+			if _, err := sm.create(); err != nil {
+				p.w.log.Debug("no shared memory for peers", "error", err)
+				sm.failed = true
+			}
+		}
+		if len(sm.own) > 0 {
+			probe = &workerpb.SharedMemoryProbe{Segment: sm.own[0].name, Token: sm.token[:]}
+		}
+	}
+	sm.mu.Unlock()
+	if known || probe == nil {
+		return ok
+	}
+	conn, err := p.conn(addr)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := workerpb.NewPeerClient(conn).ProbeSharedMemory(ctx, probe)
+	ok = err == nil && res.GetReadable()
+	if err != nil && ctx.Err() != nil {
+		return false // ask again next time
+	}
+	sm.mu.Lock()
+	sm.probed[addr] = ok
+	sm.mu.Unlock()
+	return ok
+}
+
+// acquire returns a free segment of this worker marked with a new
+// generation, waiting while all are in use.
+func (sm *sharedMemory) acquire(ctx context.Context, failed <-chan struct{}, cause func() error) (*segment, uint64, error) {
+	wait := 20 * time.Microsecond
+	for {
+		sm.mu.Lock()
+		if sm.closed {
+			sm.mu.Unlock()
+			return nil, 0, ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
+		}
+		now := time.Now()
+		var free *segment
+		for _, s := range sm.own {
+			g := generation(s.mem)
+			if g.Load() == 0 {
+				free = s
+				break
+			}
+			// A use that no receiver ended for this long belongs to a launch
+			// that failed on the receiver's side.
+			if old := g.Load(); now.Sub(s.taken) > orphanTimeout && g.CompareAndSwap(old, 0) {
+				free = s
+				break
+			}
+		}
+		var err error
+		if free == nil && len(sm.own) < maxSegments {
+			free, err = sm.create()
+		}
+		if free != nil {
+			sm.gen++
+			gen := sm.gen
+			generation(free.mem).Store(gen)
+			free.taken = now
+			sm.mu.Unlock()
+			return free, gen, nil
+		}
+		sm.mu.Unlock()
+		if err != nil {
+			return nil, 0, ifrt.Errorf(ifrt.ResourceExhausted, "worker: shared memory for a peer: %v", err)
+		}
+		select {
+		case <-time.After(wait):
+			wait = min(2*wait, time.Millisecond)
+		case <-failed:
+			return nil, 0, cause()
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
+	}
+}
+
+// view maps a peer's segment and returns the bytes of region, and a
+// function that frees the use and the mapping; free reports whether the
+// bytes stayed the region's while they were read.
+func (sm *sharedMemory) view(r *workerpb.SharedRegion) ([]byte, func() error, error) {
+	name := r.GetSegment()
+	if !segmentName.MatchString(name) || r.GetLength() < 0 || r.GetLength() > segmentData || r.GetGeneration() == 0 {
+		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: invalid shared region %q (%d bytes)", rpc.ValidUTF8(name), r.GetLength())
+	}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if sm.closed {
+		return nil, nil, ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
+	}
+	m := sm.mapped[name]
+	if m == nil {
+		if len(sm.mapped) >= maxMapped {
+			sm.unmapIdle()
+		}
+		mem, err := mapPeerSegment(filepath.Join(sm.dir, name))
+		if err != nil {
+			return nil, nil, ifrt.Errorf(ifrt.DataLoss, "worker: the sender's shared segment %s: %v", name, err)
+		}
+		m = &peerMapping{mem: mem}
+		sm.mapped[name] = m
+	}
+	gen := generation(m.mem)
+	if gen.Load() != r.GetGeneration() {
+		return nil, nil, ifrt.Errorf(ifrt.DataLoss, "worker: the sender's shared segment %s was reused before it was read", name)
+	}
+	m.refs++
+	done := func() error {
+		freed := gen.CompareAndSwap(r.GetGeneration(), 0)
+		sm.mu.Lock()
+		m.refs--
+		sm.mu.Unlock()
+		if !freed {
+			return ifrt.Errorf(ifrt.DataLoss, "worker: the sender's shared segment %s was reused while it was read", name)
+		}
+		return nil
+	}
+	return m.mem[segmentHeader : segmentHeader+r.GetLength()], done, nil
+}
+
+// unmapIdle drops the mappings not in use. sm.mu is held.
+func (sm *sharedMemory) unmapIdle() {
+	for name, m := range sm.mapped {
+		if m.refs == 0 {
+			_ = syscall.Munmap(m.mem)
+			delete(sm.mapped, name)
+		}
+	}
+}
+
+func mapPeerSegment(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() != segmentHeader+segmentData {
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "not a segment (%d bytes)", st.Size())
+	}
+	return syscall.Mmap(int(f.Fd()), 0, segmentHeader+segmentData, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}
+
+// readable answers Peer.ProbeSharedMemory.
+func (sm *sharedMemory) readable(probe *workerpb.SharedMemoryProbe) bool {
+	if sm.dir == "" || !segmentName.MatchString(probe.GetSegment()) || len(probe.GetToken()) != tokenSize {
+		return false
+	}
+	f, err := os.Open(filepath.Join(sm.dir, probe.GetSegment()))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var token [tokenSize]byte
+	if _, err := f.ReadAt(token[:], tokenOffset); err != nil {
+		return false
+	}
+	return bytes.Equal(token[:], probe.GetToken())
+}
+
+// put copies data into a segment acquired for it.
+func (sm *sharedMemory) put(s *segment, data []byte) error {
+	sm.copying.RLock()
+	defer sm.copying.RUnlock()
+	sm.mu.Lock()
+	closed := sm.closed
+	sm.mu.Unlock()
+	if closed {
+		return ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
+	}
+	copy(s.mem[segmentHeader:], data)
+	return nil
+}
+
+// close unmaps everything not in use and removes this worker's segments.
+func (sm *sharedMemory) close() {
+	sm.copying.Lock()
+	defer sm.copying.Unlock()
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if sm.closed {
+		return
+	}
+	sm.closed = true
+	for _, s := range sm.own {
+		_ = syscall.Munmap(s.mem)
+		_ = os.Remove(filepath.Join(sm.dir, s.name))
+	}
+	sm.own = nil
+	sm.unmapIdle()
+}
