@@ -326,7 +326,7 @@ func viewsFrom(data mem.BufferSlice, off int) [][]byte {
 func (e *gangEndpoint) sendFrames(ctx context.Context, o *outStream, to int, tag stablehlo.Tag, data []byte) error {
 	l := e.l
 	sm := l.w.peer.shm
-	shared := len(data) >= smallFrameData && sm.usable(ctx, l.w.peer, l.workers[to])
+	shared := len(data) >= smallFrameData && sm.probe(ctx, l.w.peer, l.workers[to]).mapsMine
 	chunk := exchangeChunk
 	if shared {
 		chunk = segmentData

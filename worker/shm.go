@@ -61,10 +61,16 @@ type sharedMemory struct {
 	failed bool // a segment could not be made: send over the connection
 	own    []*segment
 	gen    uint64
-	probed map[string]bool         // peer address: can map this worker's segments
+	probed map[string]probed       // by peer address
 	mapped map[string]*peerMapping // peers' segments, by name
 	token  [tokenSize]byte
 	closed bool
+}
+
+// probed is what Peer.ProbeSharedMemory told of a peer.
+type probed struct {
+	mapsMine   bool // the peer maps this worker's segments
+	mapsTheirs bool // this worker maps the peer's
 }
 
 type segment struct {
@@ -79,7 +85,7 @@ type peerMapping struct {
 }
 
 func newSharedMemory() *sharedMemory {
-	sm := &sharedMemory{probed: map[string]bool{}, mapped: map[string]*peerMapping{}}
+	sm := &sharedMemory{probed: map[string]probed{}, mapped: map[string]*peerMapping{}}
 	if os.Getenv("PATHWAYS_PEER_SHARED_MEMORY") != "off" {
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 			sm.dir = "/dev/shm"
@@ -118,45 +124,54 @@ func (sm *sharedMemory) create() (*segment, error) {
 	return s, nil
 }
 
-// usable tells whether the worker at addr can map this worker's segments,
-// asking it the first time.
-func (sm *sharedMemory) usable(ctx context.Context, p *peer, addr string) bool {
+// offer returns a segment of this worker for a probe, making one if none
+// exists; nil when it cannot. sm.mu is held.
+func (sm *sharedMemory) offer(log func(error)) *workerpb.SharedMemoryProbe {
+	if sm.dir == "" || sm.closed || sm.failed {
+		return nil
+	}
+	if len(sm.own) == 0 {
+		if _, err := sm.create(); err != nil {
+			log(err)
+			sm.failed = true
+			return nil
+		}
+	}
+	return &workerpb.SharedMemoryProbe{Segment: sm.own[0].name, Token: sm.token[:]}
+}
+
+// probe tells whether the worker at addr and this one map each other's
+// segments, asking it the first time.
+func (sm *sharedMemory) probe(ctx context.Context, p *peer, addr string) probed {
 	if sm.dir == "" {
-		return false
+		return probed{}
 	}
 	sm.mu.Lock()
-	ok, known := sm.probed[addr]
-	var probe *workerpb.SharedMemoryProbe
-	if !known && !sm.closed && !sm.failed {
-		if len(sm.own) == 0 {
-			if _, err := sm.create(); err != nil {
-				p.w.log.Debug("no shared memory for peers", "error", err)
-				sm.failed = true
-			}
-		}
-		if len(sm.own) > 0 {
-			probe = &workerpb.SharedMemoryProbe{Segment: sm.own[0].name, Token: sm.token[:]}
-		}
+	known, ok := sm.probed[addr]
+	var offer *workerpb.SharedMemoryProbe
+	if !ok {
+		offer = sm.offer(func(err error) { p.w.log.Debug("no shared memory for peers", "error", err) })
 	}
 	sm.mu.Unlock()
-	if known || probe == nil {
-		return ok
+	if ok || offer == nil {
+		return known
 	}
 	conn, err := p.conn(addr)
 	if err != nil {
-		return false
+		return probed{}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := workerpb.NewPeerClient(conn).ProbeSharedMemory(ctx, probe)
-	ok = err == nil && res.GetReadable()
+	res, err := workerpb.NewPeerClient(conn).ProbeSharedMemory(ctx, offer)
 	if err != nil && ctx.Err() != nil {
-		return false // ask again next time
+		return probed{} // ask again next time
 	}
+	known = probed{mapsMine: err == nil && res.GetReadable(),
+		mapsTheirs: err == nil && sm.readable(&workerpb.SharedMemoryProbe{Segment: res.GetSegment(), Token: res.GetToken()})}
 	sm.mu.Lock()
-	sm.probed[addr] = ok
+	sm.probed[addr] = known
 	sm.mu.Unlock()
-	return ok
+	return known
 }
 
 // acquire returns a free segment of this worker marked with a new
@@ -280,7 +295,18 @@ func mapPeerSegment(path string) ([]byte, error) {
 	return syscall.Mmap(int(f.Fd()), 0, segmentHeader+segmentData, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 }
 
-// readable answers Peer.ProbeSharedMemory.
+// answer answers Peer.ProbeSharedMemory.
+func (sm *sharedMemory) answer(probe *workerpb.SharedMemoryProbe, log func(error)) *workerpb.SharedMemoryProbeResult {
+	res := &workerpb.SharedMemoryProbeResult{Readable: sm.readable(probe)}
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if offer := sm.offer(log); offer != nil {
+		res.Segment, res.Token = offer.GetSegment(), offer.GetToken()
+	}
+	return res
+}
+
+// readable tells whether probe names a segment this worker can map.
 func (sm *sharedMemory) readable(probe *workerpb.SharedMemoryProbe) bool {
 	if sm.dir == "" || !segmentName.MatchString(probe.GetSegment()) || len(probe.GetToken()) != tokenSize {
 		return false

@@ -83,8 +83,12 @@ func (x *SharedMemoryProbe) GetToken() []byte {
 }
 
 type SharedMemoryProbeResult struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Readable      bool                   `protobuf:"varint,1,opt,name=readable,proto3" json:"readable,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Readable bool                   `protobuf:"varint,1,opt,name=readable,proto3" json:"readable,omitempty"`
+	// A segment of the answering worker, for the caller to check that it can
+	// map that worker's segments too; empty when it has none.
+	Segment       string `protobuf:"bytes,2,opt,name=segment,proto3" json:"segment,omitempty"`
+	Token         []byte `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -124,6 +128,20 @@ func (x *SharedMemoryProbeResult) GetReadable() bool {
 		return x.Readable
 	}
 	return false
+}
+
+func (x *SharedMemoryProbeResult) GetSegment() string {
+	if x != nil {
+		return x.Segment
+	}
+	return ""
+}
+
+func (x *SharedMemoryProbeResult) GetToken() []byte {
+	if x != nil {
+		return x.Token
+	}
+	return nil
 }
 
 // Bytes that a sender put in one of its shared-memory segments, a file of
@@ -260,7 +278,10 @@ type ReadArrayRequest struct {
 	Array *ArrayRef              `protobuf:"bytes,1,opt,name=array,proto3" json:"array,omitempty"`
 	// The part of the array to read, relative to the array (origin 0 is its
 	// first element); absent: the whole array.
-	Region        *Domain `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
+	Region *Domain `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
+	// The reader maps this worker's shared-memory segments (it learned so
+	// from Peer.ProbeSharedMemory): chunks may come as SharedRegions.
+	SharedMemory  bool `protobuf:"varint,3,opt,name=shared_memory,json=sharedMemory,proto3" json:"shared_memory,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -309,9 +330,18 @@ func (x *ReadArrayRequest) GetRegion() *Domain {
 	return nil
 }
 
+func (x *ReadArrayRequest) GetSharedMemory() bool {
+	if x != nil {
+		return x.SharedMemory
+	}
+	return false
+}
+
 type ReadArrayChunk struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// Instead of data, when the reader asked for shared memory.
+	Shared        *SharedRegion `protobuf:"bytes,2,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,6 +379,13 @@ func (*ReadArrayChunk) Descriptor() ([]byte, []int) {
 func (x *ReadArrayChunk) GetData() []byte {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *ReadArrayChunk) GetShared() *SharedRegion {
+	if x != nil {
+		return x.Shared
 	}
 	return nil
 }
@@ -615,9 +652,11 @@ const file_worker_workerpb_peer_proto_rawDesc = "" +
 	"\x1aworker/workerpb/peer.proto\x12\x16openpathways.worker.v1\"C\n" +
 	"\x11SharedMemoryProbe\x12\x18\n" +
 	"\asegment\x18\x01 \x01(\tR\asegment\x12\x14\n" +
-	"\x05token\x18\x02 \x01(\fR\x05token\"5\n" +
+	"\x05token\x18\x02 \x01(\fR\x05token\"e\n" +
 	"\x17SharedMemoryProbeResult\x12\x1a\n" +
-	"\breadable\x18\x01 \x01(\bR\breadable\"`\n" +
+	"\breadable\x18\x01 \x01(\bR\breadable\x12\x18\n" +
+	"\asegment\x18\x02 \x01(\tR\asegment\x12\x14\n" +
+	"\x05token\x18\x03 \x01(\fR\x05token\"`\n" +
 	"\fSharedRegion\x12\x18\n" +
 	"\asegment\x18\x01 \x01(\tR\asegment\x12\x1e\n" +
 	"\n" +
@@ -628,12 +667,14 @@ const file_worker_workerpb_peer_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\x06R\x06handle\x12#\n" +
-	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\"\x82\x01\n" +
+	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\"\xa7\x01\n" +
 	"\x10ReadArrayRequest\x126\n" +
 	"\x05array\x18\x01 \x01(\v2 .openpathways.worker.v1.ArrayRefR\x05array\x126\n" +
-	"\x06region\x18\x02 \x01(\v2\x1e.openpathways.worker.v1.DomainR\x06region\"$\n" +
+	"\x06region\x18\x02 \x01(\v2\x1e.openpathways.worker.v1.DomainR\x06region\x12#\n" +
+	"\rshared_memory\x18\x03 \x01(\bR\fsharedMemory\"b\n" +
 	"\x0eReadArrayChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"6\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12<\n" +
+	"\x06shared\x18\x02 \x01(\v2$.openpathways.worker.v1.SharedRegionR\x06shared\"6\n" +
 	"\x06Domain\x12\x16\n" +
 	"\x06origin\x18\x01 \x03(\x03R\x06origin\x12\x14\n" +
 	"\x05shape\x18\x02 \x03(\x03R\x05shape\"\x9e\x01\n" +
@@ -684,22 +725,23 @@ var file_worker_workerpb_peer_proto_goTypes = []any{
 var file_worker_workerpb_peer_proto_depIdxs = []int32{
 	3,  // 0: openpathways.worker.v1.ReadArrayRequest.array:type_name -> openpathways.worker.v1.ArrayRef
 	6,  // 1: openpathways.worker.v1.ReadArrayRequest.region:type_name -> openpathways.worker.v1.Domain
-	3,  // 2: openpathways.worker.v1.Piece.array:type_name -> openpathways.worker.v1.ArrayRef
-	6,  // 3: openpathways.worker.v1.Piece.domain:type_name -> openpathways.worker.v1.Domain
-	3,  // 4: openpathways.worker.v1.GatherRequest.result:type_name -> openpathways.worker.v1.ArrayRef
-	6,  // 5: openpathways.worker.v1.GatherRequest.domain:type_name -> openpathways.worker.v1.Domain
-	7,  // 6: openpathways.worker.v1.GatherRequest.pieces:type_name -> openpathways.worker.v1.Piece
-	4,  // 7: openpathways.worker.v1.Peer.ReadArray:input_type -> openpathways.worker.v1.ReadArrayRequest
-	8,  // 8: openpathways.worker.v1.Peer.Gather:input_type -> openpathways.worker.v1.GatherRequest
-	0,  // 9: openpathways.worker.v1.Peer.ProbeSharedMemory:input_type -> openpathways.worker.v1.SharedMemoryProbe
-	5,  // 10: openpathways.worker.v1.Peer.ReadArray:output_type -> openpathways.worker.v1.ReadArrayChunk
-	9,  // 11: openpathways.worker.v1.Peer.Gather:output_type -> openpathways.worker.v1.GatherResponse
-	1,  // 12: openpathways.worker.v1.Peer.ProbeSharedMemory:output_type -> openpathways.worker.v1.SharedMemoryProbeResult
-	10, // [10:13] is the sub-list for method output_type
-	7,  // [7:10] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	2,  // 2: openpathways.worker.v1.ReadArrayChunk.shared:type_name -> openpathways.worker.v1.SharedRegion
+	3,  // 3: openpathways.worker.v1.Piece.array:type_name -> openpathways.worker.v1.ArrayRef
+	6,  // 4: openpathways.worker.v1.Piece.domain:type_name -> openpathways.worker.v1.Domain
+	3,  // 5: openpathways.worker.v1.GatherRequest.result:type_name -> openpathways.worker.v1.ArrayRef
+	6,  // 6: openpathways.worker.v1.GatherRequest.domain:type_name -> openpathways.worker.v1.Domain
+	7,  // 7: openpathways.worker.v1.GatherRequest.pieces:type_name -> openpathways.worker.v1.Piece
+	4,  // 8: openpathways.worker.v1.Peer.ReadArray:input_type -> openpathways.worker.v1.ReadArrayRequest
+	8,  // 9: openpathways.worker.v1.Peer.Gather:input_type -> openpathways.worker.v1.GatherRequest
+	0,  // 10: openpathways.worker.v1.Peer.ProbeSharedMemory:input_type -> openpathways.worker.v1.SharedMemoryProbe
+	5,  // 11: openpathways.worker.v1.Peer.ReadArray:output_type -> openpathways.worker.v1.ReadArrayChunk
+	9,  // 12: openpathways.worker.v1.Peer.Gather:output_type -> openpathways.worker.v1.GatherResponse
+	1,  // 13: openpathways.worker.v1.Peer.ProbeSharedMemory:output_type -> openpathways.worker.v1.SharedMemoryProbeResult
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_peer_proto_init() }
