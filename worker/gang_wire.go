@@ -339,24 +339,15 @@ func (e *gangEndpoint) sendFrames(ctx context.Context, o *outStream, to int, tag
 		if first {
 			fr.tag, fr.size = tag, int64(len(data))
 		}
-		var seg *segment
 		if shared && n > 0 {
-			var gen uint64
-			var err error
-			if seg, gen, err = sm.acquire(ctx, l.failed, l.cause); err != nil {
-				return err
-			}
-			if err := sm.put(seg, data[:n]); err != nil {
-				generation(seg.mem).CompareAndSwap(gen, 0)
-				return err
-			}
-			fr.shared = &workerpb.SharedRegion{Segment: seg.name, Generation: gen, Length: int64(n)}
-		} else {
+			fr.shared = sm.take(data[:n])
+		}
+		if fr.shared == nil {
 			fr.data = data[:n]
 		}
 		if err := o.stream.SendMsg(fr); err != nil {
-			if seg != nil {
-				generation(seg.mem).CompareAndSwap(fr.shared.GetGeneration(), 0)
+			if fr.shared != nil {
+				sm.untake(fr.shared)
 			}
 			o.err = err
 			if c := l.cause(); c != nil {

@@ -60,21 +60,14 @@ func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_Re
 	for len(data) > 0 {
 		n := min(len(data), chunk)
 		out := &chunkOut{data: data[:n]}
-		var seg *segment
 		if shared {
-			var gen uint64
-			if seg, gen, err = p.shm.acquire(stream.Context(), nil, nil); err != nil {
-				return rpc.ToStatus(err)
+			if out.shared = p.shm.take(data[:n]); out.shared != nil {
+				out.data = nil
 			}
-			if err := p.shm.put(seg, data[:n]); err != nil {
-				generation(seg.mem).CompareAndSwap(gen, 0)
-				return rpc.ToStatus(err)
-			}
-			out = &chunkOut{shared: &workerpb.SharedRegion{Segment: seg.name, Generation: gen, Length: int64(n)}}
 		}
 		if err := stream.SendMsg(out); err != nil {
-			if seg != nil {
-				generation(seg.mem).CompareAndSwap(out.shared.GetGeneration(), 0)
+			if out.shared != nil {
+				p.shm.untake(out.shared)
 			}
 			return err
 		}

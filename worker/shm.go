@@ -174,54 +174,57 @@ func (sm *sharedMemory) probe(ctx context.Context, p *peer, addr string) probed 
 	return known
 }
 
-// acquire returns a free segment of this worker marked with a new
-// generation, waiting while all are in use.
-func (sm *sharedMemory) acquire(ctx context.Context, failed <-chan struct{}, cause func() error) (*segment, uint64, error) {
-	wait := 20 * time.Microsecond
-	for {
-		sm.mu.Lock()
-		if sm.closed {
-			sm.mu.Unlock()
-			return nil, 0, ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
-		}
-		now := time.Now()
-		var free *segment
-		for _, s := range sm.own {
-			g := generation(s.mem)
-			if g.Load() == 0 {
-				free = s
-				break
-			}
-			// A use that no receiver ended for this long belongs to a launch
-			// that failed on the receiver's side.
-			if old := g.Load(); now.Sub(s.taken) > orphanTimeout && g.CompareAndSwap(old, 0) {
-				free = s
-				break
-			}
-		}
-		var err error
-		if free == nil && len(sm.own) < maxSegments {
-			free, err = sm.create()
-		}
-		if free != nil {
-			sm.gen++
-			gen := sm.gen
-			generation(free.mem).Store(gen)
-			free.taken = now
-			sm.mu.Unlock()
-			return free, gen, nil
-		}
+// take copies data (at most segmentData bytes) into a free segment and
+// returns where it is, or nil when every segment is in use: the caller then
+// sends data over the connection. A sender never waits for a receiver to
+// free a segment, so that pairs whose receivers read in some order cannot
+// block each other through the shared pool.
+func (sm *sharedMemory) take(data []byte) *workerpb.SharedRegion {
+	sm.copying.RLock()
+	defer sm.copying.RUnlock()
+	sm.mu.Lock()
+	if sm.closed || sm.dir == "" {
 		sm.mu.Unlock()
-		if err != nil {
-			return nil, 0, ifrt.Errorf(ifrt.ResourceExhausted, "worker: shared memory for a peer: %v", err)
+		return nil
+	}
+	now := time.Now()
+	var free *segment
+	for _, s := range sm.own {
+		g := generation(s.mem)
+		old := g.Load()
+		// A use that no receiver ended for this long belongs to a launch
+		// that failed on the receiver's side.
+		if old == 0 || now.Sub(s.taken) > orphanTimeout && g.CompareAndSwap(old, 0) {
+			free = s
+			break
 		}
-		select {
-		case <-time.After(wait):
-			wait = min(2*wait, time.Millisecond)
-		case <-failed:
-			return nil, 0, cause()
-		case <-ctx.Done():
-			return nil, 0, ctx.Err()
+	}
+	if free == nil && len(sm.own) < maxSegments && !sm.failed {
+		var err error
+		if free, err = sm.create(); err != nil {
+			sm.failed = true
+		}
+	}
+	if free == nil {
+		sm.mu.Unlock()
+		return nil
+	}
+	sm.gen++
+	gen := sm.gen
+	generation(free.mem).Store(gen)
+	free.taken = now
+	sm.mu.Unlock()
+	copy(free.mem[segmentHeader:], data)
+	return &workerpb.SharedRegion{Segment: free.name, Generation: gen, Length: int64(len(data))}
+}
+
+// untake frees the segment of a region that was never sent.
+func (sm *sharedMemory) untake(r *workerpb.SharedRegion) {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	for _, s := range sm.own {
+		if s.name == r.GetSegment() {
+			generation(s.mem).CompareAndSwap(r.GetGeneration(), 0)
 		}
 	}
 }
@@ -321,20 +324,6 @@ func (sm *sharedMemory) readable(probe *workerpb.SharedMemoryProbe) bool {
 		return false
 	}
 	return bytes.Equal(token[:], probe.GetToken())
-}
-
-// put copies data into a segment acquired for it.
-func (sm *sharedMemory) put(s *segment, data []byte) error {
-	sm.copying.RLock()
-	defer sm.copying.RUnlock()
-	sm.mu.Lock()
-	closed := sm.closed
-	sm.mu.Unlock()
-	if closed {
-		return ifrt.Errorf(ifrt.Unavailable, "worker: the worker is stopping")
-	}
-	copy(s.mem[segmentHeader:], data)
-	return nil
 }
 
 // close unmaps everything not in use and removes this worker's segments.

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,22 +22,11 @@ func newTestSharedMemory(t *testing.T, dir string) *sharedMemory {
 
 func takeSegment(t *testing.T, sm *sharedMemory, data []byte) *workerpb.SharedRegion {
 	t.Helper()
-	sm.mu.Lock()
-	if len(sm.own) == 0 {
-		if _, err := sm.create(); err != nil {
-			sm.mu.Unlock()
-			t.Skipf("cannot make a shared segment: %v", err)
-		}
+	r := sm.take(data)
+	if r == nil {
+		t.Skip("cannot make a shared segment")
 	}
-	sm.mu.Unlock()
-	seg, gen, err := sm.acquire(context.Background(), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sm.put(seg, data); err != nil {
-		t.Fatal(err)
-	}
-	return &workerpb.SharedRegion{Segment: seg.name, Generation: gen, Length: int64(len(data))}
+	return r
 }
 
 // TestSharedRegionRoundTrip checks that a receiver reads what the sender
@@ -122,5 +110,30 @@ func TestSharedMemoryProbe(t *testing.T) {
 	elsewhere := newTestSharedMemory(t, t.TempDir())
 	if elsewhere.readable(&workerpb.SharedMemoryProbe{Segment: r.GetSegment(), Token: sender.token[:]}) {
 		t.Error("a worker of another directory (another host) says it can read the segment")
+	}
+}
+
+// TestSharedMemoryFullFallsBack checks that a sender whose segments are
+// all in use gets none (and sends over the connection) instead of waiting,
+// and gets one again once a receiver frees it.
+func TestSharedMemoryFullFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	sender, receiver := newTestSharedMemory(t, dir), newTestSharedMemory(t, dir)
+	var taken []*workerpb.SharedRegion
+	for range maxSegments {
+		taken = append(taken, takeSegment(t, sender, []byte("x")))
+	}
+	if r := sender.take([]byte("y")); r != nil {
+		t.Fatalf("a sender with all %d segments in use took %v", maxSegments, r)
+	}
+	_, release, err := receiver.view(taken[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if r := sender.take([]byte("y")); r == nil || r.GetSegment() != taken[3].GetSegment() {
+		t.Errorf("after a receiver freed %s the sender took %v", taken[3].GetSegment(), r)
 	}
 }
