@@ -23,7 +23,8 @@ import (
 // protobuf allows, which no message of ours (or upstream's) uses.
 const decodeFailureField protowire.Number = protowire.MaxValidNumber
 
-// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes.
+// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes;
+// it encodes and decodes BufferMessages as BufferCodec does.
 type lenientCodec struct{ base encoding.CodecV2 }
 
 func newLenientCodec() encoding.CodecV2 {
