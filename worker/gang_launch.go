@@ -15,10 +15,11 @@ import (
 	"google.golang.org/grpc"
 )
 
-// exchangeChunk is the largest data of one ExchangeFrame: 1 MiB less room
-// for the frame's other fields, so that the encoded frame fits grpc-go's
-// largest pooled buffer (1 MiB) on both sides. A frame just over it took a
-// fresh, zeroed buffer to encode and another to receive.
+// exchangeChunk is the largest data of one ExchangeFrame over the
+// connection: 1 MiB less room for the frame's other fields, within grpc-go's
+// largest pooled buffer (1 MiB), which the proto codec encoded frames into
+// before frames became BufferMessages (gang_wire.go). Frames in shared memory
+// hold up to segmentData.
 const exchangeChunk = 1<<20 - 128
 
 // orphanTimeout is how long a launch that peers sent data for waits for its

@@ -327,20 +327,20 @@ func (e *gangEndpoint) sendFrames(ctx context.Context, o *outStream, to int, tag
 	l := e.l
 	sm := l.w.peer.shm
 	shared := len(data) >= smallFrameData && sm.probe(ctx, l.w.peer, l.workers[to]).mapsMine
-	chunk := exchangeChunk
-	if shared {
-		chunk = segmentData
-	}
 	wr := newWritten()
 	first := true
 	for first || len(data) > 0 {
-		n := min(len(data), chunk)
+		n := min(len(data), exchangeChunk)
 		fr := &outFrame{launch: l.id, from: int32(e.self), to: int32(to), written: wr}
 		if first {
 			fr.tag, fr.size = tag, int64(len(data))
 		}
 		if shared && n > 0 {
-			fr.shared = sm.take(data[:n])
+			// A segment holds more than a frame over the connection may.
+			m := min(len(data), segmentData)
+			if fr.shared = sm.take(data[:m]); fr.shared != nil {
+				n = m
+			}
 		}
 		if fr.shared == nil {
 			fr.data = data[:n]

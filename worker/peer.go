@@ -53,16 +53,14 @@ func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_Re
 		return rpc.ToStatus(err)
 	}
 	shared := req.GetSharedMemory() && p.shm.dir != ""
-	chunk := chunkSize
-	if shared {
-		chunk = segmentData
-	}
 	for len(data) > 0 {
-		n := min(len(data), chunk)
+		n := min(len(data), chunkSize)
 		out := &chunkOut{data: data[:n]}
 		if shared {
-			if out.shared = p.shm.take(data[:n]); out.shared != nil {
-				out.data = nil
+			// A segment holds more than a chunk over the connection may.
+			m := min(len(data), segmentData)
+			if out.shared = p.shm.take(data[:m]); out.shared != nil {
+				n, out.data = m, nil
 			}
 		}
 		if err := stream.SendMsg(out); err != nil {

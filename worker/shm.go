@@ -40,11 +40,13 @@ const (
 	tokenSize     = 16
 	// segmentData is the most bytes one segment (one frame) holds.
 	segmentData = 4 << 20
-	// maxSegments bounds this worker's segments (128 MiB).
-	maxSegments = 32
 	// maxMapped bounds the peers' segments this worker keeps mapped.
 	maxMapped = 256
 )
+
+// maxSegments bounds this worker's segments (128 MiB); a variable for tests
+// of a full pool.
+var maxSegments = 32
 
 // segmentName is the form of every segment's name: peers name no other file.
 var segmentName = regexp.MustCompile(`^openpathways-peer-[0-9a-f]{32}$`)
@@ -109,7 +111,9 @@ func (sm *sharedMemory) create() (*segment, error) {
 	}
 	defer f.Close()
 	size := segmentHeader + segmentData
-	if err := f.Truncate(int64(size)); err != nil {
+	// Allocated now, not on first write: a full tmpfs (Docker's /dev/shm is
+	// 64 MiB) fails here instead of killing the writer with SIGBUS later.
+	if err := syscall.Fallocate(int(f.Fd()), 0, 0, int64(size)); err != nil {
 		os.Remove(path)
 		return nil, err
 	}
