@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -19,8 +18,9 @@ import (
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
-// Workers of one host pass exchange data through shared memory: the sender
-// copies a frame's bytes into one of its segments (files of /dev/shm that
+// Workers of one host (on Linux) pass exchange frames and array chunks
+// through shared memory: the sender copies a frame's bytes into one of its
+// segments (files of /dev/shm that
 // it maps, created on first need and kept until it stops) and sends only
 // where they are (workerpb.SharedRegion); the receiver maps the segment too
 // and folds or copies the bytes straight out of it. One copy in the sender,
@@ -88,7 +88,7 @@ type peerMapping struct {
 
 func newSharedMemory() *sharedMemory {
 	sm := &sharedMemory{probed: map[string]probed{}, mapped: map[string]*peerMapping{}}
-	if os.Getenv("PATHWAYS_PEER_SHARED_MEMORY") != "off" {
+	if sharedMemorySupported && os.Getenv("PATHWAYS_PEER_SHARED_MEMORY") != "off" {
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 			sm.dir = "/dev/shm"
 		}
@@ -110,14 +110,9 @@ func (sm *sharedMemory) create() (*segment, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := segmentHeader + segmentData
 	// Allocated now, not on first write: a full tmpfs (Docker's /dev/shm is
 	// 64 MiB) fails here instead of killing the writer with SIGBUS later.
-	if err := syscall.Fallocate(int(f.Fd()), 0, 0, int64(size)); err != nil {
-		os.Remove(path)
-		return nil, err
-	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	mem, err := mapFile(f, segmentHeader+segmentData, true)
 	if err != nil {
 		os.Remove(path)
 		return nil, err
@@ -280,7 +275,7 @@ func (sm *sharedMemory) view(r *workerpb.SharedRegion) ([]byte, func() error, er
 func (sm *sharedMemory) unmapIdle() {
 	for name, m := range sm.mapped {
 		if m.refs == 0 {
-			_ = syscall.Munmap(m.mem)
+			_ = unmapFile(m.mem)
 			delete(sm.mapped, name)
 		}
 	}
@@ -299,7 +294,7 @@ func mapPeerSegment(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() || st.Size() != segmentHeader+segmentData {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "not a segment (%d bytes)", st.Size())
 	}
-	return syscall.Mmap(int(f.Fd()), 0, segmentHeader+segmentData, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	return mapFile(f, segmentHeader+segmentData, false)
 }
 
 // answer answers Peer.ProbeSharedMemory.
@@ -341,7 +336,7 @@ func (sm *sharedMemory) close() {
 	}
 	sm.closed = true
 	for _, s := range sm.own {
-		_ = syscall.Munmap(s.mem)
+		_ = unmapFile(s.mem)
 		_ = os.Remove(filepath.Join(sm.dir, s.name))
 	}
 	sm.own = nil
