@@ -349,6 +349,7 @@ func (e *gangEndpoint) sendFrames(ctx context.Context, o *outStream, to int, tag
 			if fr.shared != nil {
 				sm.untake(fr.shared)
 			}
+			sm.forget(l.workers[to])
 			o.err = err
 			if c := l.cause(); c != nil {
 				return c

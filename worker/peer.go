@@ -173,12 +173,14 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap if
 				break
 			}
 			if err != nil {
+				p.shm.forget(addr)
 				return nil, ifrt.Errorf(ifrt.CodeOf(rpc.FromStatus(err)), "worker: reading a piece from %s: %w", addr, rpc.FromStatus(err))
 			}
 			if in.err == nil && in.shared != nil {
 				in.err = p.copyShared(in)
 			}
 			if in.err != nil {
+				p.shm.forget(addr)
 				return nil, in.err
 			}
 		}

@@ -173,6 +173,14 @@ func (sm *sharedMemory) probe(ctx context.Context, p *peer, addr string) probed 
 	return known
 }
 
+// forget drops what the probe of addr told, after a failed call to it: the
+// worker there may be another one now (restarted, on another host).
+func (sm *sharedMemory) forget(addr string) {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	delete(sm.probed, addr)
+}
+
 // take copies data (at most segmentData bytes) into a free segment and
 // returns where it is, or nil when every segment is in use: the caller then
 // sends data over the connection. A sender never waits for a receiver to
