@@ -38,9 +38,10 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*placement
 	links   map[hostKey]*link
 
-	elastic *elasticPolicy // nil: any number of slices may be lost
-	failure *failure       // see Err
-	suspend suspendState   // suspend.go
+	elastic   *elasticPolicy // nil: any number of slices may be lost
+	failure   *failure       // see Err
+	suspend   suspendState   // suspend.go
+	launchers launchStreams  // gang_stream.go
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc

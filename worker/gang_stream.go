@@ -1,0 +1,96 @@
+package worker
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/worker/workerpb"
+)
+
+// Launches serves a client's stream of launches: each one runs as a Launch
+// call would (its own goroutine, its sequence turn, its context ended by its
+// timeout, its cancel message or the stream ending), and its result goes back
+// on the stream when it is done. A launch costs one small message each way
+// instead of a call; the stream lives as long as the client's connection, or
+// until this worker leaves.
+func (g *gang) Launches(stream workerpb.Gang_LaunchesServer) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	ls := &launchStream{g: g, stream: stream, running: map[uint64]context.CancelFunc{}}
+	received := make(chan error, 1)
+	go func() { received <- ls.receive(ctx) }()
+	select {
+	case err := <-received:
+		return err
+	case <-g.w.stopped():
+		// A stream never ends by itself: leaving must not wait for it. The
+		// launches it carries end with it.
+		return nil
+	}
+}
+
+// launchStream is the worker's side of one Launches stream.
+type launchStream struct {
+	g      *gang
+	stream workerpb.Gang_LaunchesServer
+
+	sendMu sync.Mutex
+
+	mu      sync.Mutex
+	running map[uint64]context.CancelFunc // by launch id
+}
+
+func (ls *launchStream) receive(ctx context.Context) error {
+	for {
+		req, err := ls.stream.Recv()
+		if err != nil {
+			return err // io.EOF: the client closed it
+		}
+		if id, ok := req.GetRequest().(*workerpb.LaunchStreamRequest_Cancel); ok {
+			ls.mu.Lock()
+			stop := ls.running[id.Cancel]
+			ls.mu.Unlock()
+			if stop != nil {
+				stop()
+			}
+			continue
+		}
+		launch := req.GetLaunch()
+		if launch == nil {
+			continue // a request kind this worker does not know
+		}
+		lctx, stop := context.WithCancel(ctx)
+		if t := req.GetTimeoutNanos(); t > 0 {
+			lctx, stop = context.WithTimeout(ctx, time.Duration(t))
+		}
+		ls.mu.Lock()
+		ls.running[launch.GetLaunchId()] = stop
+		ls.mu.Unlock()
+		go ls.run(lctx, stop, launch)
+	}
+}
+
+// run runs one launch and sends its result.
+func (ls *launchStream) run(ctx context.Context, stop context.CancelFunc, req *workerpb.LaunchRequest) {
+	g := ls.g
+	done := g.w.proxy.Track()
+	start := time.Now()
+	resp, err := g.launch(ctx, req)
+	g.w.record("gang", "Gang/Launch", start, err)
+	done()
+	ls.mu.Lock()
+	delete(ls.running, req.GetLaunchId())
+	ls.mu.Unlock()
+	stop()
+	res := &workerpb.LaunchResult{LaunchId: req.GetLaunchId(), SentBytes: resp.GetSentBytes()}
+	if err != nil {
+		code, msg := rpc.CodeAndMessage(err)
+		res.Code, res.Message, res.Reason = int32(code), msg, rpc.ReasonOf(err)
+	}
+	ls.sendMu.Lock()
+	defer ls.sendMu.Unlock()
+	// A failed send means the stream is gone, and with it the client's wait.
+	_ = ls.stream.Send(res)
+}
