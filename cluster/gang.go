@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -403,9 +404,9 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		if r.err == nil {
 			return true
 		}
-		if ctx.Err() != nil {
+		if err := ended(ctx); err != nil {
 			// The worker's echo of the client's deadline or cancellation.
-			errs[r.index] = ctx.Err()
+			errs[r.index] = err
 			return false
 		}
 		l := e.links[r.index]
@@ -466,4 +467,13 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		return fmt.Errorf("cluster: launch of %s: %w", e.name, first)
 	}
 	return nil
+}
+
+// ended is ctx's error, or DeadlineExceeded once its deadline has passed
+// even if its timer has not fired yet (a worker's timer may fire first).
+func ended(ctx context.Context) error {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return ctx.Err()
 }

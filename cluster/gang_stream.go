@@ -87,8 +87,10 @@ func (s *launchStream) receive(ctx context.Context) {
 		if err != nil {
 			if err == io.EOF {
 				err = ifrt.Errorf(ifrt.Unavailable, "cluster: the worker ended its launch stream")
+			} else {
+				err = rpc.FromStatus(err)
 			}
-			s.broke(rpc.FromStatus(err))
+			s.broke(err)
 			return
 		}
 		s.mu.Lock()

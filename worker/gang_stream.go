@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
@@ -27,7 +28,7 @@ func (g *gang) Launches(stream workerpb.Gang_LaunchesServer) error {
 	case <-g.w.stopped():
 		// A stream never ends by itself: leaving must not wait for it. The
 		// launches it carries end with it.
-		return nil
+		return rpc.ToStatus(ifrt.Errorf(ifrt.Unavailable, "worker: the worker is leaving"))
 	}
 }
 
