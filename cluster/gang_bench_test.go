@@ -29,13 +29,11 @@ func tinyManual(w int) string {
 
 // BenchmarkGangLaunch measures one launch of a tiny program over W
 // in-process workers of one device each (W = 1 runs on one worker, without
-// the gang protocol) and reports it against W = 1, measured in the same run:
-// wall time (us/launch, x-W1) and the process's CPU time (cpu-us/launch,
-// cpu-x-W1), which a shared machine disturbs less. A gang launch costs the
-// RM's sequence numbers and one message each way on each worker's launch
-// stream.
+// the gang protocol) and reports it against W = 1, measured in the same run.
+// A gang launch costs the RM's sequence numbers and one message each way on
+// each worker's launch stream.
 func BenchmarkGangLaunch(b *testing.B) {
-	var one, oneCPU time.Duration
+	var one time.Duration
 	for _, w := range []int{1, 2, 4, 8, 16} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			ctx := context.Background()
@@ -72,24 +70,17 @@ func BenchmarkGangLaunch(b *testing.B) {
 			}
 			launch() // warm: connections, first loads
 			b.ResetTimer()
-			start, startCPU := time.Now(), processCPU()
+			start := time.Now()
 			for b.Loop() {
 				launch()
 			}
 			per := time.Since(start) / time.Duration(b.N)
-			perCPU := (processCPU() - startCPU) / time.Duration(b.N)
 			if w == 1 {
-				one, oneCPU = per, perCPU
+				one = per
 			}
 			b.ReportMetric(float64(per.Microseconds()), "us/launch")
 			if one > 0 {
 				b.ReportMetric(float64(per)/float64(one), "x-W1")
-			}
-			if perCPU > 0 {
-				b.ReportMetric(float64(perCPU.Microseconds()), "cpu-us/launch")
-			}
-			if oneCPU > 0 {
-				b.ReportMetric(float64(perCPU)/float64(oneCPU), "cpu-x-W1")
 			}
 		})
 	}
