@@ -1,12 +1,8 @@
 package worker_test
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/golden"
@@ -19,20 +15,7 @@ import (
 // another, and a refused launch fails alone, each answered on the stream
 // that goes on carrying launches.
 func TestLaunchStreamCancelAndTimeout(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
-	s := startStandalone(t)
-	client, err := proxy.Dial(ctx, s.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	gang := workerpb.NewGangClient(conn)
+	ctx, s, client, gang := startGangSession(t)
 	prog, err := gang.Compile(ctx, &workerpb.GangCompileRequest{SessionId: client.SessionID(), SessionToken: client.SessionToken(), Module: []byte(golden.StuckAllReduce)})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
