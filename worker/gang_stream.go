@@ -22,14 +22,41 @@ func (g *gang) Launches(stream workerpb.Gang_LaunchesServer) error {
 	ls := &launchStream{g: g, stream: stream, running: map[uint64]context.CancelFunc{}}
 	received := make(chan error, 1)
 	go func() { received <- ls.receive(ctx) }()
+	// Launches still running when the stream ends answer nobody: a stream
+	// takes no Send once its handler has returned.
+	defer func() {
+		ls.sendMu.Lock()
+		ls.ended = true
+		ls.sendMu.Unlock()
+	}()
 	select {
 	case err := <-received:
 		return err
 	case <-g.w.stopped():
-		// A stream never ends by itself: leaving must not wait for it. The
-		// launches it carries end with it.
-		return rpc.ToStatus(ifrt.Errorf(ifrt.Unavailable, "worker: the worker is leaving"))
+		// A stream never ends by itself: leaving must not wait for it, only
+		// for the launches it carries (as for calls in progress).
+		select {
+		case <-ls.drain():
+		case <-ctx.Done():
+		}
+		return rpc.ToStatus(errLeaving)
 	}
+}
+
+var errLeaving = ifrt.Errorf(ifrt.Unavailable, "worker: the worker is leaving")
+
+// drain refuses further launches and returns a channel closed once the
+// running ones are done.
+func (ls *launchStream) drain() <-chan struct{} {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.idle == nil {
+		ls.idle = make(chan struct{})
+		if len(ls.running) == 0 {
+			close(ls.idle)
+		}
+	}
+	return ls.idle
 }
 
 // launchStream is the worker's side of one Launches stream.
@@ -38,9 +65,11 @@ type launchStream struct {
 	stream workerpb.Gang_LaunchesServer
 
 	sendMu sync.Mutex
+	ended  bool // the handler returned; guarded by sendMu
 
 	mu      sync.Mutex
 	running map[uint64]context.CancelFunc // by launch id
+	idle    chan struct{}                 // made by drain, closed when running empties
 }
 
 func (ls *launchStream) receive(ctx context.Context) error {
@@ -67,8 +96,16 @@ func (ls *launchStream) receive(ctx context.Context) error {
 			lctx, stop = context.WithTimeout(ctx, time.Duration(t))
 		}
 		ls.mu.Lock()
-		ls.running[launch.GetLaunchId()] = stop
+		leaving := ls.idle != nil
+		if !leaving {
+			ls.running[launch.GetLaunchId()] = stop
+		}
 		ls.mu.Unlock()
+		if leaving {
+			stop()
+			ls.answer(launch.GetLaunchId(), nil, errLeaving)
+			continue
+		}
 		go ls.run(lctx, stop, launch)
 	}
 }
@@ -81,17 +118,27 @@ func (ls *launchStream) run(ctx context.Context, stop context.CancelFunc, req *w
 	resp, err := g.launch(ctx, req)
 	g.w.record("gang", "Gang/Launch", start, err)
 	done()
+	stop()
+	ls.answer(req.GetLaunchId(), resp, err) // before a drain can end the stream
 	ls.mu.Lock()
 	delete(ls.running, req.GetLaunchId())
+	if ls.idle != nil && len(ls.running) == 0 {
+		close(ls.idle)
+	}
 	ls.mu.Unlock()
-	stop()
-	res := &workerpb.LaunchResult{LaunchId: req.GetLaunchId(), SentBytes: resp.GetSentBytes()}
+}
+
+// answer sends a launch's result.
+func (ls *launchStream) answer(id uint64, resp *workerpb.LaunchResponse, err error) {
+	res := &workerpb.LaunchResult{LaunchId: id, SentBytes: resp.GetSentBytes()}
 	if err != nil {
 		code, msg := rpc.CodeAndMessage(err)
 		res.Code, res.Message, res.Reason = int32(code), msg, rpc.ReasonOf(err)
 	}
 	ls.sendMu.Lock()
 	defer ls.sendMu.Unlock()
-	// A failed send means the stream is gone, and with it the client's wait.
-	_ = ls.stream.Send(res)
+	if !ls.ended {
+		// A failed send means the stream is gone, and with it the client's wait.
+		_ = ls.stream.Send(res)
+	}
 }

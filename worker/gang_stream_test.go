@@ -30,6 +30,9 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if err := a.Ready().Await(ctx); err != nil { // the server holds it
+				t.Fatal(err)
+			}
 			var in proxy.ArrayHandle
 			a.As(&in)
 			out, err := client.ReserveHandle()
