@@ -49,7 +49,7 @@ type launchOutcome struct {
 	err   error
 }
 
-// stream returns the session's launch stream over conn, opening it on first
+// stream returns the session's launch stream, opening it over gang on first
 // use.
 func (ss *launchStreams) stream(client *proxy.Client, gang workerpb.GangClient) (*launchStream, error) {
 	ss.mu.Lock()
