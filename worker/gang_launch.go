@@ -84,7 +84,13 @@ type frame struct {
 	data     []byte
 	remote   *inFrame
 	consumed chan struct{}
+	// claimed is set by the first of the receiver taking the frame and its
+	// sender withdrawing it (its launch ended before the receiver took it).
+	claimed atomic.Bool
 }
+
+// take claims the frame for its receiver, false when its sender withdrew it.
+func (f *frame) take() bool { return f.consumed == nil || f.claimed.CompareAndSwap(false, true) }
 
 // gangLaunch is one launch on this worker: the mailboxes of the pairs whose
 // receiver runs here, the streams to other workers, and the launch's fate.
@@ -269,11 +275,17 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 		case <-f.consumed:
 			return nil
 		case <-l.failed:
-			// The receiver may still be writing from data: wait for it, it
-			// ends soon now.
-			<-f.consumed
-			return l.cause()
+		case <-ctx.Done():
 		}
+		if !f.claimed.CompareAndSwap(false, true) {
+			// The receiver took it and may still be writing from data: wait
+			// for it, it ends soon now.
+			<-f.consumed
+		}
+		if c := l.cause(); c != nil {
+			return c
+		}
+		return ctx.Err()
 	}
 	o, err := l.stream(e.self, to)
 	if err != nil {
@@ -303,6 +315,15 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 		}
 		if !ok {
 			return l.lost(from, errors.New("its stream ended in the middle of the launch"))
+		}
+		if !f.take() {
+			if c := l.cause(); c != nil {
+				return c
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return ifrt.Errorf(ifrt.Aborted, "worker: partition %d withdrew its message to partition %d", from, e.self)
 		}
 		if first && (f.tag != tag || f.size != int64(size)) {
 			err := ifrt.Errorf(ifrt.Aborted, "worker: partition %d received %s of %d bytes from partition %d, expected %s of %d bytes: the partitions' programs disagree on their collectives",
