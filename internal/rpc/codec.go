@@ -23,39 +23,22 @@ import (
 // protobuf allows, which no message of ours (or upstream's) uses.
 const decodeFailureField protowire.Number = protowire.MaxValidNumber
 
-// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes.
+// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes;
+// it encodes and decodes BufferMessages as BufferCodec does.
 type lenientCodec struct{ base encoding.CodecV2 }
 
 func newLenientCodec() encoding.CodecV2 {
-	return lenientCodec{base: encoding.GetCodecV2("proto")}
+	return lenientCodec{base: BufferCodec()}
 }
 
 func (c lenientCodec) Name() string { return c.base.Name() }
 
-// BufferMarshaler is a message that encodes itself into gRPC's buffers, for
-// one whose bytes should go out without the copy into a marshaled message.
-type BufferMarshaler interface {
-	MarshalBuffers() (mem.BufferSlice, error)
-}
-
-// BufferUnmarshaler is a message that decodes itself from gRPC's buffers
-// (which it must not keep), for one whose bytes should go straight to their
-// destination. The servers of ServerOptions use these methods; a message that
-// may reach other codecs also implements proto.Message.
-type BufferUnmarshaler interface {
-	UnmarshalBuffers(mem.BufferSlice) error
-}
-
-func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) {
-	if m, ok := v.(BufferMarshaler); ok {
-		return m.MarshalBuffers()
-	}
-	return c.base.Marshal(v)
-}
+func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) { return c.base.Marshal(v) }
 
 func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	if m, ok := v.(BufferUnmarshaler); ok {
-		return m.UnmarshalBuffers(data)
+	if m, ok := v.(BufferMessage); ok {
+		m.UnmarshalBuffers(data) // its failure is checked with DecodeError
+		return nil
 	}
 	err := c.base.Unmarshal(data, v)
 	m, ok := v.(proto.Message)
@@ -72,6 +55,12 @@ func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
 // DecodeError returns the INVALID_ARGUMENT status of a request that the lenient
 // codec could not decode, or nil.
 func DecodeError(v any) error {
+	if bm, ok := v.(BufferMessage); ok {
+		if err := bm.DecodeFailure(); err != nil {
+			return status.Errorf(codes.InvalidArgument, "the request does not decode: %s", ValidUTF8(err.Error()))
+		}
+		return nil
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil

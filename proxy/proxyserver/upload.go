@@ -85,10 +85,7 @@ func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle 
 		if err != nil {
 			return nil, err
 		}
-		over := chunk.err == wire.ErrChunkTooLarge
-		if chunk.err != nil && !over {
-			return nil, rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "HostBufferStore: handle %d: the request is not a valid GrpcHostBufferStoreRequest", handle))
-		}
+		over := chunk.err == wire.ErrChunkTooLarge // a chunk that is none failed RecvMsg
 		// A server without rpc.ServerOptions' codec decoded the message itself.
 		data := chunk.GetData()
 		if over || int64(sink.Off)+int64(len(data)) > size {
