@@ -362,8 +362,8 @@ func (ss *session) ownedBy(ctx context.Context) bool {
 
 // HostBufferStore receives one host buffer in chunks. The buffer's announced
 // size is reserved against the host-buffer limits before the first chunk is
-// read (the response headers then say the upload is taken), and memory grows
-// only as bytes arrive.
+// read (the response headers then say the upload is taken), and memory is
+// taken as bytes arrive (receiveBuffer).
 func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(HostBufferMetadataKey)
