@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -94,11 +95,7 @@ func (p testPlugin) client(t testing.TB, n int) *pjrt.Client {
 	return c
 }
 
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return testenv.Context(t, defaultTestTimeout) }
 
 func mustCompile(t testing.TB, c *pjrt.Client, program string, opts pjrt.CompileOptions) *pjrt.Executable {
 	t.Helper()

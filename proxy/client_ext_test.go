@@ -15,6 +15,7 @@ import (
 	"github.com/openpathways/pathways/ifrt/ifrttest"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/test/bufconn"
 )
@@ -198,20 +199,8 @@ func startTCPServer(t testing.TB, devices int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-served; !errors.Is(err, proxyserver.ErrServerClosed) {
-			t.Errorf("Serve after Close = %v, want ErrServerClosed", err)
-		}
-		backend.Close()
-	})
-	return "grpc://" + lis.Addr().String()
+	t.Cleanup(func() { backend.Close() })
+	return "grpc://" + proxyservertest.Serve(t, srv)
 }
 
 func TestOpenByName(t *testing.T) {

@@ -61,11 +61,7 @@ func (p testPlugin) client(t testing.TB, n int) *pjrtifrt.Client {
 	return c
 }
 
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return testenv.Context(t, defaultTestTimeout) }
 
 func put(t testing.TB, c ifrt.Client, data []byte, d ifrt.DType, shape ifrt.Shape, s ifrt.Sharding) ifrt.Array {
 	t.Helper()
