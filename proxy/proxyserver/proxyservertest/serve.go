@@ -1,5 +1,6 @@
-// Package proxyservertest serves a proxy server for a test: on a loopback TCP
-// port until the test ends, then shut down and its Serve's result checked.
+// Package proxyservertest serves a proxy server for a test: OverGocpu makes one
+// over a fresh gocpu backend, Serve serves it on a loopback TCP port until the
+// test ends, then shuts it down and checks how its Serve ended.
 //
 // Cleanups run last-registered first, so what the caller registers before
 // calling Serve (closing the backend, printing the server's log) runs after
@@ -9,10 +10,12 @@ package proxyservertest
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 )
 
@@ -40,4 +43,25 @@ func Serve(t testing.TB, srv *proxyserver.Server) string {
 		}
 	})
 	return lis.Addr().String()
+}
+
+// OverGocpu returns a proxy server over a fresh gocpu backend of n devices,
+// made with cfg (its Backend set; a nil Logger discards). The backend closes
+// when the test ends, after a server that Serve serves has shut down.
+func OverGocpu(t testing.TB, devices int, cfg proxyserver.Config) (*proxyserver.Server, *gocpu.Client) {
+	t.Helper()
+	backend, err := gocpu.New(gocpu.Config{Devices: devices})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { backend.Close() })
+	cfg.Backend = backend
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	srv, err := proxyserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, backend
 }
