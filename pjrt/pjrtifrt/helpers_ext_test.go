@@ -3,8 +3,6 @@ package pjrtifrt_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,15 +27,7 @@ var (
 // path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
 func (p testPlugin) path(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv(p.env)
-	if path == "" {
-		path = filepath.Join(testenv.ModuleRoot(), p.link)
-	}
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT plugin "+p.name+" not found at "+path+
-			" (set "+p.env+" or run scripts/setup_plugins.sh)")
-	}
-	return path
+	return testenv.Plugin{Name: p.name, Env: p.env, Link: p.link}.Path(t)
 }
 
 // client returns a pjrtifrt client with n devices, closed when the test ends.
