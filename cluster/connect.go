@@ -168,11 +168,11 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
 		l.cancelRedial() // the RM's word replaces the link's own guess
 		switch w.State {
 		case rm.StateLive:
-			if err := l.up(ctx, w.Address, c.dialOpts); err != nil {
+			if err := l.up(ctx, w, c.dialOpts); err != nil {
 				return err
 			}
 		case rm.StateLost:
-			l.lose(0, fmt.Errorf("the resource manager reports it lost: %s", w.LostReason))
+			l.loseWorker(w)
 		}
 	}
 	return nil

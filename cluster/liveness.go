@@ -102,6 +102,11 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if i := l.key.slice; i < len(view.Slices) {
+		// Before the link is up to a replacement, the client knows of the
+		// suspension its predecessor saved under (suspendState.note).
+		l.c.suspend.note(l.c, view.Slices[i], viewAt{view.Epoch, view.RMIncarnation})
+	}
 	for _, w := range view.Workers {
 		if w.Slice != l.key.slice || w.Host != l.key.host {
 			continue
@@ -109,7 +114,7 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 		if w.State != rm.StateLive {
 			return true, nil
 		}
-		if err := l.up(ctx, w.Address, l.c.dialOpts); err != nil {
+		if err := l.up(ctx, w, l.c.dialOpts); err != nil {
 			return false, err
 		}
 		if l.c.closed.Load() {

@@ -18,6 +18,12 @@ import (
 type watchGate struct {
 	mu   sync.Mutex
 	held chan struct{} // nil while events flow; closed on release
+	// done is the epoch of the last event the client finished with (it
+	// asked for the next one); moved signals each change of it.
+	done, delivered uint64
+	moved           chan struct{}
+	// holdAfter, when set, holds the events after the first it matches.
+	holdAfter func(*rmpb.WatchEvent) bool
 }
 
 func (g *watchGate) hold() {
@@ -25,6 +31,16 @@ func (g *watchGate) hold() {
 	defer g.mu.Unlock()
 	if g.held == nil {
 		g.held = make(chan struct{})
+	}
+}
+
+// holdAfterState holds the events after the first that tells of slice i
+// in state.
+func (g *watchGate) holdAfterState(i int, state rmpb.SliceState) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.holdAfter = func(ev *rmpb.WatchEvent) bool {
+		return ev.GetType() == rmpb.WatchEvent_TYPE_SLICE_STATE && int(ev.GetSliceIndex()) == i && ev.GetSlice().GetState() == state
 	}
 }
 
@@ -63,9 +79,55 @@ type gatedStream struct {
 }
 
 func (s *gatedStream) RecvMsg(m any) error {
+	s.gate.finished()
 	err := s.ClientStream.RecvMsg(m)
 	s.gate.wait(s.Context())
+	if ev, ok := m.(*rmpb.WatchEvent); ok && err == nil {
+		s.gate.mu.Lock()
+		s.gate.delivered = max(s.gate.delivered, ev.GetEpoch())
+		if s.gate.holdAfter != nil && s.gate.holdAfter(ev) {
+			s.gate.holdAfter = nil
+			s.gate.held = make(chan struct{})
+		}
+		s.gate.mu.Unlock()
+	}
 	return err
+}
+
+// finished records that the client is done with every event delivered so
+// far: the watch asks for the next event only after it applied the last.
+func (g *watchGate) finished() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.delivered > g.done {
+		g.done = g.delivered
+		if g.moved != nil {
+			close(g.moved)
+			g.moved = nil
+		}
+	}
+}
+
+// caughtUp waits until the client applied every event up to epoch.
+func (g *watchGate) caughtUp(t *testing.T, ctx context.Context, epoch uint64) {
+	t.Helper()
+	for {
+		g.mu.Lock()
+		if g.done >= epoch {
+			g.mu.Unlock()
+			return
+		}
+		if g.moved == nil {
+			g.moved = make(chan struct{})
+		}
+		moved := g.moved
+		g.mu.Unlock()
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			t.Fatalf("the client's watch never applied the RM's events up to epoch %d", epoch)
+		}
+	}
 }
 
 // waitRMSliceState waits until the RM reports slice i in state.
