@@ -222,6 +222,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 	ctx, span := startSpan(ctx, "cluster.GangExecute", attribute.String("executable", e.Name()), attribute.Int("workers", len(e.links)))
 	defer func() { rpc.EndSpan(span, err) }()
 	c := e.c
+	defer func() { err = c.suspendedError(err, e.links) }()
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}
