@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -115,18 +114,24 @@ func (sp *suspender) step(ctx context.Context, reg *rm.Registration, v rm.Slice)
 			log.Warn("suspending the slice failed", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceSuspended, location, err)
+		if err == nil {
+			sp.removeEarlier(ctx, v.Index, v.SuspendGeneration)
+		}
 	case rm.SliceResuming:
-		err := sp.resume(ctx, v.SuspendGeneration)
+		loc, err := sp.resume(ctx, v.SuspendGeneration)
 		if err != nil {
 			log.Warn("resuming the slice lost arrays", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceActive, "", err)
+		sp.removeRestored(ctx, loc, err)
 	case rm.SliceActive:
 		// The RM moved on without this worker (it restarted, say): whatever
 		// was saved comes back.
-		if err := sp.resume(ctx, v.SuspendGeneration); err != nil {
+		loc, err := sp.resume(ctx, v.SuspendGeneration)
+		if err != nil {
 			log.Warn("resuming the slice lost arrays", "error", err)
 		}
+		sp.removeRestored(ctx, loc, err)
 	}
 }
 
@@ -145,7 +150,7 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 		return "", ifrt.Errorf(ifrt.FailedPrecondition, "worker: slice %d cannot be suspended: this worker has no scratch location to save its arrays to (--gcs_scratch_location)", v.Index)
 	}
 	a := w.assignment()
-	root := strings.TrimSuffix(w.cfg.ScratchLocation, "/") + fmt.Sprintf("/suspend/slice-%d/gen-%d", v.Index, v.SuspendGeneration)
+	root := sp.sliceRoot(v.Index) + fmt.Sprintf("/gen-%d", v.SuspendGeneration)
 	loc, err := w.store.location(ctx, fmt.Sprintf("%s/host-%d", root, a.Host))
 	if err != nil {
 		return "", err
@@ -255,9 +260,10 @@ func (sp *suspender) write(ctx context.Context, loc *storage.Location, names []s
 
 // resume reads back what this process saved (for suspension gen, or an
 // earlier one the RM forgot when it restarted), under the same handles, and
-// lets the proxy server run again. Arrays it cannot read
-// back fail with DATA_LOSS from then on; the first such error is returned.
-func (sp *suspender) resume(ctx context.Context, gen uint64) error {
+// lets the proxy server run again. It returns where they were saved (nil:
+// nothing was). Arrays it cannot read back fail with DATA_LOSS from then on;
+// the first such error is returned.
+func (sp *suspender) resume(ctx context.Context, gen uint64) (*storage.Location, error) {
 	sp.mu.Lock()
 	saved := sp.saved
 	sp.saved = nil
@@ -265,7 +271,7 @@ func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 	w := sp.w
 	if saved == nil {
 		w.proxy.Unpause()
-		return nil
+		return nil, nil
 	}
 	var mu sync.Mutex
 	var first error
@@ -287,7 +293,7 @@ func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 	})
 	w.proxy.Unpause()
 	w.log.Info("slice resumed", "generation", gen, "arrays", len(saved.arrays), "error", first)
-	return first
+	return saved.loc, first
 }
 
 // readBack reads s back: in one piece, or device by device and assembled.
