@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/rm"
 )
 
@@ -17,10 +17,9 @@ import (
 // replacement's clients may still read them back, and go when the slice is
 // next suspended.
 func TestSuspendLocationsRemoved(t *testing.T) {
-	scratch := t.TempDir()
-	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: "file://" + scratch})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	l, url := startSuspendable(t)
+	scratch := strings.TrimPrefix(url, "file://")
+	ctx := testContext(t)
 	c := l.Client
 	arrays := makeSuspendArrays(t, ctx, c)
 	gen := func(n string) string { return filepath.Join(scratch, "suspend", "slice-1", n) }

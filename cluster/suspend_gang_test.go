@@ -1,14 +1,11 @@
 package cluster_test
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/cluster"
-	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/rm"
 )
@@ -29,20 +26,18 @@ func TestGangLaunchOverASuspendedSlice(t *testing.T) {
 		{"unheard, worker gone", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: "file://" + t.TempDir()})
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			l, _ := startSuspendable(t)
+			ctx := testContext(t)
 			var gate watchGate
 			defer gate.release()
-			c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
+			c := connect(t, l.RMAddress, cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
+			all := c.Devices()
+			exe := mustCompile(ctx, t, c, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
+			x, err := psumInput(ctx, c, exe)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer c.Close()
-			all := c.Devices()
-			exe := mustCompile(ctx, t, c, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
-			x := psumInput(t, ctx, c, exe)
-			if err := launchPsum(ctx, c, exe, x); err != nil {
+			if err := launchPsum(ctx, exe, x); err != nil {
 				t.Fatalf("before the suspension: %v", err)
 			}
 
@@ -68,7 +63,7 @@ func TestGangLaunchOverASuspendedSlice(t *testing.T) {
 					t.Fatalf("SuspendSlice: %v", err)
 				}
 			}
-			err = launchPsum(ctx, c, exe, x)
+			err = launchPsum(ctx, exe, x)
 			if ifrt.CodeOf(err) != ifrt.Unavailable {
 				t.Fatalf("a launch over the suspended slice: %v, want UNAVAILABLE", err)
 			}
@@ -82,40 +77,9 @@ func TestGangLaunchOverASuspendedSlice(t *testing.T) {
 				t.Fatalf("ResumeSlice: %v", err)
 			}
 			gate.release()
-			if err := launchPsum(ctx, c, exe, x); err != nil {
+			if err := launchPsum(ctx, exe, x); err != nil {
 				t.Fatalf("after the resume: %v", err)
 			}
 		})
 	}
-}
-
-// psumInput is the psum program's input 0..7.
-func psumInput(t *testing.T, ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) ifrt.Array {
-	t.Helper()
-	s, err := ifrt.NewHloSharding(exe.Devices(), "", *exe.Parameters()[0].OpSharding)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
-
-// launchPsum runs the psum program on x and checks its result.
-func launchPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable, x ifrt.Array) error {
-	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
-	if err != nil {
-		return err
-	}
-	defer res.Outputs[0].Delete()
-	got := make([]byte, 8)
-	if err := res.Outputs[0].CopyToHostBuffer(ctx, got, nil); err != nil {
-		return err
-	}
-	if string(got) != string(f32Bytes(24, 32)) {
-		return errors.New("psum gave a wrong result")
-	}
-	return nil
 }

@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -147,49 +147,10 @@ func waitRMSliceState(t *testing.T, ctx context.Context, addr string, i int, sta
 	}
 }
 
-// TestResumeUnheardByTheWatch: a slice is preempted, suspended and resumed
-// on a replacement while a client's watch lags behind the RM — it heard
-// nothing of it, or only that the slice was suspended. The client's arrays
-// on that slice still read back bit-exact: before it calls a shard lost it
-// asks the RM what became of its slice.
-func TestResumeUnheardByTheWatch(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		heard rm.SliceState // what the client's watch delivers before it stalls
-	}{
-		{"nothing", rm.SliceActive},
-		{"suspended", rm.SliceSuspended},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: "file://" + t.TempDir()})
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
-			var gate watchGate
-			defer gate.release()
-			c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			arrays := makeSuspendArrays(t, ctx, c)
-
-			if tc.heard == rm.SliceActive {
-				gate.hold()
-			}
-			if err := l.PreemptWorker(ctx, 1); err != nil {
-				t.Fatalf("PreemptWorker: %v", err)
-			}
-			if tc.heard == rm.SliceSuspended {
-				waitSliceState(t, ctx, c, 1, rm.SliceSuspended)
-				gate.hold()
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceSuspended)
-			if err := l.StartWorker(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceActive)
-			arrays.check(t, ctx, "resumed on a replacement, unheard by the watch")
-			runDouble(t, ctx, c, arrays.arrays[0])
-		})
-	}
+// startSuspendable starts 2 slices of 4 devices whose workers save to a
+// scratch directory of the test's, and returns the scratch URL too.
+func startSuspendable(t *testing.T) (*localtest.Cluster, string) {
+	t.Helper()
+	scratch := "file://" + t.TempDir()
+	return startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: scratch}), scratch
 }

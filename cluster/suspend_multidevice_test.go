@@ -2,10 +2,8 @@ package cluster_test
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
-	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/rm"
@@ -16,9 +14,8 @@ import (
 // slice is suspended (they are saved device by device and freed: reading
 // them is UNAVAILABLE) and resumed, and they read back bit-exact.
 func TestSuspendArraysOverSeveralDevices(t *testing.T) {
-	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: "file://" + t.TempDir()})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	l, _ := startSuspendable(t)
+	ctx := testContext(t)
 	view, err := rmClusterView(ctx, l.RMAddress)
 	if err != nil {
 		t.Fatal(err)

@@ -31,30 +31,7 @@ func TestHealthWhileASliceIsSuspended(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	out := testenv.NewLineWriter(4)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(rctx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + l.RMAddress, "--num_elastic_instances=0"}, nil, out, io.Discard)
-	}()
-	var addr string
-	select {
-	case line := <-out.C:
-		m := regexp.MustCompile(`ready on (\S+)`).FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("ready line %q", line)
-		}
-		addr = m[1]
-	case err := <-done:
-		t.Fatalf("run: %v", err)
-	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	health := grpc_health_v1.NewHealthClient(conn)
+	health, stop := startHealthProxy(t, ctx, l.RMAddress)
 	waitFor := func(want grpc_health_v1.HealthCheckResponse_ServingStatus, when string) {
 		t.Helper()
 		var last grpc_health_v1.HealthCheckResponse_ServingStatus
@@ -98,8 +75,47 @@ func TestHealthWhileASliceIsSuspended(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(grpc_health_v1.HealthCheckResponse_SERVING, "slice 0 back, slice 1 suspended")
-	stop()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("after cancel: %v", err)
 	}
+}
+
+// startHealthProxy runs the proxy server with --num_elastic_instances=0
+// against the RM at rmAddress, and returns a client of its health service
+// and a function that stops it and returns how run ended.
+func startHealthProxy(t *testing.T, ctx context.Context, rmAddress string) (grpc_health_v1.HealthClient, func() error) {
+	t.Helper()
+	rctx, cancel := context.WithCancel(ctx)
+	out := testenv.NewLineWriter(4)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(rctx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + rmAddress, "--num_elastic_instances=0"}, nil, out, io.Discard)
+	}()
+	stop := func() error {
+		cancel()
+		return <-done
+	}
+	var addr string
+	select {
+	case line := <-out.C:
+		m := regexp.MustCompile(`ready on (\S+)`).FindStringSubmatch(line)
+		if m == nil {
+			cancel()
+			t.Fatalf("ready line %q", line)
+		}
+		addr = m[1]
+	case err := <-done:
+		cancel()
+		t.Fatalf("run: %v", err)
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		cancel()
+	})
+	return grpc_health_v1.NewHealthClient(conn), stop
 }
