@@ -22,7 +22,9 @@ import (
 //
 //	<scratch>/suspend/slice-<i>/gen-<n>/host-<h>/s<session>-h<handle>
 //
-// (a zarr array each, one per handle), frees them and reports to the RM. When
+// (a zarr array each, one per handle; an array over several devices as
+// s<session>-h<handle>-d<k>, one per device), frees them and reports to the
+// RM (suspend_cleanup.go says when the objects are deleted). When
 // the slice is RESUMING, the same process reads them back under the same
 // handles; a replacement (a new process) has nothing to read back: the
 // cluster clients ask it to read their arrays back when they next use them
