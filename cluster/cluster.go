@@ -45,6 +45,7 @@ type Client struct {
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	dials     sync.WaitGroup // dialInBackground's; Close waits for them
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -69,10 +70,11 @@ type link struct {
 	c   *Client
 
 	redialing atomic.Bool // a redial loop runs (see redial)
-	// stopRedial ends the redial loop; the RM's watch calls it when it knows
-	// better (a worker at a new address, or the worker lost). Guarded by mu.
-	stopRedial context.CancelFunc
-	dialMu     sync.Mutex // serializes up
+	// stopRedial ends the redial loop and stopDial the watch's dial in the
+	// background; the RM's next word on the host (a worker at a new
+	// address, or the worker lost) ends both (cancelRedial). Guarded by mu.
+	stopRedial, stopDial context.CancelFunc
+	dialMu               sync.Mutex // serializes up
 
 	mu   sync.Mutex
 	gen  uint64
