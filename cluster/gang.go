@@ -100,7 +100,10 @@ func (e *gangExecutable) loadAll(ctx context.Context) error {
 		if ok && l.current(ld.gen) == nil {
 			continue
 		}
-		wg.Go(func() { errs[i] = e.loadOn(ctx, l) })
+		wg.Go(func() {
+			e.c.freshenIfDown(l)
+			errs[i] = e.loadOn(ctx, l)
+		})
 	}
 	wg.Wait()
 	return firstNonNil(errs)

@@ -358,3 +358,14 @@ func (c *Client) suspendedError(err error, links []*link) error {
 	}
 	return err
 }
+
+// freshenIfDown asks the RM about l's slice when l is down: the watch may
+// have told that the slice is ACTIVE again before its dial of the worker that
+// replaced the one that left has finished (it dials in the background).
+func (c *Client) freshenIfDown(l *link) {
+	if !l.down() {
+		return
+	}
+	_, n := c.suspend.stateOf(l.key.slice)
+	c.suspend.freshen(c, l.key.slice, n)
+}

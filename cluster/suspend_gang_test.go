@@ -76,10 +76,10 @@ func TestGangLaunchOverASuspendedSlice(t *testing.T) {
 			} else if err := c.ResumeSlice(ctx, 1); err != nil {
 				t.Fatalf("ResumeSlice: %v", err)
 			}
-			gate.release()
 			if err := launchPsum(ctx, exe, x); err != nil {
-				t.Fatalf("after the resume: %v", err)
+				t.Fatalf("after the resume, the watch still lagging: %v", err)
 			}
+			gate.release()
 		})
 	}
 }
