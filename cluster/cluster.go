@@ -38,9 +38,10 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*placement
 	links   map[hostKey]*link
 
-	elastic *elasticPolicy // nil: any number of slices may be lost
-	failure *failure       // see Err
-	suspend suspendState   // suspend.go
+	elastic   *elasticPolicy // nil: any number of slices may be lost
+	failure   *failure       // see Err
+	suspend   suspendState   // suspend.go
+	launchers launchStreams  // gang_stream.go
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
@@ -195,7 +196,10 @@ func (l *link) up(ctx context.Context, w rm.Worker, dialOpts []grpc.DialOption) 
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)
 	}
-	conn, err := grpc.NewClient(addr, dialOpts...)
+	// The transport the proxy client has too (rpc.TransportDialOptions): its
+	// fixed windows also spare each gang launch's answer a window probe (a
+	// PING each way).
+	conn, err := grpc.NewClient(addr, append(rpc.TransportDialOptions(), dialOpts...)...)
 	if err != nil {
 		client.Close()
 		return fmt.Errorf("dial worker %s: %w", addr, err)
