@@ -188,15 +188,21 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 }
 
 // shardError turns the failure of an operation on a shard into DataLoss when the
-// shard's worker has gone.
+// shard's worker has gone, and into Unavailable when it left because its slice
+// was suspended (the watch may not have told yet): the shard comes back.
 func (c *Client) shardError(s *shard, err error) error {
 	if err == nil {
 		return nil
 	}
-	if lost := s.check(); lost != nil {
-		return lost
+	lost := s.check()
+	if lost == nil {
+		return err
 	}
-	return err
+	lost = c.suspendedError(lost, []*link{s.place.link})
+	if ifrt.CodeOf(lost) == ifrt.DataLoss && c.suspend.restorable(s) != nil {
+		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d was suspended and resumed while the operation ran; its arrays are back, try again (%v)", s.place.link.key.slice, lost)
+	}
+	return lost
 }
 
 func firstError(errs []error) error {
