@@ -110,7 +110,7 @@ func startHealthProxy(t *testing.T, ctx context.Context, rmAddress string) (grpc
 	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		stop()
+		_ = stop() // the failure to report is the dial's
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
