@@ -188,7 +188,9 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 }
 
 // shardError turns the failure of an operation on a shard into DataLoss when the
-// shard's worker has gone.
+// shard's worker has gone. An UNAVAILABLE failure may be the worker going
+// (an execution sent without waiting fails its outputs so): linkError waits
+// to learn whether it went.
 func (c *Client) shardError(s *shard, err error) error {
 	if err == nil {
 		return nil
@@ -196,7 +198,7 @@ func (c *Client) shardError(s *shard, err error) error {
 	if lost := s.check(); lost != nil {
 		return lost
 	}
-	return err
+	return c.linkError(s.place.link, s.gen, err)
 }
 
 func firstError(errs []error) error {
