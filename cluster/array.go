@@ -106,7 +106,27 @@ func (a *array) Ready() *ifrt.Future {
 	for i, s := range shards {
 		fs[i] = s.array.Ready()
 	}
-	return ifrt.JoinFutures(fs...)
+	joined := ifrt.JoinFutures(fs...)
+	select {
+	case <-joined.Done():
+		if joined.Await(context.Background()) == nil {
+			return joined
+		}
+	default:
+	}
+	// A shard may fail because its worker went (the outputs of an execution
+	// sent without waiting): that is DATA_LOSS, as when it went before.
+	out, resolve := ifrt.NewFuture()
+	go func() {
+		var first error
+		for i, f := range fs {
+			if err := a.c.shardError(shards[i], f.Await(context.Background())); err != nil && first == nil {
+				first = err
+			}
+		}
+		resolve(first)
+	}()
+	return out
 }
 
 // Delete frees every shard on its worker, unless another array still shares

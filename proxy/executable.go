@@ -289,7 +289,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 // dispatch sends a later execution without waiting for its response
 // (WithAsyncDispatch, WithAsyncExecute); its outputs carry the response's error.
 func (e *executable) dispatch(ctx context.Context, ins []*array, opts *ifrt.ExecuteOptions, req *proxypb.LoadedExecutableExecuteRequest, specs []ifrt.ArraySpec) (*ifrt.ExecuteResult, error) {
-	pending, err := e.c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
+	pending, err := e.c.send(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
 		LoadedExecutableExecuteRequest: req,
 	}})
 	if err != nil {
