@@ -34,9 +34,10 @@ import (
 // registers the handles it creates (as pending entries), without blocking.
 // The work then runs on a goroutine of its own (one the session's runner keeps
 // warm), waits for the entries it uses, and resolves the entries it created;
-// its response goes out when it is done, in whatever order. So a handle created by request N is visible to request N+1
-// even while N's work is pending, and a request that deletes an array waits for
-// the requests before it that use the array.
+// its response goes out when it is done, in whatever order. So a handle
+// created by request N is visible to request N+1 even while N's work is
+// pending, and a request that deletes an array waits for the requests before
+// it that use the array.
 type session struct {
 	srv        *Server
 	backend    ifrt.Client // the server's, or the session's own (Config.SessionBackend)
