@@ -25,8 +25,7 @@ type ServerConfig struct {
 // grpc.Server with, the one interceptor chain of the module: panic recovery
 // outermost (a panic is INTERNAL for its call), then authentication, then the
 // lenient codec with its INVALID_ARGUMENT check; keepalive, transport windows
-// and buffers (transport.go), stream workers (streamworkers.go), telemetry
-// (otel.go) and message limits.
+// and buffers (transport.go), telemetry (otel.go) and message limits.
 func ServerOptions(c ServerConfig) []grpc.ServerOption {
 	opts := recoverInterceptors(c.Logger)
 	opts = append(opts, c.Auth.ServerOptions()...)
@@ -37,7 +36,6 @@ func ServerOptions(c ServerConfig) []grpc.ServerOption {
 	)
 	opts = append(opts, c.Keepalive.ServerOptions()...)
 	opts = append(opts, transportServerOptions()...)
-	opts = append(opts, streamWorkerServerOptions()...)
 	opts = append(opts, telemetryServerOptions()...)
 	if c.MaxRecvMsgSize > 0 {
 		opts = append(opts, grpc.MaxRecvMsgSize(c.MaxRecvMsgSize))
