@@ -38,13 +38,15 @@ type Client struct {
 	byID    map[ifrt.DeviceID]*placement
 	links   map[hostKey]*link
 
-	elastic *elasticPolicy // nil: any number of slices may be lost
-	failure *failure       // see Err
-	suspend suspendState   // suspend.go
+	elastic   *elasticPolicy // nil: any number of slices may be lost
+	failure   *failure       // see Err
+	suspend   suspendState   // suspend.go
+	launchers launchStreams  // gang_stream.go
 
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	dials     sync.WaitGroup // dialInBackground's; Close waits for them
 }
 
 var _ ifrt.Client = (*Client)(nil)
@@ -69,10 +71,11 @@ type link struct {
 	c   *Client
 
 	redialing atomic.Bool // a redial loop runs (see redial)
-	// stopRedial ends the redial loop; the RM's watch calls it when it knows
-	// better (a worker at a new address, or the worker lost). Guarded by mu.
-	stopRedial context.CancelFunc
-	dialMu     sync.Mutex // serializes up
+	// stopRedial ends the redial loop and stopDial the watch's dial in the
+	// background; the RM's next word on the host (a worker at a new
+	// address, or the worker lost) ends both (cancelRedial). Guarded by mu.
+	stopRedial, stopDial context.CancelFunc
+	dialMu               sync.Mutex // serializes up
 
 	mu      sync.Mutex
 	gen     uint64
@@ -178,7 +181,10 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)
 	}
-	conn, err := grpc.NewClient(addr, dialOpts...)
+	// The transport the proxy client has too (rpc.TransportDialOptions): its
+	// fixed windows also spare each gang launch's answer a window probe (a
+	// PING each way).
+	conn, err := grpc.NewClient(addr, append(rpc.TransportDialOptions(), dialOpts...)...)
 	if err != nil {
 		client.Close()
 		return fmt.Errorf("dial worker %s: %w", addr, err)

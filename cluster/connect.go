@@ -91,7 +91,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 		l.log = o.logger
 		l.c = c
 	}
-	if err := c.apply(ctx, view); err != nil {
+	if err := c.apply(ctx, view, true); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -158,8 +158,10 @@ func upSlices(view *rm.Cluster) int {
 	return up
 }
 
-// apply brings the links in line with a view of the cluster.
-func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
+// apply brings the links in line with a view of the cluster. With wait it
+// returns once each worker listed live is dialled; without, it dials in the
+// background (see dialInBackground), as the watch must.
+func (c *Client) apply(ctx context.Context, view *rm.Cluster, wait bool) error {
 	for _, w := range view.Workers {
 		l := c.links[hostKey{w.Slice, w.Host}]
 		if l == nil {
@@ -168,6 +170,10 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster) error {
 		l.cancelRedial() // the RM's word replaces the link's own guess
 		switch w.State {
 		case rm.StateLive:
+			if !wait {
+				l.dialInBackground(ctx, w.Address)
+				continue
+			}
 			if err := l.up(ctx, w.Address, c.dialOpts); err != nil {
 				return err
 			}
@@ -199,9 +205,7 @@ func (c *Client) watch(ctx context.Context) {
 		default:
 			continue
 		}
-		if err := c.apply(ctx, view); err != nil && ctx.Err() == nil {
-			c.log.Warn("reconnecting to a worker", "error", err)
-		}
+		_ = c.apply(ctx, view, false) // dials in the background: no error to report here
 	}
 	if ctx.Err() == nil && last != nil {
 		err := ifrt.Errorf(ifrt.CodeOf(last), "cluster: the resource manager's watch ended, so workers coming and going are not seen; the session has failed: %w", last)
@@ -246,6 +250,7 @@ func (c *Client) Close() error {
 		c.stopWatch()
 		<-c.watchDone
 	}
+	c.dials.Wait()
 	for _, l := range c.links {
 		l.lose(0, ifrt.ErrClientClosed)
 	}

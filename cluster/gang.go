@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -380,21 +381,69 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		}
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	errs := make([]error, len(e.links))
-	var wg sync.WaitGroup
+	streams := make([]*launchStream, len(e.links))
+	results := make(chan launchOutcome, len(e.links))
 	for i, l := range e.links {
 		pt := parts[l]
 		pt.req.Sequence, pt.req.SequencerIncarnation = seqs[i], incs[i]
-		wg.Go(func() {
-			if _, err := pt.gang.Launch(ctx, pt.req); err != nil {
-				errs[i] = e.c.linkError(l, pt.gen, rpc.FromStatus(err))
-				cancel()
-			}
-		})
+		s, err := e.c.launchers.stream(pt.client, pt.gang)
+		if err != nil {
+			results <- launchOutcome{i, err}
+			continue
+		}
+		streams[i] = s
+		s.start(ctx, pt.req, launchWaiter{index: i, results: results})
 	}
-	wg.Wait()
+	// The first failure, or the end of ctx, cancels the launch on the
+	// participants that have not answered.
+	launchID := parts[e.links[0]].req.GetLaunchId()
+	answered := make([]bool, len(e.links))
+	take := func(r launchOutcome) bool {
+		answered[r.index] = true
+		if r.err == nil {
+			return true
+		}
+		if err := ended(ctx); err != nil {
+			// The worker's echo of the client's deadline or cancellation.
+			errs[r.index] = err
+			return false
+		}
+		l := e.links[r.index]
+		errs[r.index] = e.c.linkError(l, parts[l].gen, r.err)
+		return false
+	}
+	ok := true
+	for left := len(e.links); left > 0 && ok; left-- {
+		select {
+		case r := <-results:
+			ok = take(r)
+		case <-ctx.Done():
+			ok = false
+		}
+	}
+	if !ok {
+		for drained := false; !drained; {
+			select {
+			case r := <-results:
+				take(r)
+			default:
+				drained = true
+			}
+		}
+		for i, s := range streams {
+			if answered[i] {
+				continue
+			}
+			if s != nil {
+				s.cancel(launchID)
+			}
+			errs[i] = ctx.Err()
+			if errs[i] == nil {
+				errs[i] = ifrt.Errorf(ifrt.Canceled, "cluster: launch of %s cancelled: another participant failed", e.name)
+			}
+		}
+	}
 	// A lost participant explains the others' failures; then the first
 	// failure that is not another's echo.
 	for i, l := range e.links {
@@ -418,4 +467,13 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		return fmt.Errorf("cluster: launch of %s: %w", e.name, first)
 	}
 	return nil
+}
+
+// ended is ctx's error, or DeadlineExceeded once its deadline has passed
+// even if its timer has not fired yet (a worker's timer may fire first).
+func ended(ctx context.Context) error {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return ctx.Err()
 }

@@ -30,8 +30,8 @@ func tinyManual(w int) string {
 // BenchmarkGangLaunch measures one launch of a tiny program over W
 // in-process workers of one device each (W = 1 runs on one worker, without
 // the gang protocol) and reports it against W = 1, measured in the same run.
-// A gang launch costs the RM's sequence numbers and one Launch call per
-// worker, made in parallel.
+// A gang launch costs the RM's sequence numbers and one message each way on
+// each worker's launch stream.
 func BenchmarkGangLaunch(b *testing.B) {
 	var one time.Duration
 	for _, w := range []int{1, 2, 4, 8, 16} {

@@ -68,7 +68,7 @@ func (l *link) redial() {
 			if _, _, _, err := l.session(); err == nil {
 				return // up again (the RM's watch may have brought it back)
 			}
-			ctx, cancel := context.WithTimeout(loop, 10*time.Second)
+			ctx, cancel := context.WithTimeout(loop, dialTimeout)
 			done, err := l.redialOnce(ctx)
 			cancel()
 			if done {
@@ -86,14 +86,54 @@ func (l *link) redial() {
 	}()
 }
 
-// cancelRedial ends a redial loop in progress, which may be dialling an
-// address the RM no longer lists (a killed worker it has not noticed yet).
+// dialTimeout bounds one attempt to dial a worker the RM lists as live.
+const dialTimeout = 10 * time.Second
+
+// cancelRedial ends a redial loop or a dial in the background in progress,
+// which may be dialling an address the RM no longer lists (a killed worker
+// it has not noticed yet, or one that left while the watch lagged).
 func (l *link) cancelRedial() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.stopRedial != nil {
-		l.stopRedial()
+	for _, stop := range []context.CancelFunc{l.stopRedial, l.stopDial} {
+		if stop != nil {
+			stop()
+		}
 	}
+}
+
+// dialInBackground dials the worker at addr for the RM's watch, which must
+// not wait for it: the worker the event lists may be gone already (the watch
+// lags behind the RM, or the snapshot was taken just before the worker left),
+// and the events that say so wait behind the dial. The next event for the
+// host ends it (cancelRedial); one that fails on its own leaves the link to
+// redial, which asks the RM again.
+func (l *link) dialInBackground(parent context.Context, addr string) {
+	l.mu.Lock()
+	if l.client != nil && l.addr == addr {
+		l.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithTimeout(parent, dialTimeout)
+	l.stopDial = cancel
+	l.mu.Unlock()
+	l.c.dials.Add(1)
+	go func() {
+		defer l.c.dials.Done()
+		defer cancel()
+		err := l.up(ctx, addr, l.c.dialOpts)
+		switch {
+		case err == nil:
+			if l.c.closed.Load() {
+				l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
+			}
+		case errors.Is(ctx.Err(), context.Canceled):
+			// The RM said more about the host, or the client closed.
+		default:
+			l.log.Warn("reconnecting to a worker", "slice", l.key.slice, "host", l.key.host, "address", addr, "error", err)
+			l.redial()
+		}
+	}()
 }
 
 // redialOnce makes one attempt; done is true when there is nothing more to do.

@@ -204,13 +204,18 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		case <-ctx.Done():
 		}
 	}()
-	var wg sync.WaitGroup
-	for _, r := range runs {
-		wg.Go(func() {
-			r.outs, r.err = g.runner.run(ctx, prog, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition))
-		})
+	run := func(r *localRun) {
+		r.outs, r.err = g.runner.run(ctx, prog, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition))
 	}
-	wg.Wait()
+	if len(runs) == 1 {
+		run(runs[0]) // no partner here to run beside: no goroutine
+	} else {
+		var wg sync.WaitGroup
+		for _, r := range runs {
+			wg.Go(func() { run(r) })
+		}
+		wg.Wait()
+	}
 	sent, closeErr := l.closeStreams()
 	var first error
 	for _, r := range runs {

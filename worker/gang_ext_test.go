@@ -30,19 +30,7 @@ const gangPsum = `module @psum attributes {mhlo.num_partitions = 4 : i32, mhlo.n
 // A gang program is compiled in a session and freed when the session ends;
 // a launch that names workers and partitions wrongly is refused.
 func TestGangProgramsGoWithTheirSession(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
-	s := startStandalone(t)
-	client, err := proxy.Dial(ctx, s.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	gang := workerpb.NewGangClient(conn)
+	ctx, s, client, gang := startGangSession(t)
 	resp, err := gang.Compile(ctx, &workerpb.GangCompileRequest{SessionId: client.SessionID(), SessionToken: client.SessionToken(), Module: []byte(gangPsum)})
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
@@ -69,4 +57,24 @@ func TestGangProgramsGoWithTheirSession(t *testing.T) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// startGangSession starts a worker, opens a session on it and dials its Gang
+// service; all of them end with the test.
+func startGangSession(t *testing.T) (context.Context, *standalone, *proxy.Client, workerpb.GangClient) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
+	t.Cleanup(cancel)
+	s := startStandalone(t)
+	client, err := proxy.Dial(ctx, s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return ctx, s, client, workerpb.NewGangClient(conn)
 }

@@ -40,11 +40,15 @@ func (s *sequencer) wait(ctx context.Context, incarnation string, seq uint64) er
 	if seq == 0 {
 		return nil
 	}
-	timer := time.NewTimer(gapTimeout)
-	defer timer.Stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.syncLocked(incarnation)
+	if seq <= s.next { // its turn: the common case needs no timer
+		s.markLocked(seq)
+		return nil
+	}
+	timer := time.NewTimer(gapTimeout)
+	defer timer.Stop()
 	for seq > s.next {
 		moved := s.moved
 		s.mu.Unlock()

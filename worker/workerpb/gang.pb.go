@@ -417,6 +417,181 @@ func (x *LaunchRequest) GetPartitions() []*LocalPartition {
 	return nil
 }
 
+type LaunchStreamRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Request:
+	//
+	//	*LaunchStreamRequest_Launch
+	//	*LaunchStreamRequest_Cancel
+	Request isLaunchStreamRequest_Request `protobuf_oneof:"request"`
+	// For a launch: how long it may take, in nanoseconds from when the worker
+	// receives it (the client's deadline); 0 for no limit.
+	TimeoutNanos  int64 `protobuf:"varint,3,opt,name=timeout_nanos,json=timeoutNanos,proto3" json:"timeout_nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LaunchStreamRequest) Reset() {
+	*x = LaunchStreamRequest{}
+	mi := &file_worker_workerpb_gang_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LaunchStreamRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LaunchStreamRequest) ProtoMessage() {}
+
+func (x *LaunchStreamRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_worker_workerpb_gang_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LaunchStreamRequest.ProtoReflect.Descriptor instead.
+func (*LaunchStreamRequest) Descriptor() ([]byte, []int) {
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *LaunchStreamRequest) GetRequest() isLaunchStreamRequest_Request {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *LaunchStreamRequest) GetLaunch() *LaunchRequest {
+	if x != nil {
+		if x, ok := x.Request.(*LaunchStreamRequest_Launch); ok {
+			return x.Launch
+		}
+	}
+	return nil
+}
+
+func (x *LaunchStreamRequest) GetCancel() uint64 {
+	if x != nil {
+		if x, ok := x.Request.(*LaunchStreamRequest_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return 0
+}
+
+func (x *LaunchStreamRequest) GetTimeoutNanos() int64 {
+	if x != nil {
+		return x.TimeoutNanos
+	}
+	return 0
+}
+
+type isLaunchStreamRequest_Request interface {
+	isLaunchStreamRequest_Request()
+}
+
+type LaunchStreamRequest_Launch struct {
+	// A launch, as Launch takes it; its launch_id names its result.
+	Launch *LaunchRequest `protobuf:"bytes,1,opt,name=launch,proto3,oneof"`
+}
+
+type LaunchStreamRequest_Cancel struct {
+	// Ends the launch of this id, as cancelling its Launch call would.
+	Cancel uint64 `protobuf:"fixed64,2,opt,name=cancel,proto3,oneof"`
+}
+
+func (*LaunchStreamRequest_Launch) isLaunchStreamRequest_Request() {}
+
+func (*LaunchStreamRequest_Cancel) isLaunchStreamRequest_Request() {}
+
+// How one launch of a Launches stream ended.
+type LaunchResult struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	LaunchId uint64                 `protobuf:"fixed64,1,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`
+	// Bytes this worker sent to other workers in the launch.
+	SentBytes int64 `protobuf:"varint,2,opt,name=sent_bytes,json=sentBytes,proto3" json:"sent_bytes,omitempty"`
+	// 0 when the launch succeeded, else its error: the ifrt (absl) code, the
+	// message and the reason (rpc.ReasonOf) of the error the Launch call would
+	// have ended with.
+	Code          int32  `protobuf:"varint,3,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LaunchResult) Reset() {
+	*x = LaunchResult{}
+	mi := &file_worker_workerpb_gang_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LaunchResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LaunchResult) ProtoMessage() {}
+
+func (x *LaunchResult) ProtoReflect() protoreflect.Message {
+	mi := &file_worker_workerpb_gang_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LaunchResult.ProtoReflect.Descriptor instead.
+func (*LaunchResult) Descriptor() ([]byte, []int) {
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *LaunchResult) GetLaunchId() uint64 {
+	if x != nil {
+		return x.LaunchId
+	}
+	return 0
+}
+
+func (x *LaunchResult) GetSentBytes() int64 {
+	if x != nil {
+		return x.SentBytes
+	}
+	return 0
+}
+
+func (x *LaunchResult) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *LaunchResult) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *LaunchResult) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type LaunchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Bytes this worker sent to other workers in the launch.
@@ -427,7 +602,7 @@ type LaunchResponse struct {
 
 func (x *LaunchResponse) Reset() {
 	*x = LaunchResponse{}
-	mi := &file_worker_workerpb_gang_proto_msgTypes[5]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +614,7 @@ func (x *LaunchResponse) String() string {
 func (*LaunchResponse) ProtoMessage() {}
 
 func (x *LaunchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_gang_proto_msgTypes[5]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +627,7 @@ func (x *LaunchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LaunchResponse.ProtoReflect.Descriptor instead.
 func (*LaunchResponse) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{5}
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *LaunchResponse) GetSentBytes() int64 {
@@ -471,17 +646,20 @@ type ExchangeFrame struct {
 	From     int32                  `protobuf:"varint,2,opt,name=from,proto3" json:"from,omitempty"`
 	To       int32                  `protobuf:"varint,3,opt,name=to,proto3" json:"to,omitempty"`
 	// The message's stablehlo.Tag and its whole size in bytes.
-	Collective    uint64 `protobuf:"varint,4,opt,name=collective,proto3" json:"collective,omitempty"`
-	Message       uint32 `protobuf:"varint,5,opt,name=message,proto3" json:"message,omitempty"`
-	Size          int64  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
-	Data          []byte `protobuf:"bytes,7,opt,name=data,proto3" json:"data,omitempty"`
+	Collective uint64 `protobuf:"varint,4,opt,name=collective,proto3" json:"collective,omitempty"`
+	Message    uint32 `protobuf:"varint,5,opt,name=message,proto3" json:"message,omitempty"`
+	Size       int64  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	Data       []byte `protobuf:"bytes,7,opt,name=data,proto3" json:"data,omitempty"`
+	// Instead of data, for a receiver on the sender's host that said so
+	// (Peer.ProbeSharedMemory): where the sender put the frame's bytes.
+	Shared        *SharedRegion `protobuf:"bytes,8,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExchangeFrame) Reset() {
 	*x = ExchangeFrame{}
-	mi := &file_worker_workerpb_gang_proto_msgTypes[6]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +671,7 @@ func (x *ExchangeFrame) String() string {
 func (*ExchangeFrame) ProtoMessage() {}
 
 func (x *ExchangeFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_gang_proto_msgTypes[6]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +684,7 @@ func (x *ExchangeFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeFrame.ProtoReflect.Descriptor instead.
 func (*ExchangeFrame) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{6}
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExchangeFrame) GetLaunchId() uint64 {
@@ -558,6 +736,13 @@ func (x *ExchangeFrame) GetData() []byte {
 	return nil
 }
 
+func (x *ExchangeFrame) GetShared() *SharedRegion {
+	if x != nil {
+		return x.Shared
+	}
+	return nil
+}
+
 type ExchangeResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -566,7 +751,7 @@ type ExchangeResponse struct {
 
 func (x *ExchangeResponse) Reset() {
 	*x = ExchangeResponse{}
-	mi := &file_worker_workerpb_gang_proto_msgTypes[7]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +763,7 @@ func (x *ExchangeResponse) String() string {
 func (*ExchangeResponse) ProtoMessage() {}
 
 func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_gang_proto_msgTypes[7]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +776,7 @@ func (x *ExchangeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExchangeResponse.ProtoReflect.Descriptor instead.
 func (*ExchangeResponse) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{7}
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{9}
 }
 
 type GangReleaseRequest struct {
@@ -605,7 +790,7 @@ type GangReleaseRequest struct {
 
 func (x *GangReleaseRequest) Reset() {
 	*x = GangReleaseRequest{}
-	mi := &file_worker_workerpb_gang_proto_msgTypes[8]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +802,7 @@ func (x *GangReleaseRequest) String() string {
 func (*GangReleaseRequest) ProtoMessage() {}
 
 func (x *GangReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_gang_proto_msgTypes[8]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +815,7 @@ func (x *GangReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GangReleaseRequest.ProtoReflect.Descriptor instead.
 func (*GangReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{8}
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GangReleaseRequest) GetSessionId() uint64 {
@@ -662,7 +847,7 @@ type GangReleaseResponse struct {
 
 func (x *GangReleaseResponse) Reset() {
 	*x = GangReleaseResponse{}
-	mi := &file_worker_workerpb_gang_proto_msgTypes[9]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +859,7 @@ func (x *GangReleaseResponse) String() string {
 func (*GangReleaseResponse) ProtoMessage() {}
 
 func (x *GangReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_gang_proto_msgTypes[9]
+	mi := &file_worker_workerpb_gang_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,14 +872,14 @@ func (x *GangReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GangReleaseResponse.ProtoReflect.Descriptor instead.
 func (*GangReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{9}
+	return file_worker_workerpb_gang_proto_rawDescGZIP(), []int{11}
 }
 
 var File_worker_workerpb_gang_proto protoreflect.FileDescriptor
 
 const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\n" +
-	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\"p\n" +
+	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\x1a\x1aworker/workerpb/peer.proto\"p\n" +
 	"\x12GangCompileRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12#\n" +
@@ -731,10 +916,22 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\x11partition_workers\x18\a \x03(\tR\x10partitionWorkers\x12F\n" +
 	"\n" +
 	"partitions\x18\b \x03(\v2&.openpathways.worker.v1.LocalPartitionR\n" +
-	"partitions\"/\n" +
+	"partitions\"\xa0\x01\n" +
+	"\x13LaunchStreamRequest\x12?\n" +
+	"\x06launch\x18\x01 \x01(\v2%.openpathways.worker.v1.LaunchRequestH\x00R\x06launch\x12\x18\n" +
+	"\x06cancel\x18\x02 \x01(\x06H\x00R\x06cancel\x12#\n" +
+	"\rtimeout_nanos\x18\x03 \x01(\x03R\ftimeoutNanosB\t\n" +
+	"\arequest\"\x90\x01\n" +
+	"\fLaunchResult\x12\x1b\n" +
+	"\tlaunch_id\x18\x01 \x01(\x06R\blaunchId\x12\x1d\n" +
+	"\n" +
+	"sent_bytes\x18\x02 \x01(\x03R\tsentBytes\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"/\n" +
 	"\x0eLaunchResponse\x12\x1d\n" +
 	"\n" +
-	"sent_bytes\x18\x01 \x01(\x03R\tsentBytes\"\xb2\x01\n" +
+	"sent_bytes\x18\x01 \x01(\x03R\tsentBytes\"\xf0\x01\n" +
 	"\rExchangeFrame\x12\x1b\n" +
 	"\tlaunch_id\x18\x01 \x01(\x06R\blaunchId\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
@@ -744,7 +941,8 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"collective\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\rR\amessage\x12\x12\n" +
 	"\x04size\x18\x06 \x01(\x03R\x04size\x12\x12\n" +
-	"\x04data\x18\a \x01(\fR\x04data\"\x12\n" +
+	"\x04data\x18\a \x01(\fR\x04data\x12<\n" +
+	"\x06shared\x18\b \x01(\v2$.openpathways.worker.v1.SharedRegionR\x06shared\"\x12\n" +
 	"\x10ExchangeResponse\"w\n" +
 	"\x12GangReleaseRequest\x12\x1d\n" +
 	"\n" +
@@ -752,10 +950,11 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\rsession_token\x18\x02 \x01(\tR\fsessionToken\x12\x1d\n" +
 	"\n" +
 	"program_id\x18\x03 \x01(\x06R\tprogramId\"\x15\n" +
-	"\x13GangReleaseResponse2\x8e\x03\n" +
+	"\x13GangReleaseResponse2\xf3\x03\n" +
 	"\x04Gang\x12d\n" +
 	"\aCompile\x12*.openpathways.worker.v1.GangCompileRequest\x1a+.openpathways.worker.v1.GangCompileResponse\"\x00\x12Y\n" +
-	"\x06Launch\x12%.openpathways.worker.v1.LaunchRequest\x1a&.openpathways.worker.v1.LaunchResponse\"\x00\x12_\n" +
+	"\x06Launch\x12%.openpathways.worker.v1.LaunchRequest\x1a&.openpathways.worker.v1.LaunchResponse\"\x00\x12c\n" +
+	"\bLaunches\x12+.openpathways.worker.v1.LaunchStreamRequest\x1a$.openpathways.worker.v1.LaunchResult\"\x00(\x010\x01\x12_\n" +
 	"\bExchange\x12%.openpathways.worker.v1.ExchangeFrame\x1a(.openpathways.worker.v1.ExchangeResponse\"\x00(\x01\x12d\n" +
 	"\aRelease\x12*.openpathways.worker.v1.GangReleaseRequest\x1a+.openpathways.worker.v1.GangReleaseResponse\"\x00B2Z0github.com/openpathways/pathways/worker/workerpbb\x06proto3"
 
@@ -771,36 +970,43 @@ func file_worker_workerpb_gang_proto_rawDescGZIP() []byte {
 	return file_worker_workerpb_gang_proto_rawDescData
 }
 
-var file_worker_workerpb_gang_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_worker_workerpb_gang_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_worker_workerpb_gang_proto_goTypes = []any{
 	(*GangCompileRequest)(nil),  // 0: openpathways.worker.v1.GangCompileRequest
 	(*GangArgument)(nil),        // 1: openpathways.worker.v1.GangArgument
 	(*GangCompileResponse)(nil), // 2: openpathways.worker.v1.GangCompileResponse
 	(*LocalPartition)(nil),      // 3: openpathways.worker.v1.LocalPartition
 	(*LaunchRequest)(nil),       // 4: openpathways.worker.v1.LaunchRequest
-	(*LaunchResponse)(nil),      // 5: openpathways.worker.v1.LaunchResponse
-	(*ExchangeFrame)(nil),       // 6: openpathways.worker.v1.ExchangeFrame
-	(*ExchangeResponse)(nil),    // 7: openpathways.worker.v1.ExchangeResponse
-	(*GangReleaseRequest)(nil),  // 8: openpathways.worker.v1.GangReleaseRequest
-	(*GangReleaseResponse)(nil), // 9: openpathways.worker.v1.GangReleaseResponse
+	(*LaunchStreamRequest)(nil), // 5: openpathways.worker.v1.LaunchStreamRequest
+	(*LaunchResult)(nil),        // 6: openpathways.worker.v1.LaunchResult
+	(*LaunchResponse)(nil),      // 7: openpathways.worker.v1.LaunchResponse
+	(*ExchangeFrame)(nil),       // 8: openpathways.worker.v1.ExchangeFrame
+	(*ExchangeResponse)(nil),    // 9: openpathways.worker.v1.ExchangeResponse
+	(*GangReleaseRequest)(nil),  // 10: openpathways.worker.v1.GangReleaseRequest
+	(*GangReleaseResponse)(nil), // 11: openpathways.worker.v1.GangReleaseResponse
+	(*SharedRegion)(nil),        // 12: openpathways.worker.v1.SharedRegion
 }
 var file_worker_workerpb_gang_proto_depIdxs = []int32{
-	1, // 0: openpathways.worker.v1.GangCompileResponse.parameters:type_name -> openpathways.worker.v1.GangArgument
-	1, // 1: openpathways.worker.v1.GangCompileResponse.outputs:type_name -> openpathways.worker.v1.GangArgument
-	3, // 2: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
-	0, // 3: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
-	4, // 4: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
-	6, // 5: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
-	8, // 6: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
-	2, // 7: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
-	5, // 8: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
-	7, // 9: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
-	9, // 10: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
-	7, // [7:11] is the sub-list for method output_type
-	3, // [3:7] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	1,  // 0: openpathways.worker.v1.GangCompileResponse.parameters:type_name -> openpathways.worker.v1.GangArgument
+	1,  // 1: openpathways.worker.v1.GangCompileResponse.outputs:type_name -> openpathways.worker.v1.GangArgument
+	3,  // 2: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
+	4,  // 3: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
+	12, // 4: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
+	0,  // 5: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
+	4,  // 6: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
+	5,  // 7: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
+	8,  // 8: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
+	10, // 9: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
+	2,  // 10: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
+	7,  // 11: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
+	6,  // 12: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
+	9,  // 13: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
+	11, // 14: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
+	10, // [10:15] is the sub-list for method output_type
+	5,  // [5:10] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_gang_proto_init() }
@@ -808,13 +1014,18 @@ func file_worker_workerpb_gang_proto_init() {
 	if File_worker_workerpb_gang_proto != nil {
 		return
 	}
+	file_worker_workerpb_peer_proto_init()
+	file_worker_workerpb_gang_proto_msgTypes[5].OneofWrappers = []any{
+		(*LaunchStreamRequest_Launch)(nil),
+		(*LaunchStreamRequest_Cancel)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_worker_workerpb_gang_proto_rawDesc), len(file_worker_workerpb_gang_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Gang_Compile_FullMethodName  = "/openpathways.worker.v1.Gang/Compile"
 	Gang_Launch_FullMethodName   = "/openpathways.worker.v1.Gang/Launch"
+	Gang_Launches_FullMethodName = "/openpathways.worker.v1.Gang/Launches"
 	Gang_Exchange_FullMethodName = "/openpathways.worker.v1.Gang/Exchange"
 	Gang_Release_FullMethodName  = "/openpathways.worker.v1.Gang/Release"
 )
@@ -45,6 +46,13 @@ type GangClient interface {
 	// fails the launch on every worker: ABORTED for one that failed, DATA_LOSS
 	// for one lost; the call's deadline and cancellation end it too.
 	Launch(ctx context.Context, in *LaunchRequest, opts ...grpc.CallOption) (*LaunchResponse, error)
+	// Carries one client session's launches to this worker, as Launch does
+	// one: the client sends a LaunchStreamRequest for each launch (and one to
+	// cancel a launch it gave up), the worker answers each launch with a
+	// LaunchResult once it is done, in the order launches finish. Launches of
+	// one stream run concurrently, each in its sequence turn. The stream ending
+	// ends every launch it carries.
+	Launches(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[LaunchStreamRequest, LaunchResult], error)
 	// Carries the messages of one launch from one partition to one partition
 	// on another worker, in order (the collectives' data). Opened by the
 	// sending worker; ends when the sender has sent everything.
@@ -81,9 +89,22 @@ func (c *gangClient) Launch(ctx context.Context, in *LaunchRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *gangClient) Launches(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[LaunchStreamRequest, LaunchResult], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Gang_ServiceDesc.Streams[0], Gang_Launches_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[LaunchStreamRequest, LaunchResult]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Gang_LaunchesClient = grpc.BidiStreamingClient[LaunchStreamRequest, LaunchResult]
+
 func (c *gangClient) Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[ExchangeFrame, ExchangeResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &Gang_ServiceDesc.Streams[0], Gang_Exchange_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &Gang_ServiceDesc.Streams[1], Gang_Exchange_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +141,13 @@ type GangServer interface {
 	// fails the launch on every worker: ABORTED for one that failed, DATA_LOSS
 	// for one lost; the call's deadline and cancellation end it too.
 	Launch(context.Context, *LaunchRequest) (*LaunchResponse, error)
+	// Carries one client session's launches to this worker, as Launch does
+	// one: the client sends a LaunchStreamRequest for each launch (and one to
+	// cancel a launch it gave up), the worker answers each launch with a
+	// LaunchResult once it is done, in the order launches finish. Launches of
+	// one stream run concurrently, each in its sequence turn. The stream ending
+	// ends every launch it carries.
+	Launches(grpc.BidiStreamingServer[LaunchStreamRequest, LaunchResult]) error
 	// Carries the messages of one launch from one partition to one partition
 	// on another worker, in order (the collectives' data). Opened by the
 	// sending worker; ends when the sender has sent everything.
@@ -141,6 +169,9 @@ func (UnimplementedGangServer) Compile(context.Context, *GangCompileRequest) (*G
 }
 func (UnimplementedGangServer) Launch(context.Context, *LaunchRequest) (*LaunchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Launch not implemented")
+}
+func (UnimplementedGangServer) Launches(grpc.BidiStreamingServer[LaunchStreamRequest, LaunchResult]) error {
+	return status.Error(codes.Unimplemented, "method Launches not implemented")
 }
 func (UnimplementedGangServer) Exchange(grpc.ClientStreamingServer[ExchangeFrame, ExchangeResponse]) error {
 	return status.Error(codes.Unimplemented, "method Exchange not implemented")
@@ -205,6 +236,13 @@ func _Gang_Launch_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Gang_Launches_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(GangServer).Launches(&grpc.GenericServerStream[LaunchStreamRequest, LaunchResult]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Gang_LaunchesServer = grpc.BidiStreamingServer[LaunchStreamRequest, LaunchResult]
+
 func _Gang_Exchange_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(GangServer).Exchange(&grpc.GenericServerStream[ExchangeFrame, ExchangeResponse]{ServerStream: stream})
 }
@@ -251,6 +289,12 @@ var Gang_ServiceDesc = grpc.ServiceDesc{
 		},
 	},
 	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Launches",
+			Handler:       _Gang_Launches_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
 		{
 			StreamName:    "Exchange",
 			Handler:       _Gang_Exchange_Handler,
