@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
+	var keep []ifrt.Array // the proxy client destructs arrays nobody holds
 	// Both partitions on this worker's two devices: partition 1 never
 	// finishes, so partition 0 waits for it in its all_reduce.
 	stuck := func(id uint64) *workerpb.LaunchRequest {
@@ -33,6 +35,7 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 			if err := a.Ready().Await(ctx); err != nil { // the server holds it
 				t.Fatal(err)
 			}
+			keep = append(keep, a)
 			var in proxy.ArrayHandle
 			a.As(&in)
 			out, err := client.ReserveHandle()
@@ -74,6 +77,7 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 	if codes[2] == ifrt.OK {
 		t.Errorf("the launch past its timeout succeeded")
 	}
+	runtime.KeepAlive(keep)
 	if codes[3] != ifrt.NotFound {
 		t.Errorf("the launch with a wrong session token ended with %v, want NOT_FOUND", codes[3])
 	}
