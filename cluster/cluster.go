@@ -192,7 +192,9 @@ func (l *link) up(ctx context.Context, w rm.Worker, dialOpts []grpc.DialOption) 
 	l.mu.Unlock()
 	l.lose(0, fmt.Errorf("replaced by a worker at %s", addr))
 
-	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(dialOpts...), proxy.WithLogger(l.log))
+	// Executions return once sent (their errors come with their outputs): a
+	// step's read-back then follows its execution on the stream at once.
+	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(dialOpts...), proxy.WithLogger(l.log), proxy.WithAsyncExecute())
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)
 	}
