@@ -8,7 +8,7 @@ import (
 )
 
 // TestInteropLinalg runs jnp.linalg (QR, eigh, SVD, Cholesky, LU solve,
-// pinv, the orthogonal initializer) through the proxy and checks each
+// pinv, det, lstsq, the orthogonal initializer) through the proxy and checks each
 // factorization by its defining properties and against local CPU JAX.
 func TestInteropLinalg(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {

@@ -1,5 +1,6 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
-lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm), checked by the
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm) and what is
+built on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the
 defining properties of each factorization and against local CPU JAX where
 the result is unique (QR follows LAPACK's sign convention; eigen- and
 singular values). Run with JAX_PLATFORMS=proxy,cpu.
@@ -78,6 +79,14 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("solve" + sfx, on(dev, jnp.linalg.solve, m, b), np.linalg.solve(m.astype(np.float64), b))
   err("inv" + sfx, on(dev, jnp.linalg.inv, m), np.linalg.inv(m.astype(np.float64)))
   err("pinv" + sfx, on(dev, jnp.linalg.pinv, m), np.linalg.pinv(m.astype(np.float64)))
+  err("det" + sfx, on(dev, jnp.linalg.det, m) / np.linalg.det(m.astype(np.float64)), 1)
+  tall = rng.standard_normal((7, 3)).astype(dt)
+  rhs = rng.standard_normal((7, 2)).astype(dt)
+  err("lstsq" + sfx, on(dev, lambda x, y: jnp.linalg.lstsq(x, y)[0], tall, rhs),
+      np.linalg.lstsq(tall.astype(np.float64), rhs.astype(np.float64), rcond=None)[0])
+  err("norm2" + sfx, on(dev, lambda x: jnp.linalg.norm(x, 2), tall), np.linalg.norm(tall.astype(np.float64), 2))
+  rank2 = (tall[:, :2] @ rng.standard_normal((2, 5))).astype(dt)
+  err("matrix_rank" + sfx, on(dev, jnp.linalg.matrix_rank, rank2), 2)
 
 # Flax's default recurrent kernel initializer runs QR on the proxy. The key
 # starts as host data: the proxy cannot copy arrays to the local CPU device.
