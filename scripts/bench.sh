@@ -7,7 +7,8 @@
 # (BenchmarkCompileCorpus), the cluster's dispatch against one worker, a gang
 # launch over W workers against one worker, one on PJRT CPU workers (host
 # round trips) against gocpu workers, a 64 MiB all-reduce across two
-# worker processes against memcpy, and checkpoint writes and reads by the
+# worker processes and a 64 MiB copy from slice 0 to slice 1
+# (BenchmarkCopyAcrossSlices64MiB) against memcpy, and checkpoint writes and reads by the
 # workers against plain Go file I/O (BenchmarkPersist256MiB), and the real JAX
 # client's tiny step and 64 MiB device_put/device_get through the proxy (over
 # one PJRT CPU backend and over a one-worker cluster) against local CPU JAX and
@@ -22,7 +23,7 @@ for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
 go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT' -benchtime 100x ./cluster
-go test -run '^$' -bench BenchmarkGangAllReduce64MiB -benchtime 5x ./cluster
+go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
 PATHWAYS_BENCH=1 go test -count=1 -run TestDataplaneFigures -v ./proxy/proxyserver | grep -E 'tiny step|^(ok|FAIL|---)'

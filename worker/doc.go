@@ -10,7 +10,11 @@
 // of programs spanning workers and streams their collectives' data straight to
 // the workers of the other partitions (on gocpu's interpreter: a gocpu backend
 // runs them on its own arrays, any other backend on a private gocpu client,
-// the partitions' blocks copied through host memory at each launch); and,
+// the partitions' blocks copied through host memory at each launch). Peer and
+// gang bytes pass through shared memory (files of /dev/shm) between workers
+// of one host and over the connection otherwise (shm.go; docs/cluster.md,
+// "Worker-to-worker bytes"); PATHWAYS_PEER_SHARED_MEMORY=off turns shared
+// memory off. And,
 // with Config.ResourceManager set, a registration with the resource
 // manager (package rm) kept alive by a heartbeat stream and renewed if the RM
 // restarts.

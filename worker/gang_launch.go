@@ -12,12 +12,14 @@ import (
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/worker/workerpb"
+	"google.golang.org/grpc"
 )
 
-// exchangeChunk is the largest data of one ExchangeFrame: 1 MiB less room
-// for the frame's other fields, so that the encoded frame fits grpc-go's
-// largest pooled buffer (1 MiB) on both sides. A frame just over it took a
-// fresh, zeroed buffer to encode and another to receive.
+// exchangeChunk is the largest data of one ExchangeFrame over the
+// connection: 1 MiB less room for the frame's other fields, within grpc-go's
+// largest pooled buffer (1 MiB), which the proto codec encoded frames into
+// before frames became BufferMessages (gang_wire.go). Frames in shared memory
+// hold up to segmentData.
 const exchangeChunk = 1<<20 - 128
 
 // orphanTimeout is how long a launch that peers sent data for waits for its
@@ -74,11 +76,13 @@ func (ls *launches) leave(l *gangLaunch) {
 
 // frame is one piece of a message between two partitions. Frames of a
 // partition of this worker carry the whole message and a consumed channel
-// the receiver closes (the sender's memory is handed over, not copied).
+// the receiver closes (the sender's memory is handed over, not copied);
+// frames from another worker carry what arrived (remote).
 type frame struct {
 	tag      stablehlo.Tag
 	size     int64
 	data     []byte
+	remote   *inFrame
 	consumed chan struct{}
 	// claimed is set by the first of the receiver taking the frame and its
 	// sender withdrawing it (its launch ended before the receiver took it).
@@ -224,7 +228,7 @@ func (l *gangLaunch) stream(from, to int) (*outStream, error) {
 		o.err = err
 		return o, err
 	}
-	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx); err != nil {
+	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx, grpc.ForceCodecV2(rpc.BufferCodec())); err != nil {
 		o.err = ifrt.Errorf(ifrt.DataLoss, "worker: partition %d on %s cannot be reached: %w", to, addr, rpc.FromStatus(err))
 	}
 	return o, o.err
@@ -289,31 +293,7 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	first := true
-	for first || len(data) > 0 {
-		n := min(len(data), exchangeChunk)
-		fr := &workerpb.ExchangeFrame{LaunchId: l.id, From: int32(e.self), To: int32(to), Data: data[:n]}
-		if first {
-			fr.Collective, fr.Message, fr.Size = tag.Collective, tag.Message, int64(len(data))
-		}
-		// grpc-go encodes the frame before SendMsg returns, so data is not
-		// kept.
-		if err := o.stream.Send(fr); err != nil {
-			o.err = err
-			if c := l.cause(); c != nil {
-				return c
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return l.lost(to, rpc.FromStatus(err))
-		}
-		data, first = data[n:], false
-		l.mu.Lock()
-		l.sent += int64(n)
-		l.mu.Unlock()
-	}
-	return nil
+	return e.sendFrames(ctx, o, to, tag, data)
 }
 
 func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, size int, w io.Writer) error {
@@ -354,11 +334,19 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 			l.fail(err)
 			return err
 		}
-		if got+int64(len(f.data)) > int64(size) {
+		n, err := int64(len(f.data)), error(nil)
+		if f.remote != nil {
+			n = f.remote.length()
+		}
+		if got+n > int64(size) {
 			return l.lost(from, errors.New("it sent more than the message holds"))
 		}
-		_, err := w.Write(f.data)
-		got += int64(len(f.data))
+		if f.remote != nil {
+			err = f.remote.consume(w)
+		} else {
+			_, err = w.Write(f.data)
+		}
+		got += n
 		if f.consumed != nil {
 			close(f.consumed)
 		}
@@ -379,13 +367,13 @@ func (e *gangEndpoint) Done(err error) {
 // partition of this worker and hands them to the receiver, in order.
 func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	defer g.w.proxy.Track()()
-	first, err := stream.Recv()
-	if err != nil {
+	first := &inFrame{}
+	if err := stream.RecvMsg(first); err != nil {
 		return err
 	}
-	l := g.launches.join(first.GetLaunchId(), true)
+	l := g.launches.join(first.launch, true)
 	defer g.launches.leave(l)
-	from, to := int(first.GetFrom()), int(first.GetTo())
+	from, to := int(first.from), int(first.to)
 	if from < 0 || to < 0 || from > 1<<16 || to > 1<<16 {
 		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: exchange between partitions %d and %d", from, to))
 	}
@@ -393,10 +381,13 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	defer close(box) // the receiver sees a stream that ends early
 	f := first
 	for {
-		if f.GetFrom() != first.GetFrom() || f.GetTo() != first.GetTo() || f.GetLaunchId() != first.GetLaunchId() {
+		if f.from != first.from || f.to != first.to || f.launch != first.launch {
 			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: one exchange stream carries one pair of one launch"))
 		}
-		fr := &frame{tag: stablehlo.Tag{Collective: f.GetCollective(), Message: f.GetMessage()}, size: f.GetSize(), data: f.GetData()}
+		if err := f.attach(g.w.peer.shm); err != nil {
+			return rpc.ToStatus(err)
+		}
+		fr := &frame{tag: f.tag, size: f.size, remote: f}
 		select {
 		case box <- fr:
 		case <-l.failed:
@@ -404,7 +395,8 @@ func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 		case <-stream.Context().Done():
 			return stream.Context().Err()
 		}
-		if f, err = stream.Recv(); err == io.EOF {
+		f = &inFrame{}
+		if err := stream.RecvMsg(f); err == io.EOF {
 			return stream.SendAndClose(&workerpb.ExchangeResponse{})
 		} else if err != nil {
 			return err

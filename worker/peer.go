@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,10 +32,16 @@ type peer struct {
 	conns map[string]*grpc.ClientConn // other workers, by address
 
 	fetched atomic.Int64 // bytes gathered from other workers
+
+	shm *sharedMemory // for peers on this host (shm.go)
 }
 
 func newPeer(w *Server) *peer {
-	return &peer{w: w, members: &members{w: w}, conns: map[string]*grpc.ClientConn{}}
+	return &peer{w: w, members: &members{w: w}, conns: map[string]*grpc.ClientConn{}, shm: newSharedMemory()}
+}
+
+func (p *peer) ProbeSharedMemory(_ context.Context, req *workerpb.SharedMemoryProbe) (*workerpb.SharedMemoryProbeResult, error) {
+	return p.shm.answer(req, func(err error) { p.w.log.Debug("no shared memory for peers", "error", err) }), nil
 }
 
 func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_ReadArrayServer) error {
@@ -45,9 +52,21 @@ func (p *peer) ReadArray(req *workerpb.ReadArrayRequest, stream workerpb.Peer_Re
 	if err != nil {
 		return rpc.ToStatus(err)
 	}
+	shared := req.GetSharedMemory() && p.shm.dir != ""
 	for len(data) > 0 {
 		n := min(len(data), chunkSize)
-		if err := stream.Send(&workerpb.ReadArrayChunk{Data: data[:n]}); err != nil {
+		out := &chunkOut{data: data[:n]}
+		if shared {
+			// A segment holds more than a chunk over the connection may.
+			m := min(len(data), segmentData)
+			if out.shared = p.shm.take(data[:m]); out.shared != nil {
+				n, out.data = m, nil
+			}
+		}
+		if err := stream.SendMsg(out); err != nil {
+			if out.shared != nil {
+				p.shm.untake(out.shared)
+			}
 			return err
 		}
 		data = data[n:]
@@ -90,6 +109,9 @@ func contents(ctx context.Context, a ifrt.Array, region *workerpb.Domain) ([]byt
 	if !within(dom, shape) {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: region %v is outside the array's shape %v", dom, shape)
 	}
+	if dom.Shape().Equal(shape) {
+		return data, nil // the whole array
+	}
 	return ifrt.ExtractDomain(data, a.DType().HostByteSize(), shape, dom), nil
 }
 
@@ -108,8 +130,8 @@ func within(d ifrt.IndexDomain, shape ifrt.Shape) bool {
 
 // fetch returns the dense contents of the part overlap of a piece (both in the
 // global array's coordinates), from this worker or from another; want is its
-// size.
-func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap ifrt.IndexDomain, want int64) ([]byte, error) {
+// size. The contents go into dst when it is not nil.
+func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap ifrt.IndexDomain, want int64, dst []byte) ([]byte, error) {
 	region := wireDomain(backend.Shift(overlap, dom))
 	addr := piece.GetWorkerAddress()
 	var data []byte
@@ -124,6 +146,9 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap if
 		if data, err = contents(ctx, a, region); err != nil {
 			return nil, err
 		}
+		if dst != nil && int64(len(data)) == want {
+			data = dst[:copy(dst, data)]
+		}
 	} else {
 		if err := p.members.check(ctx, addr); err != nil {
 			return nil, err
@@ -132,28 +157,53 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap if
 		if err != nil {
 			return nil, err
 		}
-		stream, err := workerpb.NewPeerClient(conn).ReadArray(ctx, &workerpb.ReadArrayRequest{Array: piece.GetArray(), Region: region})
+		// Through shared memory where this worker maps the peer's segments.
+		req := &workerpb.ReadArrayRequest{Array: piece.GetArray(), Region: region, SharedMemory: p.shm.probe(ctx, p, addr).mapsTheirs}
+		stream, err := workerpb.NewPeerClient(conn).ReadArray(ctx, req, grpc.ForceCodecV2(rpc.BufferCodec()))
 		if err != nil {
 			return nil, rpc.FromStatus(err)
 		}
+		if dst == nil {
+			dst = make([]byte, want)
+		}
+		in := &chunkIn{dst: dst}
 		for {
-			chunk, err := stream.Recv()
+			err := stream.RecvMsg(in)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
+				p.shm.forget(addr)
 				return nil, ifrt.Errorf(ifrt.CodeOf(rpc.FromStatus(err)), "worker: reading a piece from %s: %w", addr, rpc.FromStatus(err))
 			}
-			if int64(len(data)+len(chunk.GetData())) > want {
-				return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s sent more than the %d bytes of the piece", addr, want)
+			if in.err == nil && in.shared != nil {
+				in.err = p.copyShared(in)
 			}
-			data = append(data, chunk.GetData()...)
+			if in.err != nil {
+				p.shm.forget(addr)
+				return nil, in.err
+			}
 		}
+		data = dst[:in.off]
 	}
 	if int64(len(data)) != want {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: the part %v of a piece holds %d bytes, not %d", overlap, len(data), want)
 	}
 	return data, nil
+}
+
+// copyShared copies the shared region a chunk named into its destination.
+func (p *peer) copyShared(in *chunkIn) error {
+	view, release, err := p.shm.view(in.shared)
+	if err != nil {
+		return err
+	}
+	if len(view) > len(in.dst)-in.off {
+		_ = release()
+		return ifrt.Errorf(ifrt.DataLoss, "worker: the peer sent more than the %d bytes of the piece", len(in.dst))
+	}
+	in.off += copy(in.dst[in.off:], view)
+	return release()
 }
 
 func (p *peer) conn(addr string) (*grpc.ClientConn, error) {
@@ -181,6 +231,7 @@ func (p *peer) close() {
 		c.Close()
 	}
 	p.conns = nil
+	p.shm.close()
 }
 
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {
@@ -245,16 +296,35 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 	}
 	elem := dtype.HostByteSize()
 	result := make([]byte, size)
-	var remote int64
-	for _, pt := range parts {
-		data, err := p.fetch(ctx, pt.piece, pt.dom, pt.inside, pt.inside.Shape().NumElements()*int64(elem))
+	// The parts stream in parallel; one that is the whole result goes
+	// straight into it.
+	whole := len(parts) == 1 && slices.Equal(parts[0].inside, target)
+	datas := make([][]byte, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, pt := range parts {
+		wg.Go(func() {
+			var dst []byte
+			if whole {
+				dst = result
+			}
+			datas[i], errs[i] = p.fetch(ctx, pt.piece, pt.dom, pt.inside, pt.inside.Shape().NumElements()*int64(elem), dst)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+	}
+	var remote int64
+	for i, pt := range parts {
 		if pt.piece.GetWorkerAddress() != "" {
-			remote += int64(len(data))
+			remote += int64(len(datas[i]))
 		}
-		ifrt.InsertDomain(result, elem, shape, backend.Shift(pt.inside, target), data)
+		if !whole {
+			ifrt.InsertDomain(result, elem, shape, backend.Shift(pt.inside, target), datas[i])
+		}
 	}
 	spec := ifrt.ArraySpec{DType: dtype, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, ifrt.MemoryKind(req.GetMemoryKind()))}
 	a, err := p.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, result, spec, nil)

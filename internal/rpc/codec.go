@@ -23,11 +23,12 @@ import (
 // protobuf allows, which no message of ours (or upstream's) uses.
 const decodeFailureField protowire.Number = protowire.MaxValidNumber
 
-// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes.
+// lenientCodec is the protobuf codec whose Unmarshal never fails on bad bytes;
+// it encodes and decodes BufferMessages as BufferCodec does.
 type lenientCodec struct{ base encoding.CodecV2 }
 
 func newLenientCodec() encoding.CodecV2 {
-	return lenientCodec{base: encoding.GetCodecV2("proto")}
+	return lenientCodec{base: BufferCodec()}
 }
 
 func (c lenientCodec) Name() string { return c.base.Name() }
@@ -35,6 +36,10 @@ func (c lenientCodec) Name() string { return c.base.Name() }
 func (c lenientCodec) Marshal(v any) (mem.BufferSlice, error) { return c.base.Marshal(v) }
 
 func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if m, ok := v.(BufferMessage); ok {
+		m.UnmarshalBuffers(data) // its failure is checked with DecodeError
+		return nil
+	}
 	err := c.base.Unmarshal(data, v)
 	m, ok := v.(proto.Message)
 	if err == nil || !ok {
@@ -50,6 +55,12 @@ func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
 // DecodeError returns the INVALID_ARGUMENT status of a request that the lenient
 // codec could not decode, or nil.
 func DecodeError(v any) error {
+	if bm, ok := v.(BufferMessage); ok {
+		if err := bm.DecodeFailure(); err != nil {
+			return status.Errorf(codes.InvalidArgument, "the request does not decode: %s", ValidUTF8(err.Error()))
+		}
+		return nil
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil

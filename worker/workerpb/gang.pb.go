@@ -646,10 +646,13 @@ type ExchangeFrame struct {
 	From     int32                  `protobuf:"varint,2,opt,name=from,proto3" json:"from,omitempty"`
 	To       int32                  `protobuf:"varint,3,opt,name=to,proto3" json:"to,omitempty"`
 	// The message's stablehlo.Tag and its whole size in bytes.
-	Collective    uint64 `protobuf:"varint,4,opt,name=collective,proto3" json:"collective,omitempty"`
-	Message       uint32 `protobuf:"varint,5,opt,name=message,proto3" json:"message,omitempty"`
-	Size          int64  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
-	Data          []byte `protobuf:"bytes,7,opt,name=data,proto3" json:"data,omitempty"`
+	Collective uint64 `protobuf:"varint,4,opt,name=collective,proto3" json:"collective,omitempty"`
+	Message    uint32 `protobuf:"varint,5,opt,name=message,proto3" json:"message,omitempty"`
+	Size       int64  `protobuf:"varint,6,opt,name=size,proto3" json:"size,omitempty"`
+	Data       []byte `protobuf:"bytes,7,opt,name=data,proto3" json:"data,omitempty"`
+	// Instead of data, for a receiver on the sender's host that said so
+	// (Peer.ProbeSharedMemory): where the sender put the frame's bytes.
+	Shared        *SharedRegion `protobuf:"bytes,8,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -729,6 +732,13 @@ func (x *ExchangeFrame) GetSize() int64 {
 func (x *ExchangeFrame) GetData() []byte {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *ExchangeFrame) GetShared() *SharedRegion {
+	if x != nil {
+		return x.Shared
 	}
 	return nil
 }
@@ -869,7 +879,7 @@ var File_worker_workerpb_gang_proto protoreflect.FileDescriptor
 
 const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\n" +
-	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\"p\n" +
+	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\x1a\x1aworker/workerpb/peer.proto\"p\n" +
 	"\x12GangCompileRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12#\n" +
@@ -921,7 +931,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\"/\n" +
 	"\x0eLaunchResponse\x12\x1d\n" +
 	"\n" +
-	"sent_bytes\x18\x01 \x01(\x03R\tsentBytes\"\xb2\x01\n" +
+	"sent_bytes\x18\x01 \x01(\x03R\tsentBytes\"\xf0\x01\n" +
 	"\rExchangeFrame\x12\x1b\n" +
 	"\tlaunch_id\x18\x01 \x01(\x06R\blaunchId\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x05R\x04from\x12\x0e\n" +
@@ -931,7 +941,8 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"collective\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\rR\amessage\x12\x12\n" +
 	"\x04size\x18\x06 \x01(\x03R\x04size\x12\x12\n" +
-	"\x04data\x18\a \x01(\fR\x04data\"\x12\n" +
+	"\x04data\x18\a \x01(\fR\x04data\x12<\n" +
+	"\x06shared\x18\b \x01(\v2$.openpathways.worker.v1.SharedRegionR\x06shared\"\x12\n" +
 	"\x10ExchangeResponse\"w\n" +
 	"\x12GangReleaseRequest\x12\x1d\n" +
 	"\n" +
@@ -973,27 +984,29 @@ var file_worker_workerpb_gang_proto_goTypes = []any{
 	(*ExchangeResponse)(nil),    // 9: openpathways.worker.v1.ExchangeResponse
 	(*GangReleaseRequest)(nil),  // 10: openpathways.worker.v1.GangReleaseRequest
 	(*GangReleaseResponse)(nil), // 11: openpathways.worker.v1.GangReleaseResponse
+	(*SharedRegion)(nil),        // 12: openpathways.worker.v1.SharedRegion
 }
 var file_worker_workerpb_gang_proto_depIdxs = []int32{
 	1,  // 0: openpathways.worker.v1.GangCompileResponse.parameters:type_name -> openpathways.worker.v1.GangArgument
 	1,  // 1: openpathways.worker.v1.GangCompileResponse.outputs:type_name -> openpathways.worker.v1.GangArgument
 	3,  // 2: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
 	4,  // 3: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
-	0,  // 4: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
-	4,  // 5: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
-	5,  // 6: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
-	8,  // 7: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
-	10, // 8: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
-	2,  // 9: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
-	7,  // 10: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
-	6,  // 11: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
-	9,  // 12: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
-	11, // 13: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
-	9,  // [9:14] is the sub-list for method output_type
-	4,  // [4:9] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	12, // 4: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
+	0,  // 5: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
+	4,  // 6: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
+	5,  // 7: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
+	8,  // 8: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
+	10, // 9: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
+	2,  // 10: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
+	7,  // 11: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
+	6,  // 12: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
+	9,  // 13: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
+	11, // 14: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
+	10, // [10:15] is the sub-list for method output_type
+	5,  // [5:10] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_gang_proto_init() }
@@ -1001,6 +1014,7 @@ func file_worker_workerpb_gang_proto_init() {
 	if File_worker_workerpb_gang_proto != nil {
 		return
 	}
+	file_worker_workerpb_peer_proto_init()
 	file_worker_workerpb_gang_proto_msgTypes[5].OneofWrappers = []any{
 		(*LaunchStreamRequest_Launch)(nil),
 		(*LaunchStreamRequest_Cancel)(nil),

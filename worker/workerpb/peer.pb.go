@@ -29,6 +29,187 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SharedMemoryProbe struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A segment of the caller: a file of /dev/shm that starts with token.
+	Segment       string `protobuf:"bytes,1,opt,name=segment,proto3" json:"segment,omitempty"`
+	Token         []byte `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryProbe) Reset() {
+	*x = SharedMemoryProbe{}
+	mi := &file_worker_workerpb_peer_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryProbe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryProbe) ProtoMessage() {}
+
+func (x *SharedMemoryProbe) ProtoReflect() protoreflect.Message {
+	mi := &file_worker_workerpb_peer_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryProbe.ProtoReflect.Descriptor instead.
+func (*SharedMemoryProbe) Descriptor() ([]byte, []int) {
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *SharedMemoryProbe) GetSegment() string {
+	if x != nil {
+		return x.Segment
+	}
+	return ""
+}
+
+func (x *SharedMemoryProbe) GetToken() []byte {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+type SharedMemoryProbeResult struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Readable bool                   `protobuf:"varint,1,opt,name=readable,proto3" json:"readable,omitempty"`
+	// A segment of the answering worker, for the caller to check that it can
+	// map that worker's segments too; empty when it has none.
+	Segment       string `protobuf:"bytes,2,opt,name=segment,proto3" json:"segment,omitempty"`
+	Token         []byte `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedMemoryProbeResult) Reset() {
+	*x = SharedMemoryProbeResult{}
+	mi := &file_worker_workerpb_peer_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedMemoryProbeResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedMemoryProbeResult) ProtoMessage() {}
+
+func (x *SharedMemoryProbeResult) ProtoReflect() protoreflect.Message {
+	mi := &file_worker_workerpb_peer_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedMemoryProbeResult.ProtoReflect.Descriptor instead.
+func (*SharedMemoryProbeResult) Descriptor() ([]byte, []int) {
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *SharedMemoryProbeResult) GetReadable() bool {
+	if x != nil {
+		return x.Readable
+	}
+	return false
+}
+
+func (x *SharedMemoryProbeResult) GetSegment() string {
+	if x != nil {
+		return x.Segment
+	}
+	return ""
+}
+
+func (x *SharedMemoryProbeResult) GetToken() []byte {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+// Bytes that a sender put in one of its shared-memory segments, a file of
+// /dev/shm that the receiver maps too. The segment's first 8 bytes hold the
+// generation of its current use, little-endian; the receiver sets them to
+// 0 when it has read the bytes, which frees the segment for the sender's
+// next use. The bytes start at offset 4096.
+type SharedRegion struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's name in /dev/shm.
+	Segment       string `protobuf:"bytes,1,opt,name=segment,proto3" json:"segment,omitempty"`
+	Generation    uint64 `protobuf:"varint,2,opt,name=generation,proto3" json:"generation,omitempty"`
+	Length        int64  `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SharedRegion) Reset() {
+	*x = SharedRegion{}
+	mi := &file_worker_workerpb_peer_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SharedRegion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SharedRegion) ProtoMessage() {}
+
+func (x *SharedRegion) ProtoReflect() protoreflect.Message {
+	mi := &file_worker_workerpb_peer_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SharedRegion.ProtoReflect.Descriptor instead.
+func (*SharedRegion) Descriptor() ([]byte, []int) {
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SharedRegion) GetSegment() string {
+	if x != nil {
+		return x.Segment
+	}
+	return ""
+}
+
+func (x *SharedRegion) GetGeneration() uint64 {
+	if x != nil {
+		return x.Generation
+	}
+	return 0
+}
+
+func (x *SharedRegion) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
 // An array in an IFRT Proxy session on some worker.
 type ArrayRef struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -43,7 +224,7 @@ type ArrayRef struct {
 
 func (x *ArrayRef) Reset() {
 	*x = ArrayRef{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[0]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -55,7 +236,7 @@ func (x *ArrayRef) String() string {
 func (*ArrayRef) ProtoMessage() {}
 
 func (x *ArrayRef) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[0]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -68,7 +249,7 @@ func (x *ArrayRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArrayRef.ProtoReflect.Descriptor instead.
 func (*ArrayRef) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{0}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ArrayRef) GetSessionId() uint64 {
@@ -97,14 +278,17 @@ type ReadArrayRequest struct {
 	Array *ArrayRef              `protobuf:"bytes,1,opt,name=array,proto3" json:"array,omitempty"`
 	// The part of the array to read, relative to the array (origin 0 is its
 	// first element); absent: the whole array.
-	Region        *Domain `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
+	Region *Domain `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
+	// The reader maps this worker's shared-memory segments (it learned so
+	// from Peer.ProbeSharedMemory): chunks may come as SharedRegions.
+	SharedMemory  bool `protobuf:"varint,3,opt,name=shared_memory,json=sharedMemory,proto3" json:"shared_memory,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReadArrayRequest) Reset() {
 	*x = ReadArrayRequest{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[1]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -116,7 +300,7 @@ func (x *ReadArrayRequest) String() string {
 func (*ReadArrayRequest) ProtoMessage() {}
 
 func (x *ReadArrayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[1]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -129,7 +313,7 @@ func (x *ReadArrayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadArrayRequest.ProtoReflect.Descriptor instead.
 func (*ReadArrayRequest) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{1}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReadArrayRequest) GetArray() *ArrayRef {
@@ -146,16 +330,25 @@ func (x *ReadArrayRequest) GetRegion() *Domain {
 	return nil
 }
 
+func (x *ReadArrayRequest) GetSharedMemory() bool {
+	if x != nil {
+		return x.SharedMemory
+	}
+	return false
+}
+
 type ReadArrayChunk struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Data  []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// Instead of data, when the reader asked for shared memory.
+	Shared        *SharedRegion `protobuf:"bytes,2,opt,name=shared,proto3" json:"shared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReadArrayChunk) Reset() {
 	*x = ReadArrayChunk{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[2]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -167,7 +360,7 @@ func (x *ReadArrayChunk) String() string {
 func (*ReadArrayChunk) ProtoMessage() {}
 
 func (x *ReadArrayChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[2]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -180,12 +373,19 @@ func (x *ReadArrayChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadArrayChunk.ProtoReflect.Descriptor instead.
 func (*ReadArrayChunk) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{2}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReadArrayChunk) GetData() []byte {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *ReadArrayChunk) GetShared() *SharedRegion {
+	if x != nil {
+		return x.Shared
 	}
 	return nil
 }
@@ -201,7 +401,7 @@ type Domain struct {
 
 func (x *Domain) Reset() {
 	*x = Domain{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[3]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -213,7 +413,7 @@ func (x *Domain) String() string {
 func (*Domain) ProtoMessage() {}
 
 func (x *Domain) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[3]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -226,7 +426,7 @@ func (x *Domain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Domain.ProtoReflect.Descriptor instead.
 func (*Domain) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{3}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Domain) GetOrigin() []int64 {
@@ -259,7 +459,7 @@ type Piece struct {
 
 func (x *Piece) Reset() {
 	*x = Piece{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[4]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -271,7 +471,7 @@ func (x *Piece) String() string {
 func (*Piece) ProtoMessage() {}
 
 func (x *Piece) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[4]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -284,7 +484,7 @@ func (x *Piece) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Piece.ProtoReflect.Descriptor instead.
 func (*Piece) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{4}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Piece) GetWorkerAddress() string {
@@ -330,7 +530,7 @@ type GatherRequest struct {
 
 func (x *GatherRequest) Reset() {
 	*x = GatherRequest{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[5]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +542,7 @@ func (x *GatherRequest) String() string {
 func (*GatherRequest) ProtoMessage() {}
 
 func (x *GatherRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[5]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +555,7 @@ func (x *GatherRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GatherRequest.ProtoReflect.Descriptor instead.
 func (*GatherRequest) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{5}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GatherRequest) GetResult() *ArrayRef {
@@ -410,7 +610,7 @@ type GatherResponse struct {
 
 func (x *GatherResponse) Reset() {
 	*x = GatherResponse{}
-	mi := &file_worker_workerpb_peer_proto_msgTypes[6]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -422,7 +622,7 @@ func (x *GatherResponse) String() string {
 func (*GatherResponse) ProtoMessage() {}
 
 func (x *GatherResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_worker_workerpb_peer_proto_msgTypes[6]
+	mi := &file_worker_workerpb_peer_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,7 +635,7 @@ func (x *GatherResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GatherResponse.ProtoReflect.Descriptor instead.
 func (*GatherResponse) Descriptor() ([]byte, []int) {
-	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{6}
+	return file_worker_workerpb_peer_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GatherResponse) GetRemoteBytes() int64 {
@@ -449,17 +649,32 @@ var File_worker_workerpb_peer_proto protoreflect.FileDescriptor
 
 const file_worker_workerpb_peer_proto_rawDesc = "" +
 	"\n" +
-	"\x1aworker/workerpb/peer.proto\x12\x16openpathways.worker.v1\"f\n" +
+	"\x1aworker/workerpb/peer.proto\x12\x16openpathways.worker.v1\"C\n" +
+	"\x11SharedMemoryProbe\x12\x18\n" +
+	"\asegment\x18\x01 \x01(\tR\asegment\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\fR\x05token\"e\n" +
+	"\x17SharedMemoryProbeResult\x12\x1a\n" +
+	"\breadable\x18\x01 \x01(\bR\breadable\x12\x18\n" +
+	"\asegment\x18\x02 \x01(\tR\asegment\x12\x14\n" +
+	"\x05token\x18\x03 \x01(\fR\x05token\"`\n" +
+	"\fSharedRegion\x12\x18\n" +
+	"\asegment\x18\x01 \x01(\tR\asegment\x12\x1e\n" +
+	"\n" +
+	"generation\x18\x02 \x01(\x04R\n" +
+	"generation\x12\x16\n" +
+	"\x06length\x18\x03 \x01(\x03R\x06length\"f\n" +
 	"\bArrayRef\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\x06R\x06handle\x12#\n" +
-	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\"\x82\x01\n" +
+	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\"\xa7\x01\n" +
 	"\x10ReadArrayRequest\x126\n" +
 	"\x05array\x18\x01 \x01(\v2 .openpathways.worker.v1.ArrayRefR\x05array\x126\n" +
-	"\x06region\x18\x02 \x01(\v2\x1e.openpathways.worker.v1.DomainR\x06region\"$\n" +
+	"\x06region\x18\x02 \x01(\v2\x1e.openpathways.worker.v1.DomainR\x06region\x12#\n" +
+	"\rshared_memory\x18\x03 \x01(\bR\fsharedMemory\"b\n" +
 	"\x0eReadArrayChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"6\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12<\n" +
+	"\x06shared\x18\x02 \x01(\v2$.openpathways.worker.v1.SharedRegionR\x06shared\"6\n" +
 	"\x06Domain\x12\x16\n" +
 	"\x06origin\x18\x01 \x03(\x03R\x06origin\x12\x14\n" +
 	"\x05shape\x18\x02 \x03(\x03R\x05shape\"\x9e\x01\n" +
@@ -476,10 +691,11 @@ const file_worker_workerpb_peer_proto_rawDesc = "" +
 	"memoryKind\x125\n" +
 	"\x06pieces\x18\x06 \x03(\v2\x1d.openpathways.worker.v1.PieceR\x06pieces\"3\n" +
 	"\x0eGatherResponse\x12!\n" +
-	"\fremote_bytes\x18\x01 \x01(\x03R\vremoteBytes2\xc4\x01\n" +
+	"\fremote_bytes\x18\x01 \x01(\x03R\vremoteBytes2\xb7\x02\n" +
 	"\x04Peer\x12a\n" +
 	"\tReadArray\x12(.openpathways.worker.v1.ReadArrayRequest\x1a&.openpathways.worker.v1.ReadArrayChunk\"\x000\x01\x12Y\n" +
-	"\x06Gather\x12%.openpathways.worker.v1.GatherRequest\x1a&.openpathways.worker.v1.GatherResponse\"\x00B2Z0github.com/openpathways/pathways/worker/workerpbb\x06proto3"
+	"\x06Gather\x12%.openpathways.worker.v1.GatherRequest\x1a&.openpathways.worker.v1.GatherResponse\"\x00\x12q\n" +
+	"\x11ProbeSharedMemory\x12).openpathways.worker.v1.SharedMemoryProbe\x1a/.openpathways.worker.v1.SharedMemoryProbeResult\"\x00B2Z0github.com/openpathways/pathways/worker/workerpbb\x06proto3"
 
 var (
 	file_worker_workerpb_peer_proto_rawDescOnce sync.Once
@@ -493,33 +709,39 @@ func file_worker_workerpb_peer_proto_rawDescGZIP() []byte {
 	return file_worker_workerpb_peer_proto_rawDescData
 }
 
-var file_worker_workerpb_peer_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_worker_workerpb_peer_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_worker_workerpb_peer_proto_goTypes = []any{
-	(*ArrayRef)(nil),         // 0: openpathways.worker.v1.ArrayRef
-	(*ReadArrayRequest)(nil), // 1: openpathways.worker.v1.ReadArrayRequest
-	(*ReadArrayChunk)(nil),   // 2: openpathways.worker.v1.ReadArrayChunk
-	(*Domain)(nil),           // 3: openpathways.worker.v1.Domain
-	(*Piece)(nil),            // 4: openpathways.worker.v1.Piece
-	(*GatherRequest)(nil),    // 5: openpathways.worker.v1.GatherRequest
-	(*GatherResponse)(nil),   // 6: openpathways.worker.v1.GatherResponse
+	(*SharedMemoryProbe)(nil),       // 0: openpathways.worker.v1.SharedMemoryProbe
+	(*SharedMemoryProbeResult)(nil), // 1: openpathways.worker.v1.SharedMemoryProbeResult
+	(*SharedRegion)(nil),            // 2: openpathways.worker.v1.SharedRegion
+	(*ArrayRef)(nil),                // 3: openpathways.worker.v1.ArrayRef
+	(*ReadArrayRequest)(nil),        // 4: openpathways.worker.v1.ReadArrayRequest
+	(*ReadArrayChunk)(nil),          // 5: openpathways.worker.v1.ReadArrayChunk
+	(*Domain)(nil),                  // 6: openpathways.worker.v1.Domain
+	(*Piece)(nil),                   // 7: openpathways.worker.v1.Piece
+	(*GatherRequest)(nil),           // 8: openpathways.worker.v1.GatherRequest
+	(*GatherResponse)(nil),          // 9: openpathways.worker.v1.GatherResponse
 }
 var file_worker_workerpb_peer_proto_depIdxs = []int32{
-	0, // 0: openpathways.worker.v1.ReadArrayRequest.array:type_name -> openpathways.worker.v1.ArrayRef
-	3, // 1: openpathways.worker.v1.ReadArrayRequest.region:type_name -> openpathways.worker.v1.Domain
-	0, // 2: openpathways.worker.v1.Piece.array:type_name -> openpathways.worker.v1.ArrayRef
-	3, // 3: openpathways.worker.v1.Piece.domain:type_name -> openpathways.worker.v1.Domain
-	0, // 4: openpathways.worker.v1.GatherRequest.result:type_name -> openpathways.worker.v1.ArrayRef
-	3, // 5: openpathways.worker.v1.GatherRequest.domain:type_name -> openpathways.worker.v1.Domain
-	4, // 6: openpathways.worker.v1.GatherRequest.pieces:type_name -> openpathways.worker.v1.Piece
-	1, // 7: openpathways.worker.v1.Peer.ReadArray:input_type -> openpathways.worker.v1.ReadArrayRequest
-	5, // 8: openpathways.worker.v1.Peer.Gather:input_type -> openpathways.worker.v1.GatherRequest
-	2, // 9: openpathways.worker.v1.Peer.ReadArray:output_type -> openpathways.worker.v1.ReadArrayChunk
-	6, // 10: openpathways.worker.v1.Peer.Gather:output_type -> openpathways.worker.v1.GatherResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	3,  // 0: openpathways.worker.v1.ReadArrayRequest.array:type_name -> openpathways.worker.v1.ArrayRef
+	6,  // 1: openpathways.worker.v1.ReadArrayRequest.region:type_name -> openpathways.worker.v1.Domain
+	2,  // 2: openpathways.worker.v1.ReadArrayChunk.shared:type_name -> openpathways.worker.v1.SharedRegion
+	3,  // 3: openpathways.worker.v1.Piece.array:type_name -> openpathways.worker.v1.ArrayRef
+	6,  // 4: openpathways.worker.v1.Piece.domain:type_name -> openpathways.worker.v1.Domain
+	3,  // 5: openpathways.worker.v1.GatherRequest.result:type_name -> openpathways.worker.v1.ArrayRef
+	6,  // 6: openpathways.worker.v1.GatherRequest.domain:type_name -> openpathways.worker.v1.Domain
+	7,  // 7: openpathways.worker.v1.GatherRequest.pieces:type_name -> openpathways.worker.v1.Piece
+	4,  // 8: openpathways.worker.v1.Peer.ReadArray:input_type -> openpathways.worker.v1.ReadArrayRequest
+	8,  // 9: openpathways.worker.v1.Peer.Gather:input_type -> openpathways.worker.v1.GatherRequest
+	0,  // 10: openpathways.worker.v1.Peer.ProbeSharedMemory:input_type -> openpathways.worker.v1.SharedMemoryProbe
+	5,  // 11: openpathways.worker.v1.Peer.ReadArray:output_type -> openpathways.worker.v1.ReadArrayChunk
+	9,  // 12: openpathways.worker.v1.Peer.Gather:output_type -> openpathways.worker.v1.GatherResponse
+	1,  // 13: openpathways.worker.v1.Peer.ProbeSharedMemory:output_type -> openpathways.worker.v1.SharedMemoryProbeResult
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_peer_proto_init() }
@@ -533,7 +755,7 @@ func file_worker_workerpb_peer_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_worker_workerpb_peer_proto_rawDesc), len(file_worker_workerpb_peer_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,8 +27,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Peer_ReadArray_FullMethodName = "/openpathways.worker.v1.Peer/ReadArray"
-	Peer_Gather_FullMethodName    = "/openpathways.worker.v1.Peer/Gather"
+	Peer_ReadArray_FullMethodName         = "/openpathways.worker.v1.Peer/ReadArray"
+	Peer_Gather_FullMethodName            = "/openpathways.worker.v1.Peer/Gather"
+	Peer_ProbeSharedMemory_FullMethodName = "/openpathways.worker.v1.Peer/ProbeSharedMemory"
 )
 
 // PeerClient is the client API for Peer service.
@@ -44,6 +45,11 @@ type PeerClient interface {
 	// the session's client chose. The client then uses it like any array of
 	// its session.
 	Gather(ctx context.Context, in *GatherRequest, opts ...grpc.CallOption) (*GatherResponse, error)
+	// Tells whether this worker can map a shared-memory segment of the calling
+	// worker, that is whether both see the same /dev/shm (run on one host).
+	// The caller then sends it bytes through such segments (SharedRegion)
+	// instead of over the connection.
+	ProbeSharedMemory(ctx context.Context, in *SharedMemoryProbe, opts ...grpc.CallOption) (*SharedMemoryProbeResult, error)
 }
 
 type peerClient struct {
@@ -83,6 +89,16 @@ func (c *peerClient) Gather(ctx context.Context, in *GatherRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *peerClient) ProbeSharedMemory(ctx context.Context, in *SharedMemoryProbe, opts ...grpc.CallOption) (*SharedMemoryProbeResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SharedMemoryProbeResult)
+	err := c.cc.Invoke(ctx, Peer_ProbeSharedMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PeerServer is the server API for Peer service.
 // All implementations must embed UnimplementedPeerServer
 // for forward compatibility.
@@ -96,6 +112,11 @@ type PeerServer interface {
 	// the session's client chose. The client then uses it like any array of
 	// its session.
 	Gather(context.Context, *GatherRequest) (*GatherResponse, error)
+	// Tells whether this worker can map a shared-memory segment of the calling
+	// worker, that is whether both see the same /dev/shm (run on one host).
+	// The caller then sends it bytes through such segments (SharedRegion)
+	// instead of over the connection.
+	ProbeSharedMemory(context.Context, *SharedMemoryProbe) (*SharedMemoryProbeResult, error)
 	mustEmbedUnimplementedPeerServer()
 }
 
@@ -111,6 +132,9 @@ func (UnimplementedPeerServer) ReadArray(*ReadArrayRequest, grpc.ServerStreaming
 }
 func (UnimplementedPeerServer) Gather(context.Context, *GatherRequest) (*GatherResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Gather not implemented")
+}
+func (UnimplementedPeerServer) ProbeSharedMemory(context.Context, *SharedMemoryProbe) (*SharedMemoryProbeResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method ProbeSharedMemory not implemented")
 }
 func (UnimplementedPeerServer) mustEmbedUnimplementedPeerServer() {}
 func (UnimplementedPeerServer) testEmbeddedByValue()              {}
@@ -162,6 +186,24 @@ func _Peer_Gather_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Peer_ProbeSharedMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SharedMemoryProbe)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PeerServer).ProbeSharedMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Peer_ProbeSharedMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PeerServer).ProbeSharedMemory(ctx, req.(*SharedMemoryProbe))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Peer_ServiceDesc is the grpc.ServiceDesc for Peer service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -172,6 +214,10 @@ var Peer_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Gather",
 			Handler:    _Peer_Gather_Handler,
+		},
+		{
+			MethodName: "ProbeSharedMemory",
+			Handler:    _Peer_ProbeSharedMemory_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
