@@ -113,13 +113,5 @@ func tauVectors(t *array, batch int) (matrices, error) {
 	if t.size() != batch*k {
 		return matrices{}, invalidf("tau %s does not match %d matrices", t.t, batch)
 	}
-	v := matrices{batch: batch, rows: 1, cols: k, data: make([]float64, t.size())}
-	if t.f64 != nil {
-		copy(v.data, t.f64)
-	} else {
-		for i, x := range t.f32 {
-			v.data[i] = float64(x)
-		}
-	}
-	return v, nil
+	return matrices{batch: batch, rows: 1, cols: k, data: floatData(t)}, nil
 }

@@ -22,12 +22,7 @@ type mat struct {
 
 func (m mat) at(b, i, j int) float64 { return m.data[(b*m.rows+i)*m.cols+j] }
 
-func (m mat) tensorType(elem string) string {
-	if m.batch == 0 {
-		return fmt.Sprintf("tensor<%dx%dx%s>", m.rows, m.cols, elem)
-	}
-	return fmt.Sprintf("tensor<%dx%dx%dx%s>", m.batch, m.rows, m.cols, elem)
-}
+func (m mat) tensorType(elem string) string { return batchedType(m.batch, elem, m.rows, m.cols) }
 
 // literalText writes m as an MLIR dense literal.
 func (m mat) literalText() string {
