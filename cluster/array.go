@@ -106,7 +106,27 @@ func (a *array) Ready() *ifrt.Future {
 	for i, s := range shards {
 		fs[i] = s.array.Ready()
 	}
-	return ifrt.JoinFutures(fs...)
+	joined := ifrt.JoinFutures(fs...)
+	select {
+	case <-joined.Done():
+		if joined.Await(context.Background()) == nil {
+			return joined
+		}
+	default:
+	}
+	// A shard may fail because its worker went (the outputs of an execution
+	// sent without waiting): that is DATA_LOSS, as when it went before.
+	out, resolve := ifrt.NewFuture()
+	go func() {
+		var first error
+		for i, f := range fs {
+			if err := a.c.shardError(shards[i], f.Await(context.Background())); err != nil && first == nil {
+				first = err
+			}
+		}
+		resolve(first)
+	}()
+	return out
 }
 
 // Delete frees every shard on its worker, unless another array still shares
@@ -190,15 +210,25 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 }
 
 // shardError turns the failure of an operation on a shard into DataLoss when the
-// shard's worker has gone.
+// shard's worker has gone, and into Unavailable when it left because its slice
+// was suspended (the watch may not have told yet): the shard comes back. An
+// UNAVAILABLE failure may be the worker going (an execution sent without
+// waiting fails its outputs so): linkError waits to learn whether it went.
 func (c *Client) shardError(s *shard, err error) error {
 	if err == nil {
 		return nil
 	}
-	if lost := s.check(); lost != nil {
-		return lost
+	lost := s.check()
+	if lost == nil {
+		if lost = c.linkError(s.place.link, s.gen, err); ifrt.CodeOf(lost) != ifrt.DataLoss {
+			return lost
+		}
 	}
-	return err
+	lost = c.suspendedError(lost, []*link{s.place.link})
+	if ifrt.CodeOf(lost) == ifrt.DataLoss && c.suspend.restorable(s) != nil {
+		return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d was suspended and resumed while the operation ran; its arrays are back, try again (%v)", s.place.link.key.slice, lost)
+	}
+	return lost
 }
 
 func firstError(errs []error) error {

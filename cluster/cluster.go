@@ -77,13 +77,16 @@ type link struct {
 	stopRedial, stopDial context.CancelFunc
 	dialMu               sync.Mutex // serializes up
 
-	mu      sync.Mutex
-	gen     uint64
-	addr    string
-	client  *proxy.Client
-	conn    *grpc.ClientConn
-	peer    workerpb.PeerClient
-	lostErr error // why the link is down; nil while up
+	mu   sync.Mutex
+	gen  uint64
+	addr string
+	// incarnation is the worker's (rm.Worker.Incarnation) at addr: news of
+	// another one's loss leaves the link alone.
+	incarnation string
+	client      *proxy.Client
+	conn        *grpc.ClientConn
+	peer        workerpb.PeerClient
+	lostErr     error // why the link is down; nil while up
 	// lastGen and lastSession were the generation and session id until the
 	// link last went down (suspend.go: a worker leaves after it saved).
 	lastGen, lastSession uint64
@@ -131,6 +134,19 @@ func (l *link) current(gen uint64) error {
 	return nil
 }
 
+// loseWorker takes the link down when it is up to worker w, which the RM
+// reports lost: a client whose watch lagged may already be up to w's
+// replacement (it asked the RM itself), and that session stays.
+func (l *link) loseWorker(w rm.Worker) {
+	l.mu.Lock()
+	gen, up := l.gen, l.client != nil && l.incarnation == w.Incarnation
+	l.mu.Unlock()
+	if !up {
+		return // down already, or up to another worker
+	}
+	l.lose(gen, fmt.Errorf("the resource manager reports it lost: %s", w.LostReason))
+}
+
 // lose takes the link down, ending its session, if it is still at generation gen
 // (or at any generation when gen is 0). New calls fail at once; calls in
 // progress get what the worker already sent (a worker that stopped gracefully
@@ -163,19 +179,22 @@ func (l *link) lose(gen uint64, reason error) {
 	}()
 }
 
-// up dials the worker at addr, unless the link is already up there.
-func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) error {
+// up dials worker w, unless the link is already up to it.
+func (l *link) up(ctx context.Context, w rm.Worker, dialOpts []grpc.DialOption) error {
 	l.dialMu.Lock()
 	defer l.dialMu.Unlock()
+	addr := w.Address
 	l.mu.Lock()
-	if l.client != nil && l.addr == addr {
+	if l.client != nil && l.addr == addr && l.incarnation == w.Incarnation {
 		l.mu.Unlock()
 		return nil
 	}
 	l.mu.Unlock()
 	l.lose(0, fmt.Errorf("replaced by a worker at %s", addr))
 
-	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(dialOpts...), proxy.WithLogger(l.log))
+	// Executions return once sent (their errors come with their outputs): a
+	// step's read-back then follows its execution on the stream at once.
+	client, err := proxy.Dial(ctx, addr, proxy.WithDialOptions(dialOpts...), proxy.WithLogger(l.log), proxy.WithAsyncExecute())
 	if err != nil {
 		return fmt.Errorf("dial worker %s: %w", addr, err)
 	}
@@ -190,7 +209,7 @@ func (l *link) up(ctx context.Context, addr string, dialOpts []grpc.DialOption) 
 	l.mu.Lock()
 	l.gen++
 	gen := l.gen
-	l.addr, l.client, l.conn, l.peer, l.lostErr = addr, client, conn, workerpb.NewPeerClient(conn), nil
+	l.addr, l.incarnation, l.client, l.conn, l.peer, l.lostErr = addr, w.Incarnation, client, conn, workerpb.NewPeerClient(conn), nil
 	l.mu.Unlock()
 	l.log.Info("worker connected", "slice", l.key.slice, "host", l.key.host, "address", addr)
 	stop := make(chan struct{})

@@ -15,6 +15,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/ifrttest"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 const defaultTestTimeout = 60 * time.Second
@@ -22,11 +23,7 @@ const defaultTestTimeout = 60 * time.Second
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // testContext ends at the test's deadline for one step, or when it ends.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return testenv.Context(t, defaultTestTimeout) }
 
 func startLocal(t testing.TB, cfg local.Config) *localtest.Cluster {
 	t.Helper()

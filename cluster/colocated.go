@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -76,15 +75,10 @@ func (c *Client) addHostCPUs() {
 // one program per host, compiled on its worker for that host's shards, all
 // run together.
 type colocatedExecutable struct {
-	ifrt.UnimplementedExecutable
-	c        *Client
-	name     string
-	devices  ifrt.DeviceList
-	outs     []ifrt.ArraySpec
-	hosts    []colocatedHost // by position in devices
-	params   []ifrt.ArgumentInfo
-	outInfos []ifrt.ArgumentInfo
-	deleted  atomic.Bool
+	backend.DescribedExecutable
+	c     *Client
+	outs  []ifrt.ArraySpec
+	hosts []colocatedHost // by position in Devices()
 }
 
 type colocatedHost struct {
@@ -96,7 +90,8 @@ type colocatedHost struct {
 // compileColocated compiles p on the worker of each of its devices, each of
 // which must be a host CPU device, with the specs of that host's shards.
 func (c *Client) compileColocated(ctx context.Context, p *ifrt.CustomCallProgram, places []*placement) (ifrt.LoadedExecutable, error) {
-	e := &colocatedExecutable{c: c, name: p.Name, devices: p.Devices, outs: p.OutputSpecs}
+	e := &colocatedExecutable{c: c, outs: p.OutputSpecs}
+	e.Describe(p.Name, p.Devices, p.InputSpecs, p.OutputSpecs)
 	for _, specs := range [][]ifrt.ArraySpec{p.InputSpecs, p.OutputSpecs} {
 		for i, s := range specs {
 			for _, d := range s.Sharding.Devices() {
@@ -134,14 +129,6 @@ func (c *Client) compileColocated(ctx context.Context, p *ifrt.CustomCallProgram
 		}
 		e.hosts = append(e.hosts, colocatedHost{place: pl, gen: gen, exe: exe})
 	}
-	for _, group := range []struct {
-		specs []ifrt.ArraySpec
-		infos *[]ifrt.ArgumentInfo
-	}{{p.InputSpecs, &e.params}, {p.OutputSpecs, &e.outInfos}} {
-		for _, s := range group.specs {
-			*group.infos = append(*group.infos, ifrt.ArgumentInfo{DType: s.DType, Shape: s.Shape, MemoryKind: s.Sharding.MemoryKind()})
-		}
-	}
 	return e, nil
 }
 
@@ -172,17 +159,8 @@ func shardDomain(s ifrt.ArraySpec, id ifrt.DeviceID) (ifrt.IndexDomain, error) {
 	return domains[pos], nil
 }
 
-func (e *colocatedExecutable) Name() string                    { return e.name }
-func (e *colocatedExecutable) Fingerprint() string             { return "" }
-func (e *colocatedExecutable) Devices() ifrt.DeviceList        { return e.devices }
-func (e *colocatedExecutable) Parameters() []ifrt.ArgumentInfo { return e.params }
-func (e *colocatedExecutable) Outputs() []ifrt.ArgumentInfo    { return e.outInfos }
-func (e *colocatedExecutable) DonatableParameters() []int      { return nil }
-func (e *colocatedExecutable) As(any) bool                     { return false }
-func (e *colocatedExecutable) IsDeleted() bool                 { return e.deleted.Load() }
-
 func (e *colocatedExecutable) Delete() *ifrt.Future {
-	if e.deleted.Swap(true) {
+	if !e.MarkDeleted() {
 		return ifrt.ReadyFuture(nil)
 	}
 	fs := make([]*ifrt.Future, 0, len(e.hosts))
@@ -217,7 +195,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 			}
 			k := slices.IndexFunc(shards, func(s *shard) bool { return s.place == host.place })
 			if k < 0 {
-				return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d of %s has no shard on device %d", i, e.name, host.place.device.ID)
+				return nil, ifrt.Errorf(ifrt.InvalidArgument, "cluster: argument %d of %s has no shard on device %d", i, e.Name(), host.place.device.ID)
 			}
 			perHost[h] = append(perHost[h], shards[k].array)
 		}
@@ -247,7 +225,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 		devs := spec.Sharding.Devices()
 		shards := make([]*shard, len(devs))
 		for k, d := range devs {
-			h := e.devices.Index(d.ID)
+			h := e.Devices().Index(d.ID)
 			domain, err := shardDomain(spec, d.ID)
 			if err != nil {
 				return nil, err

@@ -171,14 +171,14 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster, wait bool) error {
 		switch w.State {
 		case rm.StateLive:
 			if !wait {
-				l.dialInBackground(ctx, w.Address)
+				l.dialInBackground(ctx, w)
 				continue
 			}
-			if err := l.up(ctx, w.Address, c.dialOpts); err != nil {
+			if err := l.up(ctx, w, c.dialOpts); err != nil {
 				return err
 			}
 		case rm.StateLost:
-			l.lose(0, fmt.Errorf("the resource manager reports it lost: %s", w.LostReason))
+			l.loseWorker(w)
 		}
 	}
 	return nil

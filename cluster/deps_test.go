@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 const module = "github.com/openpathways/pathways"
@@ -23,23 +25,7 @@ var serverSide = map[string]string{
 }
 
 // TestDeps keeps package cluster a client: no server, no backend, no cgo.
-func TestDeps(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{len .CgoFiles}}", ".").Output()
-	if err != nil {
-		t.Skipf("go list is not available: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		path, cgo, _ := strings.Cut(line, " ")
-		for bad, why := range serverSide {
-			if path == bad {
-				t.Errorf("cluster imports %s: %s", path, why)
-			}
-		}
-		if cgo != "0" && strings.HasPrefix(path, module) {
-			t.Errorf("cluster imports %s, which uses cgo", path)
-		}
-	}
-}
+func TestDeps(t *testing.T) { testenv.CheckDeps(t, ".", serverSide) }
 
 // TestConnectLinksNoServer builds a program that only calls Connect and looks
 // at its symbols: package rm holds the resource manager's server next to its

@@ -54,8 +54,10 @@
 //
 // SuspendSlice saves a slice's arrays to the cluster's scratch location and
 // frees its devices; while it is suspended, operations on it fail with
-// UNAVAILABLE; ResumeSlice brings the arrays back, on the same workers or on
-// replacements (docs/cluster.md, "Suspend and resume").
+// UNAVAILABLE (gang launches spanning it too); ResumeSlice brings the arrays
+// back, on the same workers or on replacements (docs/cluster.md, "Suspend and
+// resume"). SliceHealth says which slices are down in the sense of
+// WithElasticSlices: a suspended one is not.
 //
 // # Concurrency and lifetimes
 //

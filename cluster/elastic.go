@@ -52,14 +52,14 @@ type elasticPolicy struct {
 	wasUp         map[int]bool // slices seen up since the client connected
 	down          map[int]bool // slices lost (down after being up)
 	fail          *failure     // the client's
-	suspended     map[int]bool // slices not ACTIVE: their workers may leave
+	health        SliceHealth  // says which slices are suspended (their workers may leave)
 }
 
 func newElasticPolicy(limit int, log *slog.Logger, fail *failure) *elasticPolicy {
 	if limit < 0 {
 		return nil
 	}
-	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, suspended: map[int]bool{}, fail: fail}
+	return &elasticPolicy{limit: limit, log: log, wasUp: map[int]bool{}, down: map[int]bool{}, fail: fail}
 }
 
 // observe applies one event of the RM's watch. A snapshot (the first event,
@@ -73,12 +73,12 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.health.Observe(ev)
 	switch ev.Type {
 	case rm.EventSnapshot:
 		sameRM := p.rmIncarnation == "" || p.rmIncarnation == ev.Cluster.RMIncarnation
 		p.rmIncarnation = ev.Cluster.RMIncarnation
 		for _, s := range ev.Cluster.Slices {
-			p.suspended[s.Index] = s.State != rm.SliceActive
 			if s.Up {
 				p.upLocked(s.Index)
 			} else if sameRM {
@@ -89,15 +89,13 @@ func (p *elasticPolicy) observe(ev rm.Event) {
 		p.upLocked(ev.Slice)
 	case rm.EventSliceDown:
 		p.downLocked(ev.Slice)
-	case rm.EventSliceState:
-		p.suspended[ev.Slice] = ev.SliceInfo.State != rm.SliceActive
 	}
 }
 
 // downLocked records that a slice is down, and fails the session when that
 // makes too many.
 func (p *elasticPolicy) downLocked(slice int) {
-	if !p.wasUp[slice] || p.down[slice] || p.suspended[slice] {
+	if !p.wasUp[slice] || p.down[slice] || p.health.Suspended(slice) {
 		return
 	}
 	p.down[slice] = true

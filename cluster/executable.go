@@ -299,7 +299,19 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	for _, i := range gone {
 		arrays[i].Delete()
 	}
-	return &ifrt.ExecuteResult{Outputs: outs, Status: res.Status, Donated: gone}, nil
+	return &ifrt.ExecuteResult{Outputs: outs, Status: e.c.lossAware(res.Status, e.link, ld.gen), Donated: gone}, nil
+}
+
+// lossAware returns f, whose failure becomes DATA_LOSS when it came from the
+// loss of l's worker (generation gen): an execution sent without waiting
+// learns of it only from its status.
+func (c *Client) lossAware(f *ifrt.Future, l *link, gen uint64) *ifrt.Future {
+	if f == nil {
+		return nil
+	}
+	out, resolve := ifrt.NewFuture()
+	go func() { resolve(c.linkError(l, gen, f.Await(context.Background()))) }()
+	return out
 }
 
 // executionArguments checks that the client is open and e not deleted, and

@@ -101,7 +101,10 @@ func (e *gangExecutable) loadAll(ctx context.Context) error {
 		if ok && l.current(ld.gen) == nil {
 			continue
 		}
-		wg.Go(func() { errs[i] = e.loadOn(ctx, l) })
+		wg.Go(func() {
+			e.c.freshenIfDown(l)
+			errs[i] = e.loadOn(ctx, l)
+		})
 	}
 	wg.Wait()
 	return firstNonNil(errs)
@@ -223,6 +226,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 	ctx, span := startSpan(ctx, "cluster.GangExecute", attribute.String("executable", e.Name()), attribute.Int("workers", len(e.links)))
 	defer func() { rpc.EndSpan(span, err) }()
 	c := e.c
+	defer func() { err = c.suspendedError(err, e.links) }()
 	if err := c.checkOpen(); err != nil {
 		return nil, err
 	}

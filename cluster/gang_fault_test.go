@@ -21,16 +21,25 @@ const psumProgram = "../internal/stablehlo/testdata/golden/shard_map_psum_shardy
 // runPsum runs the psum program compiled for devices once and checks its
 // result.
 func runPsum(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) error {
-	p := exe.Parameters()[0]
-	s, err := ifrt.NewHloSharding(exe.Devices(), "", *p.OpSharding)
-	if err != nil {
-		return err
-	}
-	x, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+	x, err := psumInput(ctx, c, exe)
 	if err != nil {
 		return err
 	}
 	defer x.Delete()
+	return launchPsum(ctx, exe, x)
+}
+
+// psumInput is the psum program's input 0..7.
+func psumInput(ctx context.Context, c ifrt.Client, exe ifrt.LoadedExecutable) (ifrt.Array, error) {
+	s, err := ifrt.NewHloSharding(exe.Devices(), "", *exe.Parameters()[0].OpSharding)
+	if err != nil {
+		return nil, err
+	}
+	return c.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
+}
+
+// launchPsum runs the psum program on x and checks its result.
+func launchPsum(ctx context.Context, exe ifrt.LoadedExecutable, x ifrt.Array) error {
 	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
 	if err != nil {
 		return err
@@ -146,10 +155,10 @@ func TestGangConcurrentClients(t *testing.T) {
 	}
 }
 
-func connect(t *testing.T, rmAddress string) *cluster.Client {
+func connect(t *testing.T, rmAddress string, opts ...cluster.Option) *cluster.Client {
 	t.Helper()
 	ctx := testContext(t)
-	c, err := cluster.Connect(ctx, rmAddress, cluster.WithLogger(quietLogger()))
+	c, err := cluster.Connect(ctx, rmAddress, append([]cluster.Option{cluster.WithLogger(quietLogger())}, opts...)...)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -102,15 +102,15 @@ func (l *link) cancelRedial() {
 	}
 }
 
-// dialInBackground dials the worker at addr for the RM's watch, which must
+// dialInBackground dials worker w for the RM's watch, which must
 // not wait for it: the worker the event lists may be gone already (the watch
 // lags behind the RM, or the snapshot was taken just before the worker left),
 // and the events that say so wait behind the dial. The next event for the
 // host ends it (cancelRedial); one that fails on its own leaves the link to
 // redial, which asks the RM again.
-func (l *link) dialInBackground(parent context.Context, addr string) {
+func (l *link) dialInBackground(parent context.Context, w rm.Worker) {
 	l.mu.Lock()
-	if l.client != nil && l.addr == addr {
+	if l.client != nil && l.addr == w.Address && l.incarnation == w.Incarnation {
 		l.mu.Unlock()
 		return
 	}
@@ -121,7 +121,7 @@ func (l *link) dialInBackground(parent context.Context, addr string) {
 	go func() {
 		defer l.c.dials.Done()
 		defer cancel()
-		err := l.up(ctx, addr, l.c.dialOpts)
+		err := l.up(ctx, w, l.c.dialOpts)
 		switch {
 		case err == nil:
 			if l.c.closed.Load() {
@@ -130,7 +130,7 @@ func (l *link) dialInBackground(parent context.Context, addr string) {
 		case errors.Is(ctx.Err(), context.Canceled):
 			// The RM said more about the host, or the client closed.
 		default:
-			l.log.Warn("reconnecting to a worker", "slice", l.key.slice, "host", l.key.host, "address", addr, "error", err)
+			l.log.Warn("reconnecting to a worker", "slice", l.key.slice, "host", l.key.host, "address", w.Address, "error", err)
 			l.redial()
 		}
 	}()
@@ -142,6 +142,11 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if i := l.key.slice; i < len(view.Slices) {
+		// Before the link is up to a replacement, the client knows of the
+		// suspension its predecessor saved under (suspendState.note).
+		l.c.suspend.note(l.c, view.Slices[i], viewAt{view.Epoch, view.RMIncarnation})
+	}
 	for _, w := range view.Workers {
 		if w.Slice != l.key.slice || w.Host != l.key.host {
 			continue
@@ -149,7 +154,7 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 		if w.State != rm.StateLive {
 			return true, nil
 		}
-		if err := l.up(ctx, w.Address, l.c.dialOpts); err != nil {
+		if err := l.up(ctx, w, l.c.dialOpts); err != nil {
 			return false, err
 		}
 		if l.c.closed.Load() {

@@ -333,3 +333,39 @@ func (st *suspendState) hasFrozen() bool {
 	defer st.mu.Unlock()
 	return len(st.frozen) > 0
 }
+
+// suspendedError returns UNAVAILABLE in place of err, the DATA_LOSS or
+// UNAVAILABLE of an operation over links, when one of their slices is
+// suspending, suspended or resuming: its workers refused the work or left
+// after saving, and the arrays come back once it is resumed. The watch may
+// lag, so it asks the RM first. Any other err comes back as it is.
+func (c *Client) suspendedError(err error, links []*link) error {
+	if code := ifrt.CodeOf(err); err == nil || (code != ifrt.DataLoss && code != ifrt.Unavailable) {
+		return err
+	}
+	asked := map[int]bool{}
+	for _, l := range links {
+		i := l.key.slice
+		if asked[i] {
+			continue
+		}
+		asked[i] = true
+		_, n := c.suspend.stateOf(i)
+		c.suspend.freshen(c, i, n)
+		if state, _ := c.suspend.stateOf(i); state != rm.SliceActive {
+			return ifrt.Errorf(ifrt.Unavailable, "cluster: slice %d is %v; its devices and arrays work again once it is resumed (%v)", i, state, err)
+		}
+	}
+	return err
+}
+
+// freshenIfDown asks the RM about l's slice when l is down: the watch may
+// have told that the slice is ACTIVE again before its dial of the worker that
+// replaced the one that left has finished (it dials in the background).
+func (c *Client) freshenIfDown(l *link) {
+	if !l.down() {
+		return
+	}
+	_, n := c.suspend.stateOf(l.key.slice)
+	c.suspend.freshen(c, l.key.slice, n)
+}

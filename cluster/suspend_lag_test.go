@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -18,6 +18,12 @@ import (
 type watchGate struct {
 	mu   sync.Mutex
 	held chan struct{} // nil while events flow; closed on release
+	// done is the epoch of the last event the client finished with (it
+	// asked for the next one); moved signals each change of it.
+	done, delivered uint64
+	moved           chan struct{}
+	// holdAfter, when set, holds the events after the first it matches.
+	holdAfter func(*rmpb.WatchEvent) bool
 }
 
 func (g *watchGate) hold() {
@@ -25,6 +31,16 @@ func (g *watchGate) hold() {
 	defer g.mu.Unlock()
 	if g.held == nil {
 		g.held = make(chan struct{})
+	}
+}
+
+// holdAfterState holds the events after the first that tells of slice i
+// in state.
+func (g *watchGate) holdAfterState(i int, state rmpb.SliceState) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.holdAfter = func(ev *rmpb.WatchEvent) bool {
+		return ev.GetType() == rmpb.WatchEvent_TYPE_SLICE_STATE && int(ev.GetSliceIndex()) == i && ev.GetSlice().GetState() == state
 	}
 }
 
@@ -63,9 +79,55 @@ type gatedStream struct {
 }
 
 func (s *gatedStream) RecvMsg(m any) error {
+	s.gate.finished()
 	err := s.ClientStream.RecvMsg(m)
 	s.gate.wait(s.Context())
+	if ev, ok := m.(*rmpb.WatchEvent); ok && err == nil {
+		s.gate.mu.Lock()
+		s.gate.delivered = max(s.gate.delivered, ev.GetEpoch())
+		if s.gate.holdAfter != nil && s.gate.holdAfter(ev) {
+			s.gate.holdAfter = nil
+			s.gate.held = make(chan struct{})
+		}
+		s.gate.mu.Unlock()
+	}
 	return err
+}
+
+// finished records that the client is done with every event delivered so
+// far: the watch asks for the next event only after it applied the last.
+func (g *watchGate) finished() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.delivered > g.done {
+		g.done = g.delivered
+		if g.moved != nil {
+			close(g.moved)
+			g.moved = nil
+		}
+	}
+}
+
+// caughtUp waits until the client applied every event up to epoch.
+func (g *watchGate) caughtUp(t *testing.T, ctx context.Context, epoch uint64) {
+	t.Helper()
+	for {
+		g.mu.Lock()
+		if g.done >= epoch {
+			g.mu.Unlock()
+			return
+		}
+		if g.moved == nil {
+			g.moved = make(chan struct{})
+		}
+		moved := g.moved
+		g.mu.Unlock()
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			t.Fatalf("the client's watch never applied the RM's events up to epoch %d", epoch)
+		}
+	}
 }
 
 // waitRMSliceState waits until the RM reports slice i in state.
@@ -85,49 +147,10 @@ func waitRMSliceState(t *testing.T, ctx context.Context, addr string, i int, sta
 	}
 }
 
-// TestResumeUnheardByTheWatch: a slice is preempted, suspended and resumed
-// on a replacement while a client's watch lags behind the RM — it heard
-// nothing of it, or only that the slice was suspended. The client's arrays
-// on that slice still read back bit-exact: before it calls a shard lost it
-// asks the RM what became of its slice.
-func TestResumeUnheardByTheWatch(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		heard rm.SliceState // what the client's watch delivers before it stalls
-	}{
-		{"nothing", rm.SliceActive},
-		{"suspended", rm.SliceSuspended},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: "file://" + t.TempDir()})
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
-			var gate watchGate
-			defer gate.release()
-			c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			arrays := makeSuspendArrays(t, ctx, c)
-
-			if tc.heard == rm.SliceActive {
-				gate.hold()
-			}
-			if err := l.PreemptWorker(ctx, 1); err != nil {
-				t.Fatalf("PreemptWorker: %v", err)
-			}
-			if tc.heard == rm.SliceSuspended {
-				waitSliceState(t, ctx, c, 1, rm.SliceSuspended)
-				gate.hold()
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceSuspended)
-			if err := l.StartWorker(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceActive)
-			arrays.check(t, ctx, "resumed on a replacement, unheard by the watch")
-			runDouble(t, ctx, c, arrays.arrays[0])
-		})
-	}
+// startSuspendable starts 2 slices of 4 devices whose workers save to a
+// scratch directory of the test's, and returns the scratch URL too.
+func startSuspendable(t *testing.T) (*localtest.Cluster, string) {
+	t.Helper()
+	scratch := "file://" + t.TempDir()
+	return startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: scratch}), scratch
 }

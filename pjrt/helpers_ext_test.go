@@ -3,12 +3,11 @@ package pjrt_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -27,40 +26,10 @@ var (
 	cpuPlugins   = []testPlugin{cpuPlugin, lammpsPlugin}
 )
 
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
 func (p testPlugin) path(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv(p.env)
-	if path == "" {
-		path = filepath.Join(moduleRoot(t), p.link)
-	}
-	if _, err := os.Stat(path); err != nil {
-		msg := "PJRT plugin " + p.name + " not found at " + path + " (set " + p.env +
-			" or run scripts/setup_plugins.sh)"
-		if os.Getenv("PATHWAYS_REQUIRE_PLUGINS") == "1" {
-			t.Fatal(msg + "; PATHWAYS_REQUIRE_PLUGINS=1")
-		}
-		t.Skip(msg)
-	}
-	return path
+	return testenv.Plugin{Name: p.name, Env: p.env, Link: p.link}.Path(t)
 }
 
 func (p testPlugin) load(t testing.TB) *pjrt.Plugin {
@@ -94,11 +63,7 @@ func (p testPlugin) client(t testing.TB, n int) *pjrt.Client {
 	return c
 }
 
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return testenv.Context(t, defaultTestTimeout) }
 
 func mustCompile(t testing.TB, c *pjrt.Client, program string, opts pjrt.CompileOptions) *pjrt.Executable {
 	t.Helper()

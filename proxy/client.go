@@ -48,6 +48,7 @@ type Client struct {
 	sessionToken string // sent with host-buffer calls; see wire.SessionTokenMetadataKey
 	onDisconnect func(error)
 	async        bool // WithAsyncDispatch
+	asyncExecute bool // WithAsyncDispatch or WithAsyncExecute
 
 	platform    ifrt.Platform
 	devices     ifrt.DeviceList // the primary devices, by id
@@ -129,6 +130,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		hostBuffers:  proxypb.NewGrpcIfrtServiceClient(data),
 		onDisconnect: o.onDisconnect,
 		async:        o.async,
+		asyncExecute: o.async || o.asyncExecute,
 	}
 	c.bgCtx, c.bgCancel = context.WithCancel(context.Background())
 	if o.connectTimeout > 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/openpathways/pathways/ifrt/ifrttest"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/test/bufconn"
 )
@@ -33,14 +34,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func startServerWith(t testing.TB, devices int) ([]proxy.Option, *proxyserver.Server, *gocpu.Client) {
 	t.Helper()
-	backend, err := gocpu.New(gocpu.Config{Devices: devices})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, backend := proxyservertest.OverGocpu(t, devices, proxyserver.Config{})
 	lis := bufconn.Listen(4 << 20)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
@@ -49,7 +43,6 @@ func startServerWith(t testing.TB, devices int) ([]proxy.Option, *proxyserver.Se
 		if err := <-served; !errors.Is(err, proxyserver.ErrServerClosed) {
 			t.Errorf("Serve after Close = %v, want ErrServerClosed", err)
 		}
-		backend.Close()
 	})
 	return []proxy.Option{
 		proxy.WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })),
@@ -190,28 +183,8 @@ func TestVersionNegotiatedWithProxyServer(t *testing.T) {
 // returns its target, in JAX_BACKEND_TARGET's form.
 func startTCPServer(t testing.TB, devices int) string {
 	t.Helper()
-	backend, err := gocpu.New(gocpu.Config{Devices: devices})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-served; !errors.Is(err, proxyserver.ErrServerClosed) {
-			t.Errorf("Serve after Close = %v, want ErrServerClosed", err)
-		}
-		backend.Close()
-	})
-	return "grpc://" + lis.Addr().String()
+	srv, _ := proxyservertest.OverGocpu(t, devices, proxyserver.Config{})
+	return "grpc://" + proxyservertest.Serve(t, srv)
 }
 
 func TestOpenByName(t *testing.T) {

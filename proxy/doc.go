@@ -35,7 +35,9 @@
 //     handle. A sharded (not replicated) array goes shard by shard: one host
 //     buffer per distinct shard and one MakeArraysFromHostBufferShards request.
 //   - Reads: a single-device array is read with CopyToHostBuffer,
-//     HostBufferLookup and an asynchronous HostBufferDelete; a replicated array
+//     HostBufferLookup and an asynchronous HostBufferDelete (up to 256 KiB, an
+//     OpenPathways server sends the bytes in CopyToHostBuffer's response: the
+//     inline_max_bytes extension, which other servers ignore); a replicated array
 //     through its FullyReplicatedShard; a sharded one through
 //     DisassembleIntoSingleDeviceArrays, reading the shards in parallel and
 //     assembling them in the client.

@@ -263,7 +263,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			}
 		}
 	}
-	if specs != nil && e.c.async {
+	if specs != nil && e.c.asyncExecute {
 		return e.dispatch(ctx, ins, opts, req, specs)
 	}
 	resp, err := e.c.sess.callOrLate(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
@@ -287,9 +287,9 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 }
 
 // dispatch sends a later execution without waiting for its response
-// (WithAsyncDispatch); its outputs carry the response's error.
+// (WithAsyncDispatch, WithAsyncExecute); its outputs carry the response's error.
 func (e *executable) dispatch(ctx context.Context, ins []*array, opts *ifrt.ExecuteOptions, req *proxypb.LoadedExecutableExecuteRequest, specs []ifrt.ArraySpec) (*ifrt.ExecuteResult, error) {
-	pending, err := e.c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
+	pending, err := e.c.send(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableExecuteRequest{
 		LoadedExecutableExecuteRequest: req,
 	}})
 	if err != nil {

@@ -26,6 +26,7 @@ type options struct {
 	onDisconnect   func(error)
 	initData       ifrt.Attributes
 	async          bool
+	asyncExecute   bool
 }
 
 func defaultOptions() options {
@@ -99,4 +100,13 @@ func WithInitializationData(attrs ifrt.Attributes) Option {
 // output specs.
 func WithAsyncDispatch() Option {
 	return optionFunc(func(o *options) { o.async = true })
+}
+
+// WithAsyncExecute is WithAsyncDispatch for executions alone: every execution
+// after an executable's first returns once its request is sent, and its
+// errors come from its outputs (and its status); array operations still wait
+// for the server. The Pathways cluster client runs its workers' programs so,
+// keeping a worker round trip off each step.
+func WithAsyncExecute() Option {
+	return optionFunc(func(o *options) { o.asyncExecute = true })
 }

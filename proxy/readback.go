@@ -10,12 +10,20 @@ import (
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
 
+// inlineReadBytes is the largest single-device read that an OpenPathways
+// server answers with the bytes in its CopyToHostBufferResponse (the
+// inline_max_bytes extension): one round trip instead of three. Larger reads,
+// and reads from servers that do not know the extension, go through the
+// host-buffer store.
+const inlineReadBytes = 256 << 10
+
 // CopyToHostBuffer reads the array as jaxlib does, which any server supports:
 // a single-device array directly; a replicated one through its
 // FullyReplicatedShard; a sharded one through DisassembleArray, reading the
 // shards in parallel and assembling them here. Each single-device read is a
 // CopyToHostBufferRequest, a HostBufferLookup of the bytes and a
-// HostBufferDelete that is not waited for.
+// HostBufferDelete that is not waited for; a small one (inlineReadBytes) comes
+// back in the CopyToHostBufferRequest's response alone.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
 	if err := a.usable(); err != nil {
 		return err
@@ -68,15 +76,23 @@ func (a *array) copySingle(ctx context.Context, dst []byte, byteStrides []int64)
 	if err != nil {
 		return err
 	}
-	_, err = a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyToHostBufferRequest{
+	resp, err := a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CopyToHostBufferRequest{
 		CopyToHostBufferRequest: &proxypb.CopyToHostBufferRequest{
 			HostBufferHandle: hb,
 			ArrayHandle:      a.handle,
 			ByteStrides:      wire.ByteStridesToProto(byteStrides),
+			InlineMaxBytes:   inlineReadBytes,
 		},
 	}})
 	if err != nil {
 		return err
+	}
+	if data := resp.GetCopyToHostBufferResponse().GetInlineData(); data != nil {
+		if len(data) != len(dst) {
+			return ifrt.Errorf(ifrt.Internal, "proxy: the server sent %d bytes inline for a host buffer of %d", len(data), len(dst))
+		}
+		copy(dst, data)
+		return nil
 	}
 	defer a.c.deleteHostBufferAsync(hb)
 	return a.c.lookupHostBuffer(ctx, hb, dst)

@@ -139,16 +139,22 @@ func (c *Client) afterUpload(handles []uint64, wait func() []error, done func())
 // with a future for it.
 func (c *Client) dispatch(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.Future, error) {
 	if c.async {
-		f := c.sess.future(req)
-		select {
-		case <-f.Done(): // failed to send, or already answered
-			return nil, f.Await(ctx)
-		default:
-			return f, nil
-		}
+		return c.send(ctx, req)
 	}
 	_, err := c.sess.call(ctx, req)
 	return nil, err
+}
+
+// send sends req without waiting for its response, which resolves the
+// returned future.
+func (c *Client) send(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.Future, error) {
+	f := c.sess.future(req)
+	select {
+	case <-f.Done(): // failed to send, or already answered
+		return nil, f.Await(ctx)
+	default:
+		return f, nil
+	}
 }
 
 // finishMake ends an array creation from host buffers: the array on success;

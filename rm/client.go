@@ -109,9 +109,13 @@ func NewClient(target string, opts ...Option) (*Client, error) {
 	}
 	target = strings.TrimPrefix(target, "grpc://")
 	dial := append(rpc.DialOptions(o.security, o.keepalive),
+		// The backoff spaces reconnects; MinConnectTimeout is what one
+		// attempt may take (without it grpc-go gives the first attempt only
+		// the first backoff delay, 50 ms by default: too short for a TLS
+		// handshake across regions or a loaded machine).
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{
 			BaseDelay: o.minBackoff, Multiplier: 1.6, Jitter: 0.2, MaxDelay: o.maxBackoff,
-		}}),
+		}, MinConnectTimeout: 20 * time.Second}),
 	)
 	conn, err := grpc.NewClient(target, append(dial, o.dialOpts...)...)
 	if err != nil {

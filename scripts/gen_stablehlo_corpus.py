@@ -375,6 +375,31 @@ def linalg():
         batch = f64(162, 2, 3, 3) + 3 * np.eye(3)
         emit("linalg_batched_f64", lambda a, b: (jnp.linalg.solve(a, b), jnp.linalg.cholesky(a @ jnp.swapaxes(a, 1, 2))),
              batch, f64(163, 2, 3, 2), rtol=1e-10, atol=1e-12)
+    # QR (geqrf/orgqr) follows LAPACK's sign convention, so q and r compare
+    # directly. Eigenvectors and singular vectors are unique only up to sign,
+    # so those programs return sign-free values: |vectors| and products.
+    tall, wide = f32(164, 5, 3), f32(165, 3, 5)
+    emit("linalg_qr", lambda t, w: (*jnp.linalg.qr(t), *jnp.linalg.qr(t, mode="complete"),
+                                    *jnp.linalg.qr(w), jnp.linalg.qr(t, mode="r")),
+         tall, wide, rtol=1e-4, atol=1e-5)
+
+    def eigh_parts(s):
+        w, v = jnp.linalg.eigh(s)
+        return w, jnp.abs(v), (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2)
+
+    def svd_parts(x):
+        u, s, vt = jnp.linalg.svd(x, full_matrices=False)
+        uf, _, vtf = jnp.linalg.svd(x)
+        return (s, jnp.abs(u), jnp.abs(vt), (u * s[..., None, :]) @ vt, jnp.linalg.svd(x, compute_uv=False),
+                uf @ jnp.swapaxes(uf, -1, -2), jnp.swapaxes(vtf, -1, -2) @ vtf)
+
+    sym = f32(166, 2, 4, 4)
+    emit("linalg_eigh_svd", lambda s, t, w: (eigh_parts(s + jnp.swapaxes(s, -1, -2)), svd_parts(t), svd_parts(w)),
+         sym, tall, wide, rtol=1e-4, atol=1e-4)
+    with jax.enable_x64(True):
+        emit("linalg_qr_eigh_svd_f64", lambda a: (jnp.linalg.qr(a), eigh_parts(a @ jnp.swapaxes(a, -1, -2)),
+                                                  svd_parts(a)),
+             f64(167, 2, 4, 3), rtol=1e-9, atol=1e-10)
 
 
 def indexing():

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,24 +30,7 @@ func testInteropColocatedPythonCluster(t *testing.T, py string) {
 	mark := filepath.Join(t.TempDir(), "started")
 	cl, procs := startColocatedCluster(t, py, "SIDECAR_TEST_MARK="+mark)
 
-	stop := make(chan struct{})
-	defer close(stop)
-	killed := make(chan int, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			if _, err := os.Stat(mark); err == nil {
-				pid := procs[1].PID()
-				syscall.Kill(pid, syscall.SIGKILL)
-				killed <- pid
-				return
-			}
-		}
-	}()
+	killed := killOnMark(t, mark, procs[1].PID)
 	out := runJAX(t, py, cl.ProxyAddress, "colocated_cluster.py")
 
 	if got := field[int](t, out, "devices"); got != 4 {
@@ -71,17 +51,7 @@ func testInteropColocatedPythonCluster(t *testing.T, py string) {
 	if diff := cmp.Diff([][]float64{{1, 1}, {2, 2}, {3, 3}}, field[[][]float64](t, out, "counter")); diff != "" {
 		t.Errorf("the counters of the two hosts (-want +got):\n%s", diff)
 	}
-	if got := field[string](t, out, "raised"); !strings.Contains(got, "ValueError: colocated boom on (1, 4)") {
-		t.Errorf("the raising function gave %q, want the ValueError and its message", got)
-	}
-	if got := field[string](t, out, "killed"); !strings.Contains(got, "DATA_LOSS") {
-		t.Errorf("the call during which host-1's sidecar died gave %q, want DATA_LOSS", got)
-	}
-	select {
-	case <-killed:
-	default:
-		t.Error("the sidecar was never killed")
-	}
+	checkRaisedAndKilled(t, out, "(1, 4)", killed) // host-1's sidecar
 	if diff := cmp.Diff([][]float64{{1, 2, 3, 4}, {5, 6, 7, 8}}, field[[][]float64](t, out, "after_restart")); diff != "" {
 		t.Errorf("after the restart (-want +got):\n%s", diff)
 	}

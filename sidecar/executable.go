@@ -3,7 +3,6 @@ package sidecar
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -12,17 +11,12 @@ import (
 // colocatedExecutable is a colocated Python program of one session, run by
 // the sidecar on the host's CPU device.
 type colocatedExecutable struct {
-	ifrt.UnimplementedExecutable
-	c        *Client
-	name     string
-	program  uint64
-	pickle   []byte
-	devices  ifrt.DeviceList
-	ins      []ifrt.ArraySpec
-	outs     []ifrt.ArraySpec
-	deleted  atomic.Bool
-	params   []ifrt.ArgumentInfo
-	outInfos []ifrt.ArgumentInfo
+	backend.DescribedExecutable
+	c       *Client
+	program uint64
+	pickle  []byte
+	ins     []ifrt.ArraySpec
+	outs    []ifrt.ArraySpec
 }
 
 var _ ifrt.LoadedExecutable = (*colocatedExecutable)(nil)
@@ -37,9 +31,9 @@ func (c *Client) compileColocated(p *ifrt.CustomCallProgram) (ifrt.LoadedExecuta
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "sidecar: colocated Python program %s is for devices %v; this host runs them on its CPU device %d", p.Name, p.Devices, c.cpuDevice.ID)
 	}
 	e := &colocatedExecutable{
-		c: c, name: p.Name, program: c.nextProgram.Add(1), pickle: p.Program,
-		devices: ifrt.DeviceList{c.cpuDevice}, ins: p.InputSpecs, outs: p.OutputSpecs,
+		c: c, program: c.nextProgram.Add(1), pickle: p.Program, ins: p.InputSpecs, outs: p.OutputSpecs,
 	}
+	e.Describe(p.Name, ifrt.DeviceList{c.cpuDevice}, p.InputSpecs, p.OutputSpecs)
 	for what, specs := range map[string][]ifrt.ArraySpec{"input": p.InputSpecs, "output": p.OutputSpecs} {
 		for i, s := range specs {
 			if _, err := numpyName(s.DType); err != nil {
@@ -53,29 +47,11 @@ func (c *Client) compileColocated(p *ifrt.CustomCallProgram) (ifrt.LoadedExecuta
 			}
 		}
 	}
-	e.params, e.outInfos = argumentInfos(p.InputSpecs), argumentInfos(p.OutputSpecs)
 	return e, nil
 }
 
-func argumentInfos(specs []ifrt.ArraySpec) []ifrt.ArgumentInfo {
-	out := make([]ifrt.ArgumentInfo, len(specs))
-	for i, s := range specs {
-		out[i] = ifrt.ArgumentInfo{DType: s.DType, Shape: s.Shape, MemoryKind: s.Sharding.MemoryKind(), Layout: s.Layout}
-	}
-	return out
-}
-
-func (e *colocatedExecutable) Name() string                    { return e.name }
-func (e *colocatedExecutable) Fingerprint() string             { return "" }
-func (e *colocatedExecutable) Devices() ifrt.DeviceList        { return e.devices }
-func (e *colocatedExecutable) Parameters() []ifrt.ArgumentInfo { return e.params }
-func (e *colocatedExecutable) Outputs() []ifrt.ArgumentInfo    { return e.outInfos }
-func (e *colocatedExecutable) DonatableParameters() []int      { return nil }
-func (e *colocatedExecutable) As(any) bool                     { return false }
-func (e *colocatedExecutable) IsDeleted() bool                 { return e.deleted.Load() }
-
 func (e *colocatedExecutable) Delete() *ifrt.Future {
-	if !e.deleted.Swap(true) {
+	if e.MarkDeleted() {
 		e.c.proc.Unload(e.program)
 	}
 	return ifrt.ReadyFuture(nil)
@@ -93,7 +69,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	inputs := make([]Tensor, len(args))
 	for i, a := range args {
 		if devs := a.Sharding().Devices(); len(devs) != 1 || devs[0].ID != e.c.cpuDevice.ID {
-			return nil, ifrt.Errorf(ifrt.InvalidArgument, "sidecar: argument %d of %s is on devices %v, not this host's CPU device %d", i, e.name, devs, e.c.cpuDevice.ID)
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "sidecar: argument %d of %s is on devices %v, not this host's CPU device %d", i, e.Name(), devs, e.c.cpuDevice.ID)
 		}
 		size, err := ifrt.StridedRegionSize(a.DType(), a.Shape(), nil)
 		if err != nil {
@@ -112,7 +88,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	if err != nil {
 		var ue *UserError
 		if errors.As(err, &ue) {
-			return nil, ifrt.Errorf(ifrt.Unknown, "colocated Python function %s raised %s: %s", e.name, ue.Type, ue.Message)
+			return nil, ifrt.Errorf(ifrt.Unknown, "colocated Python function %s raised %s: %s", e.Name(), ue.Type, ue.Message)
 		}
 		return nil, err
 	}

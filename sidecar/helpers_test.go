@@ -62,8 +62,4 @@ func startSidecar(t *testing.T, py string, env ...string) *sidecar.Process {
 	return p
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return testenv.Context(t, 3*time.Minute) }

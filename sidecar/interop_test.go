@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +19,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 	"github.com/openpathways/pathways/sidecar"
 )
 
@@ -44,23 +42,11 @@ func serveHost(t *testing.T, proc *sidecar.Process) (addr string, host *sidecar.
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
-			t.Errorf("Serve: %v", err)
-		}
 		host.Close()
 		accel.Close()
 	})
-	return lis.Addr().String(), host
+	return proxyservertest.Serve(t, srv), host
 }
 
 // runJAX runs a testdata script under stock JAX against addr and returns the
@@ -188,24 +174,7 @@ func testInteropColocatedPython(t *testing.T, py string) {
 	proc := startSidecar(t, py, "PATHWAYS_HOST_NAME=host-0", "SIDECAR_TEST_MARK="+mark)
 	addr, host := serveHost(t, proc)
 
-	killed := make(chan int, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			if _, err := os.Stat(mark); err == nil {
-				pid := proc.PID()
-				syscall.Kill(pid, syscall.SIGKILL)
-				killed <- pid
-				return
-			}
-		}
-	}()
+	killed := killOnMark(t, mark, proc.PID)
 	out := runJAX(t, py, addr, "colocated.py")
 
 	cpuID := int(host.HostDevice().ID)
@@ -246,17 +215,7 @@ func testInteropColocatedPython(t *testing.T, py string) {
 	if diff := cmp.Diff([]float64{1, 2, 3}, field[[]float64](t, out, "counter")); diff != "" {
 		t.Errorf("the colocated counter (-want +got):\n%s", diff)
 	}
-	if got := field[string](t, out, "raised"); !strings.Contains(got, "ValueError: colocated boom on (8,)") {
-		t.Errorf("the raising function gave %q, want the ValueError and its message", got)
-	}
-	if got := field[string](t, out, "killed"); !strings.Contains(got, "DATA_LOSS") {
-		t.Errorf("the call during which the sidecar died gave %q, want DATA_LOSS", got)
-	}
-	select {
-	case <-killed:
-	default:
-		t.Error("the sidecar was never killed")
-	}
+	checkRaisedAndKilled(t, out, "(8,)", killed)
 	if diff := cmp.Diff(plusOne, field[[]float64](t, out, "after_restart")); diff != "" {
 		t.Errorf("after the restart (-want +got):\n%s", diff)
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,10 +25,7 @@ const mulAdd = `module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.nu
 
 func cpuBackend(t *testing.T) *pjrtifrt.Client {
 	t.Helper()
-	path := filepath.Join(testenv.ModuleRoot(), ".plugins", "cpu.so")
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (run scripts/setup_plugins.sh)")
-	}
+	path := testenv.CPUPlugin.Path(t)
 	c, err := pjrtifrt.New(context.Background(), pjrtifrt.Config{PluginPath: path, Devices: 1})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
 		t.Skip("built without cgo")

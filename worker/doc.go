@@ -27,9 +27,10 @@
 //
 // A registered worker follows its slice's suspend state in the RM: while the
 // slice suspends it lets the requests in flight finish, refuses new work with
-// UNAVAILABLE, saves every array of its sessions under
-// <scratch>/suspend/slice-<i>/gen-<n>/host-<h>/ and frees it; when the slice
-// resumes it reads them back under the same handles. Terminate is what
+// UNAVAILABLE (gang launches included), saves every array of its sessions
+// under <scratch>/suspend/slice-<i>/gen-<n>/host-<h>/ and frees it; when the
+// slice resumes it reads them back under the same handles and deletes what
+// it read (docs/storage.md, "Suspended slices"). Terminate is what
 // examples/server does on SIGTERM: with a preemption notice
 // (PreemptionNoticed) it suspends its slice first, so that a replacement
 // takes over the clients' arrays. See "Suspend and resume" in docs/cluster.md.

@@ -153,6 +153,11 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 			g.order.release(req.GetSequencerIncarnation(), req.GetSequence())
 		}
 	}()
+	done, err := g.w.proxy.Admit() // refused while the slice is suspended
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	prog, err := g.program(sid, req.GetProgramId())
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -21,7 +22,11 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 		t.Fatalf("Compile: %v", err)
 	}
 	// Both partitions on this worker's two devices: partition 1 never
-	// finishes, so partition 0 waits for it in its all_reduce.
+	// finishes, so partition 0 waits for it in its all_reduce. The arguments
+	// stay reachable to the end: the proxy client destroys an unreachable
+	// array on the server.
+	var arguments []ifrt.Array
+	defer runtime.KeepAlive(&arguments)
 	stuck := func(id uint64) *workerpb.LaunchRequest {
 		req := &workerpb.LaunchRequest{SessionId: client.SessionID(), SessionToken: client.SessionToken(), ProgramId: prog.GetProgramId(),
 			LaunchId: id, PartitionWorkers: []string{s.addr, s.addr}}
@@ -33,6 +38,7 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 			if err := a.Ready().Await(ctx); err != nil { // the server holds it
 				t.Fatal(err)
 			}
+			arguments = append(arguments, a)
 			var in proxy.ArrayHandle
 			a.As(&in)
 			out, err := client.ReserveHandle()

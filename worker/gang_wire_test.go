@@ -84,7 +84,9 @@ func TestExchangeFrameWire(t *testing.T) {
 					if diff := cmp.Diff(want, decoded(&f), cmp.Comparer(bytes.Equal)); diff != "" {
 						t.Errorf("decoded, cut every %d bytes (-want +got):\n%s", cut, diff)
 					}
-					f.free()
+					if err := f.free(); err != nil {
+						t.Errorf("free: %v", err)
+					}
 				}
 			}
 		})

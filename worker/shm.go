@@ -31,6 +31,10 @@ import (
 // once per peer (Peer.ProbeSharedMemory); a peer on another host, in another
 // container without the same /dev/shm, or an older one, gets the bytes over
 // the connection as before. PATHWAYS_PEER_SHARED_MEMORY=off turns it off.
+// A worker holds a shared lock on each of its segments' files while it
+// lives; a worker that died without removing them (kill -9) leaves them
+// unlocked, and the next worker of the host to make a segment removes them
+// (removeAbandoned).
 
 const (
 	// segmentHeader is where a segment's bytes start: the generation, then
@@ -61,6 +65,7 @@ type sharedMemory struct {
 
 	mu     sync.Mutex
 	failed bool // a segment could not be made: send over the connection
+	swept  bool // removeAbandoned ran
 	own    []*segment
 	gen    uint64
 	probed map[string]probed       // by peer address
@@ -78,6 +83,7 @@ type probed struct {
 type segment struct {
 	name  string
 	mem   []byte
+	file  *os.File  // open while the worker lives: its lock says the segment is in use
 	taken time.Time // when its current use began; guarded by sharedMemory.mu
 }
 
@@ -101,26 +107,49 @@ func generation(mem []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Poin
 
 // create makes a new segment of this worker. sm.mu is held.
 func (sm *sharedMemory) create() (*segment, error) {
+	if !sm.swept {
+		sm.swept = true
+		removeAbandoned(sm.dir)
+	}
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	name := "openpathways-peer-" + hex.EncodeToString(id[:])
 	path := filepath.Join(sm.dir, name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	// Made under a name no sweeper touches, locked, then renamed: another
+	// worker's removeAbandoned never sees it unlocked.
+	f, err := os.OpenFile(path+".new", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	s, err := sm.prepare(f, path)
+	if err != nil {
+		f.Close()
+		os.Remove(path + ".new")
+		return nil, err
+	}
+	s.name = name
+	sm.own = append(sm.own, s)
+	return s, nil
+}
+
+// prepare allocates, maps and locks a new segment's file and gives it its
+// name.
+func (sm *sharedMemory) prepare(f *os.File, path string) (*segment, error) {
+	if err := holdSegment(f); err != nil {
+		return nil, err
+	}
 	// Allocated now, not on first write: a full tmpfs (Docker's /dev/shm is
 	// 64 MiB) fails here instead of killing the writer with SIGBUS later.
 	mem, err := mapFile(f, segmentHeader+segmentData, true)
 	if err != nil {
-		os.Remove(path)
 		return nil, err
 	}
 	copy(mem[tokenOffset:], sm.token[:])
-	s := &segment{name: name, mem: mem}
-	sm.own = append(sm.own, s)
-	return s, nil
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = unmapFile(mem)
+		return nil, err
+	}
+	return &segment{mem: mem, file: f}, nil
 }
 
 // offer returns a segment of this worker for a probe, making one if none
@@ -346,6 +375,7 @@ func (sm *sharedMemory) close() {
 	for _, s := range sm.own {
 		_ = unmapFile(s.mem)
 		_ = os.Remove(filepath.Join(sm.dir, s.name))
+		_ = s.file.Close()
 	}
 	sm.own = nil
 	sm.unmapIdle()

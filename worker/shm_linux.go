@@ -2,6 +2,7 @@ package worker
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -24,3 +25,31 @@ func mapFile(f *os.File, size int, allocate bool) ([]byte, error) {
 }
 
 func unmapFile(mem []byte) error { return syscall.Munmap(mem) }
+
+// holdSegment takes the shared lock that tells other workers the segment's
+// owner lives; the kernel drops it when the owner dies, however it dies.
+func holdSegment(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_SH) }
+
+// removeAbandoned removes the segments in dir whose owner died: nobody
+// holds their lock. Locks are per open file, so this works across
+// processes and containers that share the directory.
+func removeAbandoned(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !segmentName.MatchString(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = os.Remove(path)
+		}
+		f.Close()
+	}
+}

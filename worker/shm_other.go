@@ -14,3 +14,7 @@ const sharedMemorySupported = false
 func mapFile(*os.File, int, bool) ([]byte, error) { return nil, errors.ErrUnsupported }
 
 func unmapFile([]byte) error { return nil }
+
+func holdSegment(*os.File) error { return errors.ErrUnsupported }
+
+func removeAbandoned(string) {}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +22,9 @@ import (
 //
 //	<scratch>/suspend/slice-<i>/gen-<n>/host-<h>/s<session>-h<handle>
 //
-// (a zarr array each, one per handle), frees them and reports to the RM. When
+// (a zarr array each, one per handle; an array over several devices as
+// s<session>-h<handle>-d<k>, one per device), frees them and reports to the
+// RM (suspend_cleanup.go says when the objects are deleted). When
 // the slice is RESUMING, the same process reads them back under the same
 // handles; a replacement (a new process) has nothing to read back: the
 // cluster clients ask it to read their arrays back when they next use them
@@ -51,10 +52,12 @@ type savedSlice struct {
 }
 
 type savedArray struct {
-	name    string
-	held    proxyserver.HeldArray
-	spec    ifrt.ArraySpec
-	unsaved bool // an array over several devices: not saved, DATA_LOSS
+	name string
+	held proxyserver.HeldArray
+	spec ifrt.ArraySpec
+	// parts are the single-device arrays of an array over several devices,
+	// saved one by one as <name>-d<k> (set by save).
+	parts []ifrt.ArraySpec
 }
 
 func newSuspender(w *Server) *suspender {
@@ -113,18 +116,24 @@ func (sp *suspender) step(ctx context.Context, reg *rm.Registration, v rm.Slice)
 			log.Warn("suspending the slice failed", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceSuspended, location, err)
+		if err == nil {
+			sp.removeEarlier(ctx, v.Index, v.SuspendGeneration)
+		}
 	case rm.SliceResuming:
-		err := sp.resume(ctx, v.SuspendGeneration)
+		loc, err := sp.resume(ctx, v.SuspendGeneration)
 		if err != nil {
 			log.Warn("resuming the slice lost arrays", "error", err)
 		}
 		sp.report(ctx, reg, v.SuspendGeneration, rm.SliceActive, "", err)
+		sp.removeRestored(ctx, loc, err)
 	case rm.SliceActive:
 		// The RM moved on without this worker (it restarted, say): whatever
 		// was saved comes back.
-		if err := sp.resume(ctx, v.SuspendGeneration); err != nil {
+		loc, err := sp.resume(ctx, v.SuspendGeneration)
+		if err != nil {
 			log.Warn("resuming the slice lost arrays", "error", err)
 		}
+		sp.removeRestored(ctx, loc, err)
 	}
 }
 
@@ -143,7 +152,7 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 		return "", ifrt.Errorf(ifrt.FailedPrecondition, "worker: slice %d cannot be suspended: this worker has no scratch location to save its arrays to (--gcs_scratch_location)", v.Index)
 	}
 	a := w.assignment()
-	root := strings.TrimSuffix(w.cfg.ScratchLocation, "/") + fmt.Sprintf("/suspend/slice-%d/gen-%d", v.Index, v.SuspendGeneration)
+	root := sp.sliceRoot(v.Index) + fmt.Sprintf("/gen-%d", v.SuspendGeneration)
 	loc, err := w.store.location(ctx, fmt.Sprintf("%s/host-%d", root, a.Host))
 	if err != nil {
 		return "", err
@@ -159,31 +168,21 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 	for _, h := range held {
 		saved.arrays = append(saved.arrays, savedArray{
 			name: shardio.SuspendedName(h.Session, h.Handles[0]), held: h,
-			spec:    ifrt.ArraySpec{DType: h.Array.DType(), Shape: h.Array.Shape(), Sharding: h.Array.Sharding(), Layout: h.Array.Layout()},
-			unsaved: len(h.Array.Sharding().Devices()) != 1,
+			spec: ifrt.ArraySpec{DType: h.Array.DType(), Shape: h.Array.Shape(), Sharding: h.Array.Sharding(), Layout: h.Array.Layout()},
 		})
 	}
 	err = storage.Parallel(ctx, len(saved.arrays), func(ctx context.Context, i int) error {
-		s := saved.arrays[i]
-		if s.unsaved {
-			return nil
-		}
-		return sp.save(ctx, loc, s)
+		return sp.save(ctx, loc, &saved.arrays[i])
 	})
 	if err != nil {
 		w.proxy.Unpause()
 		return "", err
 	}
-	var freed, lost []proxyserver.HeldArray
-	for _, s := range saved.arrays {
-		if s.unsaved {
-			lost = append(lost, s.held)
-		} else {
-			freed = append(freed, s.held)
-		}
+	freed := make([]proxyserver.HeldArray, len(saved.arrays))
+	for i, s := range saved.arrays {
+		freed[i] = s.held
 	}
 	w.proxy.Evict(freed, refusal)
-	w.proxy.Evict(lost, ifrt.Errorf(ifrt.DataLoss, "worker: slice %d was suspended, and an array over several devices of one worker is not saved", v.Index))
 	sp.mu.Lock()
 	sp.saved = saved
 	sp.mu.Unlock()
@@ -205,23 +204,56 @@ func zarrOf(spec ifrt.ArraySpec) zarr.Array {
 	return zarr.Array{DType: spec.DType, Shape: spec.Shape, Chunks: chunks}
 }
 
-// save writes s under the name of each of its handles.
-func (sp *suspender) save(ctx context.Context, loc *storage.Location, s savedArray) error {
-	n, err := sp.w.store.shardBytes(s.spec.DType, ifrt.FullDomain(s.spec.Shape))
+// save writes s under the name of each of its handles (a replacement worker
+// reads it back by any). An array over several devices is written device by
+// device under its first handle's name: only this process puts it back
+// (cluster clients keep one single-device array per device).
+func (sp *suspender) save(ctx context.Context, loc *storage.Location, s *savedArray) error {
+	if len(s.spec.Sharding.Devices()) == 1 {
+		var names []string
+		for _, h := range s.held.Handles {
+			names = append(names, shardio.SuspendedName(s.held.Session, h))
+		}
+		return sp.write(ctx, loc, names, s.held.Array)
+	}
+	parts, err := sp.w.cfg.Backend.DisassembleArray(ctx, s.held.Array, ifrt.ReuseInput)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, p := range parts {
+			p.Delete() // they share the array's buffers, which Evict frees
+		}
+	}()
+	for k, p := range parts {
+		if err := sp.write(ctx, loc, []string{partName(s.name, k)}, p); err != nil {
+			return err
+		}
+		s.parts = append(s.parts, p.Spec())
+	}
+	return nil
+}
+
+// partName names the saved part k of an array over several devices.
+func partName(name string, k int) string { return fmt.Sprintf("%s-d%d", name, k) }
+
+// write stores single-device array a as a zarr array under each name.
+func (sp *suspender) write(ctx context.Context, loc *storage.Location, names []string, a ifrt.Array) error {
+	spec := a.Spec()
+	n, err := sp.w.store.shardBytes(spec.DType, ifrt.FullDomain(spec.Shape))
 	if err != nil {
 		return err
 	}
 	data := make([]byte, n)
-	if err := s.held.Array.CopyToHostBuffer(ctx, data, nil); err != nil {
+	if err := a.CopyToHostBuffer(ctx, data, nil); err != nil {
 		return err
 	}
-	z := zarrOf(s.spec)
-	for _, h := range s.held.Handles {
-		name := shardio.SuspendedName(s.held.Session, h)
+	z := zarrOf(spec)
+	for _, name := range names {
 		if err := zarr.WriteMetadata(ctx, loc, name, z); err != nil {
 			return err
 		}
-		if err := zarr.WriteRegion(ctx, loc, name, z, ifrt.FullDomain(s.spec.Shape), data); err != nil {
+		if err := zarr.WriteRegion(ctx, loc, name, z, ifrt.FullDomain(spec.Shape), data); err != nil {
 			return err
 		}
 	}
@@ -230,9 +262,10 @@ func (sp *suspender) save(ctx context.Context, loc *storage.Location, s savedArr
 
 // resume reads back what this process saved (for suspension gen, or an
 // earlier one the RM forgot when it restarted), under the same handles, and
-// lets the proxy server run again. Arrays it cannot read
-// back fail with DATA_LOSS from then on; the first such error is returned.
-func (sp *suspender) resume(ctx context.Context, gen uint64) error {
+// lets the proxy server run again. It returns where they were saved (nil:
+// nothing was). Arrays it cannot read back fail with DATA_LOSS from then on;
+// the first such error is returned.
+func (sp *suspender) resume(ctx context.Context, gen uint64) (*storage.Location, error) {
 	sp.mu.Lock()
 	saved := sp.saved
 	sp.saved = nil
@@ -240,16 +273,13 @@ func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 	w := sp.w
 	if saved == nil {
 		w.proxy.Unpause()
-		return nil
+		return nil, nil
 	}
 	var mu sync.Mutex
 	var first error
 	_ = storage.Parallel(ctx, len(saved.arrays), func(ctx context.Context, i int) error {
 		s := saved.arrays[i]
-		if s.unsaved {
-			return nil
-		}
-		a, err := sp.load(ctx, saved.loc, s)
+		a, err := sp.readBack(ctx, saved.loc, s)
 		if err != nil {
 			mu.Lock()
 			if first == nil {
@@ -265,26 +295,46 @@ func (sp *suspender) resume(ctx context.Context, gen uint64) error {
 	})
 	w.proxy.Unpause()
 	w.log.Info("slice resumed", "generation", gen, "arrays", len(saved.arrays), "error", first)
-	return first
+	return saved.loc, first
 }
 
-func (sp *suspender) load(ctx context.Context, loc *storage.Location, s savedArray) (ifrt.Array, error) {
-	n, err := sp.w.store.shardBytes(s.spec.DType, ifrt.FullDomain(s.spec.Shape))
+// readBack reads s back: in one piece, or device by device and assembled.
+func (sp *suspender) readBack(ctx context.Context, loc *storage.Location, s savedArray) (ifrt.Array, error) {
+	if s.parts == nil {
+		return sp.load(ctx, loc, s.name, s.spec)
+	}
+	parts := make([]ifrt.Array, len(s.parts))
+	for k, spec := range s.parts {
+		p, err := sp.load(ctx, loc, partName(s.name, k), spec)
+		if err != nil {
+			for _, p := range parts[:k] {
+				p.Delete()
+			}
+			return nil, err
+		}
+		parts[k] = p
+	}
+	return sp.w.cfg.Backend.AssembleArray(ctx, s.spec, parts, ifrt.DonateInput)
+}
+
+// load reads the single-device array of spec stored as name.
+func (sp *suspender) load(ctx context.Context, loc *storage.Location, name string, spec ifrt.ArraySpec) (ifrt.Array, error) {
+	n, err := sp.w.store.shardBytes(spec.DType, ifrt.FullDomain(spec.Shape))
 	if err != nil {
 		return nil, err
 	}
-	stored, err := zarr.ReadMetadata(ctx, loc, s.name)
+	stored, err := zarr.ReadMetadata(ctx, loc, name)
 	if err != nil {
 		return nil, err
 	}
-	if stored.DType != s.spec.DType || !stored.Shape.Equal(s.spec.Shape) {
-		return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s/%s is stored as %v%v, not %v%v", loc, s.name, stored.DType, stored.Shape, s.spec.DType, s.spec.Shape)
+	if stored.DType != spec.DType || !stored.Shape.Equal(spec.Shape) {
+		return nil, ifrt.Errorf(ifrt.DataLoss, "worker: %s/%s is stored as %v%v, not %v%v", loc, name, stored.DType, stored.Shape, spec.DType, spec.Shape)
 	}
 	data := make([]byte, n)
-	if err := zarr.ReadRegion(ctx, loc, s.name, stored, ifrt.FullDomain(s.spec.Shape), data); err != nil {
+	if err := zarr.ReadRegion(ctx, loc, name, stored, ifrt.FullDomain(spec.Shape), data); err != nil {
 		return nil, err
 	}
-	return sp.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, data, s.spec, nil)
+	return sp.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, data, spec, nil)
 }
 
 // Terminate is what the worker does on SIGTERM. With preempted (the host is

@@ -123,16 +123,7 @@ func build(t *testing.T, dir, pkg string) string {
 	return out
 }
 
-func pluginPath(t *testing.T) string {
-	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
-	if path == "" {
-		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
-	}
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
-	}
-	return path
-}
+func pluginPath(t *testing.T) string { return testenv.LammpsPlugin.Path(t) }
 
 // procCluster is an RM, its workers and a proxy server, each a process.
 type procCluster struct {

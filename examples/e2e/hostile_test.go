@@ -52,12 +52,9 @@ type hostileCluster struct {
 // here and cgo is on (compiles run the plugin, whose errors the attacks
 // provoke), else gocpu.
 func backendForHostile(t *testing.T) (string, bool) {
-	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
-	if path == "" {
-		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
-	}
+	path, found := testenv.LammpsPlugin.Lookup()
 	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
-	if _, serr := os.Stat(path); serr != nil || err != nil || strings.TrimSpace(string(out)) != "1" {
+	if !found || err != nil || strings.TrimSpace(string(out)) != "1" {
 		t.Logf("workers run gocpu (no PJRT plugin at %s, or no cgo): JAX programs are not compiled", path)
 		return "gocpu", false
 	}

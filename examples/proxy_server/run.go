@@ -259,7 +259,8 @@ func (b sessionBackend) StartHostTraces(ctx context.Context, sel profiling.Selec
 // reportHealth keeps the health service in line with the cluster until ctx
 // ends: NOT_SERVING while more slices are down than --num_elastic_instances
 // allows (sessions then fail, and a new one waits for the slices), SERVING
-// once they are back. It tells an orchestrator probing the proxy.
+// once they are back. It tells an orchestrator probing the proxy. A
+// suspended slice is not down (cluster.SliceHealth), whoever left it.
 func reportHealth(ctx context.Context, c config, srv *proxyserver.Server, log *slog.Logger) {
 	interval, timeout := c.common.Keepalive()
 	rmc, err := rm.NewClient(c.rmAddress, rm.WithLogger(log), rm.WithSecurity(c.security), rm.WithKeepalive(interval, timeout))
@@ -268,27 +269,14 @@ func reportHealth(ctx context.Context, c config, srv *proxyserver.Server, log *s
 		return
 	}
 	defer rmc.Close()
-	down := map[int]bool{}
+	var health cluster.SliceHealth // the rule the sessions' clients follow
 	serving := true
 	for ev, err := range rmc.Watch(ctx) {
 		if err != nil {
 			continue // the RM client logs while it retries
 		}
-		switch ev.Type {
-		case rm.EventSnapshot:
-			clear(down)
-			for _, sl := range ev.Cluster.Slices {
-				if !sl.Up {
-					down[sl.Index] = true
-				}
-			}
-		case rm.EventSliceDown:
-			down[ev.Slice] = true
-		case rm.EventSliceUp:
-			delete(down, ev.Slice)
-		default:
-			continue
-		}
+		health.Observe(ev)
+		down := health.Down()
 		if ok := len(down) <= c.elastic; ok != serving {
 			serving = ok
 			srv.SetServing(ok)
@@ -296,7 +284,7 @@ func reportHealth(ctx context.Context, c config, srv *proxyserver.Server, log *s
 				log.Info("the lost slices are back; the health service reports SERVING")
 			} else {
 				log.Error("more slices are down than --num_elastic_instances allows; sessions fail and new ones wait; the health service reports NOT_SERVING",
-					"slices_down", len(down), "num_elastic_instances", c.elastic)
+					"slices_down", down, "num_elastic_instances", c.elastic)
 			}
 		}
 	}

@@ -6,13 +6,10 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/cluster/local"
@@ -138,30 +135,7 @@ func TestHealthAfterTheElasticLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	l := startCluster(t, ctx, 2)
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	out := testenv.NewLineWriter(4)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(rctx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + l.RMAddress, "--num_elastic_instances=0"}, nil, out, io.Discard)
-	}()
-	var addr string
-	select {
-	case line := <-out.C:
-		m := regexp.MustCompile(`ready on (\S+)`).FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("ready line %q", line)
-		}
-		addr = m[1]
-	case err := <-done:
-		t.Fatalf("run: %v", err)
-	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	health := grpc_health_v1.NewHealthClient(conn)
+	health, stop := startHealthProxy(t, ctx, l.RMAddress)
 	check := func() grpc_health_v1.HealthCheckResponse_ServingStatus {
 		r, err := health.Check(ctx, &grpc_health_v1.HealthCheckRequest{})
 		if err != nil {
@@ -190,8 +164,7 @@ func TestHealthAfterTheElasticLimit(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	stop()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("after cancel: %v", err)
 	}
 }

@@ -89,51 +89,18 @@ type fakeAddr string
 func (a fakeAddr) Network() string { return "tcp" }
 func (a fakeAddr) String() string  { return string(a) }
 
-// runInBackground runs the server with args until stop; its stdout lines go to
-// out, its result to done.
-func runInBackground(ctx context.Context, args []string, env func(string) string) (out *testenv.LineWriter, done <-chan error, stop context.CancelFunc) {
-	ctx, stop = context.WithCancel(ctx)
-	out = testenv.NewLineWriter(4)
-	d := make(chan error, 1)
-	go func() { d <- run(ctx, args, env, out, io.Discard) }()
-	return out, d, stop
-}
-
 // TestRunRMAndWorker runs an RM and a gocpu worker in process through run, and
 // stops both by cancelling their contexts (as SIGTERM does).
 func TestRunRMAndWorker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
-	var addr string
-	select {
-	case line := <-rmOut.C:
-		_, port, _ := strings.Cut(line, "]:")
-		if !strings.HasPrefix(line, "resource manager ready on ") || port == "" {
-			t.Fatalf("ready line %q", line)
-		}
-		addr = "127.0.0.1:" + port
-	case err := <-rmDone:
-		t.Fatalf("run: %v", err)
+	rm, addr := startRM(ctx, t)
+	w, line := startServer(ctx, t, "worker", []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"))
+	if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {
+		t.Errorf("ready line %q", line)
 	}
-
-	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"))
-	select {
-	case line := <-wOut.C:
-		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {
-			t.Errorf("ready line %q", line)
-		}
-	case err := <-wDone:
-		t.Fatalf("worker run: %v", err)
-	}
-	stopW()
-	if err := <-wDone; err != nil {
-		t.Errorf("worker after cancel: %v", err)
-	}
-	stopRM()
-	if err := <-rmDone; err != nil {
-		t.Errorf("RM after cancel: %v", err)
-	}
+	w.Stop(t)
+	rm.Stop(t)
 }
 
 // TestWorkerStopsWhileWaitingForTheRM: a worker whose RM never answers stops
@@ -220,40 +187,15 @@ func TestParseSecurityAndLimits(t *testing.T) {
 func TestWorkerWithoutTheTokenCannotRegister(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rmCtx, stopRM := context.WithCancel(ctx)
-	defer stopRM()
-	rmOut := testenv.NewLineWriter(4)
-	rmDone := make(chan error, 1)
-	go func() {
-		rmDone <- run(rmCtx, []string{"--node_type=resource_manager", "--server_port=0", "--listen_address=127.0.0.1", "--instance_type=cpu:2"}, envOf("PATHWAYS_CLUSTER_TOKEN", "s3cret"), rmOut, io.Discard)
-	}()
-	var addr string
-	select {
-	case line := <-rmOut.C:
-		addr = strings.TrimPrefix(line, "resource manager ready on ")
-	case err := <-rmDone:
-		t.Fatalf("run: %v", err)
-	}
+	rm, addr := startRM(ctx, t, "PATHWAYS_CLUSTER_TOKEN", "s3cret")
+	defer rm.Stop(t)
 	err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cluster token") {
 		t.Errorf("a worker without the token: %v, want it refused for the cluster token", err)
 	}
-	wCtx, stopW := context.WithCancel(ctx)
-	wOut := testenv.NewLineWriter(4)
-	wDone := make(chan error, 1)
-	go func() {
-		wDone <- run(wCtx, []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1", "PATHWAYS_CLUSTER_TOKEN", "s3cret"), wOut, io.Discard)
-	}()
-	select {
-	case line := <-wOut.C:
-		if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") {
-			t.Errorf("ready line %q", line)
-		}
-	case err := <-wDone:
-		t.Fatalf("a worker with the token: %v", err)
+	w, line := startServer(ctx, t, "a worker with the token", []string{"--server_port=0", "--listen_address=127.0.0.1", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1", "PATHWAYS_CLUSTER_TOKEN", "s3cret"))
+	if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") {
+		t.Errorf("ready line %q", line)
 	}
-	stopW()
-	if err := <-wDone; err != nil {
-		t.Errorf("worker after cancel: %v", err)
-	}
+	w.Stop(t)
 }

@@ -33,20 +33,11 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rmOut, rmDone, stopRM := runInBackground(ctx, []string{"--node_type=resource_manager", "--server_port=0", "--instance_type=cpu:2"}, envOf())
-	line := <-rmOut.C
-	_, port, _ := strings.Cut(line, "]:")
-	addr := "127.0.0.1:" + port
-
+	rm, addr := startRM(ctx, t)
 	script := filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py")
-	wOut, wDone, stopW := runInBackground(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"))
-	select {
-	case line := <-wOut.C:
-		if !strings.Contains(line, "2 cpu devices") {
-			t.Errorf("ready line %q", line)
-		}
-	case err := <-wDone:
-		t.Fatalf("worker run: %v", err)
+	w, line := startServer(ctx, t, "worker", []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"))
+	if !strings.Contains(line, "2 cpu devices") {
+		t.Errorf("ready line %q", line)
 	}
 	c, err := cluster.Connect(ctx, addr)
 	if err != nil {
@@ -63,12 +54,6 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 		t.Errorf("the cluster's devices are of kinds %v, want two accelerators and the host's CPU device", kinds)
 	}
 	c.Close()
-	stopW()
-	if err := <-wDone; err != nil {
-		t.Errorf("worker after cancel: %v", err)
-	}
-	stopRM()
-	if err := <-rmDone; err != nil {
-		t.Errorf("RM after cancel: %v", err)
-	}
+	w.Stop(t)
+	rm.Stop(t)
 }

@@ -21,7 +21,9 @@
 //     the client's own spec check.
 //   - Shard-domain helpers: UniqueDomains, Intersect, Shift.
 //   - Future, a value that is computed later; Described, the spec accessors
-//     an array type embeds.
+//     an array type embeds; DescribedExecutable, the accessors and deleted
+//     flag of an executable whose array specs are its signature (a custom
+//     call such as colocated Python).
 //
 // # Usage
 //

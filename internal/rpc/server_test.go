@@ -24,6 +24,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
 
@@ -53,11 +54,7 @@ func dial(t *testing.T, addr string, auth rpc.Auth) *grpc.ClientConn {
 	return conn
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return testenv.Context(t, 20*time.Second) }
 
 // rawCodec sends a []byte as it is: bytes no real client would send.
 type rawCodec struct{}

@@ -60,7 +60,8 @@
 // case, if, func.call, composite (runs its decomposition),
 // optimization_barrier, rng_bit_generator, the chlo ops JAX emits for
 // special functions and top_k, the LAPACK custom calls of JAX's CPU lowering for triangular
-// solves, Cholesky and LU (lapack_{s,d}{trsm,potrf,getrf}_ffi), and the
+// solves, Cholesky, LU, Householder QR, symmetric eigendecomposition and SVD
+// (lapack_{s,d}{trsm,potrf,getrf,geqrf,orgqr,syevd,gesdd}_ffi), and the
 // sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
 // sdy.reshard), which are identities in a global run, the collectives
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
@@ -69,8 +70,8 @@
 // SPMDShardToFullShape custom calls). Everything else is
 // Unimplemented: complex, f8 and sub-byte integer types, dynamic shapes,
 // fft, other custom calls (other
-// LAPACK routines such as eigen- and singular-value decompositions, host
-// callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
+// LAPACK routines such as geev, gees, gehrd, sytrd, geqp3, gesvd and gtsv;
+// host callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
 // portable artifact (other dialects' encodings).
 //
 // # SPMD execution

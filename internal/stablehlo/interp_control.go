@@ -87,6 +87,14 @@ var linalgCustomCalls = map[string]evalFunc{
 	"lapack_dpotrf_ffi": evalLapackPotrf,
 	"lapack_sgetrf_ffi": evalLapackGetrf,
 	"lapack_dgetrf_ffi": evalLapackGetrf,
+	"lapack_sgeqrf_ffi": evalLapackGeqrf,
+	"lapack_dgeqrf_ffi": evalLapackGeqrf,
+	"lapack_sorgqr_ffi": evalLapackOrgqr,
+	"lapack_dorgqr_ffi": evalLapackOrgqr,
+	"lapack_ssyevd_ffi": evalLapackSyevd,
+	"lapack_dsyevd_ffi": evalLapackSyevd,
+	"lapack_sgesdd_ffi": evalLapackGesdd,
+	"lapack_dgesdd_ffi": evalLapackGesdd,
 }
 
 func supportedCustomCall(target string) bool {

@@ -23,15 +23,21 @@ func toMatrices(a *array) (matrices, error) {
 	}
 	m := matrices{rows: int(a.t.Shape[rank-2]), cols: int(a.t.Shape[rank-1])}
 	m.batch = a.size() / max(m.rows*m.cols, 1)
-	m.data = make([]float64, a.size())
-	if a.f64 != nil {
-		copy(m.data, a.f64)
-	} else {
-		for i, x := range a.f32 {
-			m.data[i] = float64(x)
-		}
-	}
+	m.data = floatData(a)
 	return m, nil
+}
+
+// floatData returns a float64 copy of a float array's elements.
+func floatData(a *array) []float64 {
+	out := make([]float64, a.size())
+	if a.f64 != nil {
+		copy(out, a.f64)
+		return out
+	}
+	for i, x := range a.f32 {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 func (m matrices) at(b, i, j int) float64     { return m.data[(b*m.rows+i)*m.cols+j] }

@@ -13,7 +13,9 @@
 // both) is set, in which case it fails. Every lookup reads the environment at call
 // time, so tests may use t.Setenv.
 //
-// LineWriter hands a test the lines a server it runs writes.
+// LineWriter hands a test the lines a server it runs writes; Context gives a
+// test's steps their deadline; CheckDeps keeps a package from linking what it
+// must not (a server, a backend, cgo).
 package testenv
 
 import (

@@ -3,8 +3,6 @@ package pjrtifrt_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,15 +27,7 @@ var (
 // path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
 func (p testPlugin) path(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv(p.env)
-	if path == "" {
-		path = filepath.Join(testenv.ModuleRoot(), p.link)
-	}
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT plugin "+p.name+" not found at "+path+
-			" (set "+p.env+" or run scripts/setup_plugins.sh)")
-	}
-	return path
+	return testenv.Plugin{Name: p.name, Env: p.env, Link: p.link}.Path(t)
 }
 
 // client returns a pjrtifrt client with n devices, closed when the test ends.
@@ -61,11 +51,7 @@ func (p testPlugin) client(t testing.TB, n int) *pjrtifrt.Client {
 	return c
 }
 
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t testing.TB) context.Context { return testenv.Context(t, defaultTestTimeout) }
 
 func put(t testing.TB, c ifrt.Client, data []byte, d ifrt.DType, shape ifrt.Shape, s ifrt.Sharding) ifrt.Array {
 	t.Helper()

@@ -2542,8 +2542,14 @@ type CopyToHostBufferRequest struct {
 	HostBufferHandle uint64                 `protobuf:"fixed64,1,opt,name=host_buffer_handle,json=hostBufferHandle,proto3" json:"host_buffer_handle,omitempty"`
 	ArrayHandle      uint64                 `protobuf:"fixed64,2,opt,name=array_handle,json=arrayHandle,proto3" json:"array_handle,omitempty"`
 	ByteStrides      *ByteStrides           `protobuf:"bytes,3,opt,name=byte_strides,json=byteStrides,proto3,oneof" json:"byte_strides,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// OpenPathways extension, not in upstream's protocol (jaxlib never sets
+	// it, and a server that does not know it ignores it): a buffer of at most
+	// this many bytes may come back in the response's inline_data instead of
+	// the host-buffer store, which saves the client the HostBufferLookup and
+	// HostBufferDelete round trips.
+	InlineMaxBytes int64 `protobuf:"varint,1000,opt,name=inline_max_bytes,json=inlineMaxBytes,proto3" json:"inline_max_bytes,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CopyToHostBufferRequest) Reset() {
@@ -2597,8 +2603,19 @@ func (x *CopyToHostBufferRequest) GetByteStrides() *ByteStrides {
 	return nil
 }
 
+func (x *CopyToHostBufferRequest) GetInlineMaxBytes() int64 {
+	if x != nil {
+		return x.InlineMaxBytes
+	}
+	return 0
+}
+
 type CopyToHostBufferResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// OpenPathways extension: the buffer, when it came back inline (see
+	// CopyToHostBufferRequest.inline_max_bytes); then nothing was stored under
+	// host_buffer_handle.
+	InlineData    []byte `protobuf:"bytes,1000,opt,name=inline_data,json=inlineData,proto3,oneof" json:"inline_data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2631,6 +2648,13 @@ func (x *CopyToHostBufferResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use CopyToHostBufferResponse.ProtoReflect.Descriptor instead.
 func (*CopyToHostBufferResponse) Descriptor() ([]byte, []int) {
 	return file_proxy_proxypb_ifrt_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *CopyToHostBufferResponse) GetInlineData() []byte {
+	if x != nil {
+		return x.InlineData
+	}
+	return nil
 }
 
 // Array::DisassembleIntoSingleDeviceArrays. result_handles[i] names the
@@ -6392,13 +6416,17 @@ const file_proxy_proxypb_ifrt_service_proto_rawDesc = "" +
 	"\x0ecopy_semantics\x18\x03 \x01(\x0e2\".xla.ifrt.proto.ArrayCopySemanticsR\rcopySemantics\x12%\n" +
 	"\x0eresult_handles\x18\x04 \x03(\x06R\rresultHandles\"<\n" +
 	"\x15BitcastArraysResponse\x12#\n" +
-	"\rarray_handles\x18\x01 \x03(\x06R\farrayHandles\"\xc0\x01\n" +
+	"\rarray_handles\x18\x01 \x03(\x06R\farrayHandles\"\xeb\x01\n" +
 	"\x17CopyToHostBufferRequest\x12,\n" +
 	"\x12host_buffer_handle\x18\x01 \x01(\x06R\x10hostBufferHandle\x12!\n" +
 	"\farray_handle\x18\x02 \x01(\x06R\varrayHandle\x12C\n" +
-	"\fbyte_strides\x18\x03 \x01(\v2\x1b.xla.ifrt.proto.ByteStridesH\x00R\vbyteStrides\x88\x01\x01B\x0f\n" +
-	"\r_byte_strides\"\x1a\n" +
-	"\x18CopyToHostBufferResponse\"\xd5\x02\n" +
+	"\fbyte_strides\x18\x03 \x01(\v2\x1b.xla.ifrt.proto.ByteStridesH\x00R\vbyteStrides\x88\x01\x01\x12)\n" +
+	"\x10inline_max_bytes\x18\xe8\a \x01(\x03R\x0einlineMaxBytesB\x0f\n" +
+	"\r_byte_strides\"Q\n" +
+	"\x18CopyToHostBufferResponse\x12%\n" +
+	"\vinline_data\x18\xe8\a \x01(\fH\x00R\n" +
+	"inlineData\x88\x01\x01B\x0e\n" +
+	"\f_inline_data\"\xd5\x02\n" +
 	"(DisassembleIntoSingleDeviceArraysRequest\x12!\n" +
 	"\farray_handle\x18\x01 \x01(\x06R\varrayHandle\x12I\n" +
 	"\x0ecopy_semantics\x18\x02 \x01(\x0e2\".xla.ifrt.proto.ArrayCopySemanticsR\rcopySemantics\x12r\n" +
@@ -6966,6 +6994,7 @@ func file_proxy_proxypb_ifrt_service_proto_init() {
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[11].OneofWrappers = []any{}
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[17].OneofWrappers = []any{}
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[25].OneofWrappers = []any{}
+	file_proxy_proxypb_ifrt_service_proto_msgTypes[26].OneofWrappers = []any{}
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[27].OneofWrappers = []any{}
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[29].OneofWrappers = []any{}
 	file_proxy_proxypb_ifrt_service_proto_msgTypes[40].OneofWrappers = []any{

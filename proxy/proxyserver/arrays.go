@@ -154,6 +154,10 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 			res.release()
 			return nil, err
 		}
+		if limit := r.GetInlineMaxBytes(); limit > 0 && size <= limit { // 0: jaxlib, which reads every buffer from the store
+			res.release()
+			return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyToHostBufferResponse{CopyToHostBufferResponse: &proxypb.CopyToHostBufferResponse{InlineData: dst}}}, nil
+		}
 		if err := s.buffers.put(r.GetHostBufferHandle(), dst, res); err != nil {
 			return nil, err
 		}

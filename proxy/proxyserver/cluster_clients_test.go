@@ -13,27 +13,19 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/rpc"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // TestClusterClientsOnly: a worker's server warns about a session that is not
 // the cluster client's (a JAX client pointed at a worker's port), and not
 // about the cluster client's.
 func TestClusterClientsOnly(t *testing.T) {
-	backend, err := gocpu.New(gocpu.Config{Devices: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer backend.Close()
 	logs := &syncBuffer{}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, ClusterClientsOnly: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := proxyservertest.OverGocpu(t, 2, proxyserver.Config{ClusterClientsOnly: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	lis := bufconn.Listen(1 << 20)
 	go srv.Serve(lis)
 	defer srv.Close()

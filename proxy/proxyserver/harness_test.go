@@ -22,6 +22,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -115,11 +116,7 @@ func newHarnessOn(t testing.TB, mod func(*proxyserver.Config), tcp bool) *harnes
 	return h
 }
 
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t testing.TB) context.Context { return testenv.Context(t, testTimeout) }
 
 // sess is one IfrtSession driven with raw requests.
 type sess struct {

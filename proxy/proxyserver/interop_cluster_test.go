@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -50,13 +48,7 @@ func init() {
 // lammpsBackend makes workers' backends of devices devices on the PJRT CPU
 // plugin, skipping t without the plugin.
 func lammpsBackend(t *testing.T, devices int) func(int) (ifrt.Client, error) {
-	path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
-	if path == "" {
-		path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
-	}
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
-	}
+	path := testenv.LammpsPlugin.Path(t)
 	return func(int) (ifrt.Client, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,10 +26,7 @@ func TestInteropCompileCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop tests run real JAX processes; skipped with -short")
 	}
-	path := filepath.Join(testenv.ModuleRoot(), ".plugins", "cpu.so")
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (run scripts/setup_plugins.sh)")
-	}
+	path := testenv.CPUPlugin.Path(t)
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
 		scratch := "file://" + t.TempDir()
 		var results []map[string]any

@@ -3,8 +3,6 @@ package proxyserver_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -24,13 +22,7 @@ func init() {
 		compilesBytecode: true,
 		compiledHLO:      true,
 		newClient: func(t *testing.T) ifrt.Client {
-			path := os.Getenv("PATHWAYS_PJRT_LAMMPS_PLUGIN")
-			if path == "" {
-				path = filepath.Join(testenv.ModuleRoot(), ".plugins", "lammps_cpu.so")
-			}
-			if _, err := os.Stat(path); err != nil {
-				testenv.Missing(t, testenv.RequirePluginsVar, "PJRT CPU plugin not found at "+path+" (set PATHWAYS_PJRT_LAMMPS_PLUGIN or run scripts/setup_plugins.sh)")
-			}
+			path := testenv.LammpsPlugin.Path(t)
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
 			c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: 8})

@@ -146,7 +146,8 @@ func describe(m map[string]int, steps int) string {
 // of the round trips the answer does not need: no worker-side copy for the
 // read-back of a single-device result (FullyReplicatedShard is a view), no
 // questions about donation (executions say what they donated), no deletion
-// futures for arrays JAX destructs.
+// futures for arrays JAX destructs, no host-buffer calls for a small
+// read-back (it comes inline).
 func TestStepRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real JAX process; skipped with -short")
@@ -193,7 +194,9 @@ func TestStepRequests(t *testing.T) {
 	if j, w := total(jaxSteps), total(workerSteps); w > j {
 		t.Errorf("%d steps: the proxy sent the worker %d requests for JAX's %d, want at most one per JAX request", steps, w, j)
 	}
-	for _, kind := range []string{"FullyReplicatedShardRequest", "CopyArraysRequest", "IsArrayDeletedRequest", "DeleteArrayRequest", "CheckFutureRequest"} {
+	// The read-back comes inline with its CopyToHostBuffer: no HostBufferLookup
+	// or HostBufferDelete.
+	for _, kind := range []string{"FullyReplicatedShardRequest", "CopyArraysRequest", "IsArrayDeletedRequest", "DeleteArrayRequest", "CheckFutureRequest", "HostBufferLookup", "HostBufferDelete"} {
 		if n := workerSteps[kind]; n > 0 {
 			t.Errorf("%d steps sent the worker %d %s, want none", steps, n, kind)
 		}

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // interopBackend is a backend the interop tests serve to the real JAX client.
@@ -109,26 +108,14 @@ func serveInterop(t *testing.T, python string, backend ifrt.Client, logs *syncBu
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(lis) }()
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		// ErrServerClosed: Serve had not started when Shutdown ran.
-		if err := <-done; err != nil && !errors.Is(err, proxyserver.ErrServerClosed) {
-			t.Errorf("Serve: %v", err)
-		}
 		backend.Close()
 		if t.Failed() {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	return &interopServer{srv: srv, backend: backend, addr: lis.Addr().String(), logs: logs, python: python}
+	addr := proxyservertest.Serve(t, srv)
+	return &interopServer{srv: srv, backend: backend, addr: addr, logs: logs, python: python}
 }
 
 // runScript runs testdata/<script> against the server and returns the JSON

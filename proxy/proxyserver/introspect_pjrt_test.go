@@ -3,7 +3,6 @@ package proxyserver_test
 import (
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/openpathways/pathways/pjrt/pjrtifrt"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // TestProgramTextAndCostAnalysis compiles a JAX program (bytecode) through the
@@ -81,13 +81,7 @@ func dialServer(t *testing.T, cfg proxyserver.Config) *proxy.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	t.Cleanup(func() { srv.Close() })
-	client, err := proxy.Dial(ctxT(t), lis.Addr().String(), proxy.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	client, err := proxy.Dial(ctxT(t), proxyservertest.Serve(t, srv), proxy.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	if err != nil {
 		t.Fatal(err)
 	}

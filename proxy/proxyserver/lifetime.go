@@ -72,7 +72,7 @@ func (s *session) destructArrays(r *proxypb.DestructArrayRequest) (*proxypb.Ifrt
 	s.mu.Unlock()
 	if len(targets) > 0 {
 		s.work.Add(1)
-		go func() {
+		s.runner.run(func() {
 			defer s.work.Done()
 			for _, t := range targets {
 				if waitAll(s.ctx, t.prior) != nil {
@@ -82,7 +82,7 @@ func (s *session) destructArrays(r *proxypb.DestructArrayRequest) (*proxypb.Ifrt
 					s.drop(a)
 				}
 			}
-		}()
+		})
 	}
 	if len(unknown) > 0 {
 		return nil, nil, ifrt.Errorf(ifrt.NotFound, "Unknown array handles: %s", strings.Join(unknown, ", "))

@@ -1,17 +1,15 @@
 package proxyserver_test
 
 import (
-	"io"
-	"log/slog"
 	"net"
 	"testing"
 
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // TestShutdownUnderRegisterWaitsForSessions: mounted with Register on the
@@ -19,15 +17,7 @@ import (
 // arrays. It now returns after, as under Serve, and leaves the caller's server
 // running.
 func TestShutdownUnderRegisterWaitsForSessions(t *testing.T) {
-	backend, err := gocpu.New(gocpu.Config{Devices: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer backend.Close()
-	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, backend := proxyservertest.OverGocpu(t, 2, proxyserver.Config{})
 	gs := grpc.NewServer(srv.ServerOptions()...)
 	srv.Register(gs)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -32,11 +32,12 @@ import (
 // Requests are planned one at a time, in arrival order, on the stream's
 // goroutine: planning decodes the request, looks up the handles it uses and
 // registers the handles it creates (as pending entries), without blocking.
-// The work then runs on its own goroutine, waits for the entries it uses, and
-// resolves the entries it created; its response goes out when it is done, in
-// whatever order. So a handle created by request N is visible to request N+1
-// even while N's work is pending, and a request that deletes an array waits for
-// the requests before it that use the array.
+// The work then runs on a goroutine of its own (one the session's runner keeps
+// warm), waits for the entries it uses, and resolves the entries it created;
+// its response goes out when it is done, in whatever order. So a handle
+// created by request N is visible to request N+1 even while N's work is
+// pending, and a request that deletes an array waits for the requests before
+// it that use the array.
 type session struct {
 	srv        *Server
 	backend    ifrt.Client // the server's, or the session's own (Config.SessionBackend)
@@ -62,6 +63,7 @@ type session struct {
 	cancel   context.CancelFunc
 	finished chan struct{} // closed when the session has freed everything
 	work     sync.WaitGroup
+	runner   *runner // runs the requests' work (runner.go)
 	sendMu   sync.Mutex
 
 	mu         sync.Mutex
@@ -93,6 +95,7 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 		ctx:        ctx,
 		cancel:     cancel,
 		finished:   make(chan struct{}),
+		runner:     newRunner(),
 		arrays:     map[uint64]*entry[ifrt.Array]{},
 		exes:       map[uint64]*entry[*executable]{},
 		futures:    map[uint64]*ifrt.Future{},
@@ -224,6 +227,7 @@ func (s *session) openBackend() (<-chan struct{}, error) {
 func (s *session) teardown(start time.Time) {
 	s.cancel()
 	s.work.Wait()
+	s.runner.stop()
 	s.buffers.close()
 	s.mu.Lock()
 	arrays, exes := s.live, s.liveExes
@@ -321,7 +325,7 @@ func (s *session) dispatch(req *proxypb.IfrtRequest) {
 		return
 	}
 	s.work.Add(1)
-	go func() {
+	s.runner.run(func() {
 		defer s.work.Done()
 		var resp *proxypb.IfrtResponse
 		var err error
@@ -334,7 +338,7 @@ func (s *session) dispatch(req *proxypb.IfrtRequest) {
 			resp, err = run(ctx)
 		}()
 		s.finish(o, resp, err)
-	}()
+	})
 }
 
 func (s *session) panicked(o *op, r any) error {

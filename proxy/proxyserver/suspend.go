@@ -47,6 +47,10 @@ func (g *pauseGate) enter(kind string) (admitted bool, err error) {
 	if !pausable[kind] {
 		return false, nil
 	}
+	return g.admit()
+}
+
+func (g *pauseGate) admit() (bool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.refusal != nil {
@@ -54,6 +58,17 @@ func (g *pauseGate) enter(kind string) (admitted bool, err error) {
 	}
 	g.n++
 	return true, nil
+}
+
+// Admit admits work that runs programs on the sessions' arrays outside the
+// IFRT protocol (a worker's gang launch) as Pause admits a request: while
+// paused it returns the refusal; otherwise the work calls done when it ends,
+// and Pause waits for it.
+func (s *Server) Admit() (done func(), err error) {
+	if _, err := s.gate.admit(); err != nil {
+		return nil, err
+	}
+	return sync.OnceFunc(s.gate.leave), nil
 }
 
 func (g *pauseGate) leave() {

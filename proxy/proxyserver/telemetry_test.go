@@ -2,9 +2,6 @@ package proxyserver_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -13,9 +10,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // TestLiveArrayGauges: with an SDK installed, the sessions' live arrays and
@@ -32,22 +29,8 @@ func TestLiveArrayGauges(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	backend, err := gocpu.New(gocpu.Config{Devices: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer backend.Close()
-	srv, err := proxyserver.New(proxyserver.Config{Backend: backend, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(lis)
-	defer srv.Close()
-	client, err := proxy.Dial(ctx, "grpc://"+lis.Addr().String())
+	srv, _ := proxyservertest.OverGocpu(t, 2, proxyserver.Config{})
+	client, err := proxy.Dial(ctx, "grpc://"+proxyservertest.Serve(t, srv))
 	if err != nil {
 		t.Fatal(err)
 	}

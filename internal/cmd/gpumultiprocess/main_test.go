@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +31,7 @@ func TestMain(m *testing.M) {
 // OS processes as processes 0 and 1 of one pjrtifrt client, their devices
 // exchanged through the directory store.
 func TestTwoWorkerProcessesOnCPU(t *testing.T) {
-	path := filepath.Join(testenv.ModuleRoot(), ".plugins/lammps_cpu.so")
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, testenv.RequirePluginsVar, "PJRT plugin lammps_cpu not found at "+path+" (run scripts/setup_plugins.sh)")
-	}
+	path := testenv.LammpsPlugin.Path(t)
 	p, err := pjrt.Load(path)
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
 		t.Skip("built without cgo")

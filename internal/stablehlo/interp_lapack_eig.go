@@ -1,0 +1,292 @@
+package stablehlo
+
+import (
+	"math"
+	"sort"
+)
+
+// Symmetric eigendecomposition and SVD: the LAPACK custom calls JAX's CPU
+// lowering emits for jnp.linalg.eigh (lapack_{s,d}syevd_ffi) and
+// jnp.linalg.svd (lapack_{s,d}gesdd_ffi). Both use Jacobi rotations in
+// float64 instead of LAPACK's divide and conquer: the results satisfy the
+// same definitions (ascending eigenvalues, descending singular values,
+// orthonormal vectors) but vectors can differ from LAPACK's in sign, and
+// within repeated eigen- or singular values in basis.
+
+// maxJacobiSweeps bounds the rotations; Jacobi converges quadratically, so
+// hitting it means the input held NaN or Inf. That is reported through info.
+const maxJacobiSweeps = 64
+
+// jacobiEigen diagonalises the symmetric n×n s in place (row-major) and
+// returns the eigenvector matrix (columns) and whether it converged.
+func jacobiEigen(s []float64, n int) ([]float64, bool) {
+	v := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		v[i*n+i] = 1
+	}
+	for sweep := 0; sweep < maxJacobiSweeps; sweep++ {
+		rotated := false
+		for p := 0; p < n; p++ {
+			for q := p + 1; q < n; q++ {
+				spq := s[p*n+q]
+				if spq == 0 || math.Abs(spq) <= 1e-18*math.Sqrt(math.Abs(s[p*n+p]*s[q*n+q])) {
+					continue
+				}
+				if math.IsNaN(spq) || math.IsInf(spq, 0) {
+					return v, false
+				}
+				rotated = true
+				theta := (s[q*n+q] - s[p*n+p]) / (2 * spq)
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Hypot(theta, 1))
+				c := 1 / math.Hypot(t, 1)
+				sn := t * c
+				for k := 0; k < n; k++ { // columns p, q of s and v
+					kp, kq := s[k*n+p], s[k*n+q]
+					s[k*n+p], s[k*n+q] = c*kp-sn*kq, sn*kp+c*kq
+					kp, kq = v[k*n+p], v[k*n+q]
+					v[k*n+p], v[k*n+q] = c*kp-sn*kq, sn*kp+c*kq
+				}
+				for k := 0; k < n; k++ { // rows p, q of s
+					pk, qk := s[p*n+k], s[q*n+k]
+					s[p*n+k], s[q*n+k] = c*pk-sn*qk, sn*pk+c*qk
+				}
+			}
+		}
+		if !rotated {
+			return v, true
+		}
+	}
+	return v, false
+}
+
+// evalLapackSyevd implements syevd(a) -> (vectors, eigenvalues, info),
+// reading the uplo triangle of a; eigenvalues ascend and column j of
+// vectors belongs to eigenvalue j.
+func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 1 || len(op.resultTypes) != 3 {
+		return nil, invalidf("syevd takes a and returns vectors, eigenvalues and info")
+	}
+	a, err := toMatrices(in[0])
+	if err != nil {
+		return nil, err
+	}
+	n := a.rows
+	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || !op.resultTypes[1].Elem.isFloat() {
+		return nil, invalidf("syevd needs square matrices and returns their type")
+	}
+	w := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
+	info := newArray(op.resultTypes[2])
+	if op.resultTypes[1].NumElements() != int64(len(w.data)) || info.size() != a.batch {
+		return nil, invalidf("syevd eigenvalue or info shapes do not match")
+	}
+	lower := lapackFlag(op, "uplo", 'L') == 'L'
+	s := make([]float64, n*n)
+	for b := 0; b < a.batch; b++ {
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				r, c := i, j
+				if (lower && j > i) || (!lower && j < i) {
+					r, c = j, i
+				}
+				s[i*n+j] = a.at(b, r, c)
+			}
+		}
+		v, ok := jacobiEigen(s, n)
+		if !ok {
+			setInteger(info, b, int64(1))
+		}
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(x, y int) bool { return s[order[x]*n+order[x]] < s[order[y]*n+order[y]] })
+		for j, src := range order {
+			w.set(b, 0, j, s[src*n+src])
+			for i := 0; i < n; i++ {
+				a.set(b, i, j, v[i*n+src])
+			}
+		}
+	}
+	return []*array{a.toArray(op.resultTypes[0]), w.toArray(op.resultTypes[1]), info}, nil
+}
+
+// svdTall is a one-sided (Hestenes) Jacobi SVD of the m×n row-major w with
+// m >= n: it returns u (m×m, orthonormal, its first n columns the left
+// singular vectors), the n descending singular values, v (n×n, columns the
+// right singular vectors) and whether it converged.
+func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
+	v = make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		v[i*n+i] = 1
+	}
+	rotate := func(x []float64, rows, cols, p, q int, c, s float64) {
+		for i := 0; i < rows; i++ {
+			xp, xq := x[i*cols+p], x[i*cols+q]
+			x[i*cols+p], x[i*cols+q] = c*xp-s*xq, s*xp+c*xq
+		}
+	}
+	for sweep := 0; sweep < maxJacobiSweeps && !ok; sweep++ {
+		ok = true
+		for p := 0; p < n; p++ {
+			for q := p + 1; q < n; q++ {
+				var alpha, beta, gamma float64
+				for i := 0; i < m; i++ {
+					xp, xq := w[i*n+p], w[i*n+q]
+					alpha, beta, gamma = alpha+xp*xp, beta+xq*xq, gamma+xp*xq
+				}
+				if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
+					return nil, nil, nil, false
+				}
+				if gamma == 0 || math.Abs(gamma) <= 0x1p-51*math.Sqrt(alpha*beta) {
+					continue
+				}
+				ok = false
+				zeta := (beta - alpha) / (2 * gamma)
+				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Hypot(zeta, 1))
+				c := 1 / math.Hypot(t, 1)
+				rotate(w, m, n, p, q, c, c*t)
+				rotate(v, n, n, p, q, c, c*t)
+			}
+		}
+	}
+	norms := make([]float64, n)
+	for j := range norms {
+		for i := 0; i < m; i++ {
+			norms[j] = math.Hypot(norms[j], w[i*n+j])
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
+	sigma = make([]float64, n)
+	sortedV := make([]float64, n*n)
+	u = make([]float64, m*m)
+	var basis [][]float64 // orthonormal columns of u found so far
+	tol := 0.0
+	if n > 0 {
+		tol = float64(max(m, n)) * 0x1p-52 * norms[order[0]]
+	}
+	for j, src := range order {
+		sigma[j] = norms[src]
+		for i := 0; i < n; i++ {
+			sortedV[i*n+j] = v[i*n+src]
+		}
+		if norms[src] > tol && norms[src] > 0 {
+			col := make([]float64, m)
+			for i := range col {
+				col[i] = w[i*n+src] / norms[src]
+			}
+			basis = append(basis, col)
+		}
+	}
+	basis = completeBasis(basis, m)
+	for j, col := range basis {
+		for i, x := range col {
+			u[i*m+j] = x
+		}
+	}
+	return u, sigma, sortedV, ok
+}
+
+// completeBasis extends orthonormal vectors of length m to m of them,
+// orthogonalising unit vectors against those found (twice, for accuracy).
+func completeBasis(basis [][]float64, m int) [][]float64 {
+	for e := 0; e < m && len(basis) < m; e++ {
+		x := make([]float64, m)
+		x[e] = 1
+		for range 2 {
+			for _, b := range basis {
+				d := 0.0
+				for i := range x {
+					d += b[i] * x[i]
+				}
+				for i := range x {
+					x[i] -= d * b[i]
+				}
+			}
+		}
+		norm := 0.0
+		for _, xi := range x {
+			norm = math.Hypot(norm, xi)
+		}
+		// Some unit vector keeps at least 1/sqrt(m) of its length.
+		if norm < 0.5/math.Sqrt(float64(m)) {
+			continue
+		}
+		for i := range x {
+			x[i] /= norm
+		}
+		basis = append(basis, x)
+	}
+	return basis
+}
+
+// evalLapackGesdd implements gesdd(a) -> (a, s, u, vt, info) for every
+// mode ('A' full, 'S' reduced, 'N' values only): u takes the leading
+// columns of the full left factor and vt the leading rows of the full
+// right one that their result shapes ask for.
+func evalLapackGesdd(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 1 || len(op.resultTypes) != 5 {
+		return nil, invalidf("gesdd takes a and returns a, s, u, vt and info")
+	}
+	a, err := toMatrices(in[0])
+	if err != nil {
+		return nil, err
+	}
+	m, n := a.rows, a.cols
+	k := min(m, n)
+	rt := op.resultTypes
+	uT, vtT := rt[2], rt[3]
+	if !rt[0].Equal(in[0].t) || !rt[1].Elem.isFloat() || len(uT.Shape) < 2 || len(vtT.Shape) < 2 ||
+		uT.Elem != in[0].t.Elem || vtT.Elem != in[0].t.Elem {
+		return nil, invalidf("gesdd result types do not match a %s", in[0].t)
+	}
+	uRows, uCols := int(uT.Shape[len(uT.Shape)-2]), int(uT.Shape[len(uT.Shape)-1])
+	vRows, vCols := int(vtT.Shape[len(vtT.Shape)-2]), int(vtT.Shape[len(vtT.Shape)-1])
+	info := newArray(rt[4])
+	if uRows != m || uCols > m || vCols != n || vRows > n || info.size() != a.batch ||
+		rt[1].NumElements() != int64(a.batch*k) || uT.NumElements() != int64(a.batch*m*uCols) ||
+		vtT.NumElements() != int64(a.batch*vRows*n) {
+		return nil, invalidf("gesdd result shapes do not match a %s", in[0].t)
+	}
+	s := matrices{batch: a.batch, rows: 1, cols: k, data: make([]float64, a.batch*k)}
+	u := matrices{batch: a.batch, rows: m, cols: uCols, data: make([]float64, a.batch*m*uCols)}
+	vt := matrices{batch: a.batch, rows: vRows, cols: n, data: make([]float64, a.batch*vRows*n)}
+	for b := 0; b < a.batch; b++ {
+		// fullU (m×m) and fullV (n×n) hold singular vectors as columns.
+		var fullU, fullV, sigma []float64
+		var ok bool
+		if m >= n {
+			w := append([]float64(nil), a.data[b*m*n:(b+1)*m*n]...)
+			fullU, sigma, fullV, ok = svdTall(w, m, n)
+		} else { // aᵀ = u' s v'ᵀ, so a = v' s u'ᵀ
+			w := make([]float64, n*m)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					w[j*m+i] = a.at(b, i, j)
+				}
+			}
+			fullV, sigma, fullU, ok = svdTall(w, n, m)
+		}
+		if !ok {
+			setInteger(info, b, int64(1))
+			continue
+		}
+		for j := 0; j < k; j++ {
+			s.set(b, 0, j, sigma[j])
+		}
+		for i := 0; i < m; i++ {
+			for j := 0; j < uCols; j++ {
+				u.set(b, i, j, fullU[i*m+j])
+			}
+		}
+		for i := 0; i < vRows; i++ {
+			for j := 0; j < n; j++ {
+				vt.set(b, i, j, fullV[j*n+i])
+			}
+		}
+	}
+	return []*array{in[0], s.toArray(rt[1]), u.toArray(uT), vt.toArray(vtT), info}, nil
+}

@@ -1,0 +1,44 @@
+package proxyserver_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openpathways/pathways/internal/testenv"
+)
+
+// TestInteropLinalg runs jnp.linalg (QR, eigh, SVD, Cholesky, LU solve,
+// pinv, det, lstsq, the orthogonal initializer) through the proxy and checks each
+// factorization by its defining properties and against local CPU JAX.
+func TestInteropLinalg(t *testing.T) {
+	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		if !b.compilesBytecode {
+			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
+		}
+		if b.compiledHLO {
+			// The standalone PJRT CPU plugin registers none of jaxlib's LAPACK
+			// FFI handlers ("No FFI handler registered for lapack_sgeqrf_ffi").
+			t.Skipf("backend %s has no LAPACK custom-call handlers", b.name)
+		}
+		s := startInteropServer(t, jax, b, nil)
+		out, err := s.runScript(t, "linalg.py", jitEnv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := decode[map[string]float64](t, out, "errors")
+		if len(errs) < 20 {
+			t.Fatalf("linalg.py reported %d cases, want at least 20: %v", len(errs), errs)
+		}
+		t.Logf("max errors: %v", errs)
+		for name, e := range errs {
+			tol := 1e-4
+			if strings.HasSuffix(name, "_f64") {
+				tol = 1e-9
+			}
+			if !(e <= tol) {
+				t.Errorf("%s: max error %g (tolerance %g)", name, e, tol)
+			}
+		}
+		s.expectFreed(t, b)
+	})
+}

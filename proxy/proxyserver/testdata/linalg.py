@@ -1,0 +1,106 @@
+"""jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm) and what is
+built on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the
+defining properties of each factorization and against local CPU JAX where
+the result is unique (QR follows LAPACK's sign convention; eigen- and
+singular values). Run with JAX_PLATFORMS=proxy,cpu.
+
+Prints errors = {case: max abs error}; names ending in _f64 ran in float64."""
+
+import numpy as np
+
+import _common
+
+jax = _common.init()
+import jax.numpy as jnp
+
+dev = jax.devices()[0]
+cpu = jax.devices("cpu")[0]
+rng = np.random.default_rng(7)
+errors = {}
+
+
+def on(d, f, *args):
+  return jax.device_get(jax.jit(f)(*[jax.device_put(a, d) for a in args]))
+
+
+def err(name, got, want):
+  got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+  errors[name] = max(errors.get(name, 0.0), float(np.max(np.abs(got - want))) if got.size else 0.0)
+
+
+def mT(x):
+  return np.swapaxes(x, -1, -2)
+
+
+def eye_like(x):
+  return np.broadcast_to(np.eye(x.shape[-1]), x.shape)
+
+
+for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
+  for shape in ((6, 4), (3, 5), (2, 5, 3)):
+    a = rng.standard_normal(shape).astype(dt)
+    for mode in ("reduced", "complete"):
+      q, r = on(dev, lambda x: jnp.linalg.qr(x, mode=mode), a)
+      wq, wr = on(cpu, lambda x: jnp.linalg.qr(x, mode=mode), a)
+      err("qr_vs_cpu" + sfx, q, wq)
+      err("qr_vs_cpu" + sfx, r, wr)
+      err("qr_product" + sfx, q @ r, a)
+      err("qr_orthonormal" + sfx, mT(q) @ q, eye_like(mT(q) @ q))
+      err("qr_upper" + sfx, np.tril(r, -1), 0)
+
+  s = rng.standard_normal((2, 6, 6)).astype(dt)
+  s = s + mT(s)
+  w, v = on(dev, jnp.linalg.eigh, s)
+  err("eigh_values_vs_cpu" + sfx, w, on(cpu, jnp.linalg.eigvalsh, s))
+  err("eigh_values_vs_numpy" + sfx, w, np.linalg.eigvalsh(s.astype(np.float64)))
+  err("eigh_product" + sfx, (v * w[..., None, :]) @ mT(v), s)
+  err("eigh_orthonormal" + sfx, mT(v) @ v, eye_like(v))
+  errors["eigh_ascending" + sfx] = float(max(0.0, -np.min(np.diff(w, axis=-1))))
+  err("eigvalsh" + sfx, on(dev, jnp.linalg.eigvalsh, s), w)
+
+  for shape in ((6, 4), (3, 5), (2, 4, 4)):
+    a = rng.standard_normal(shape).astype(dt)
+    want_s = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    for full in (True, False):
+      u, sv, vt = on(dev, lambda x: jnp.linalg.svd(x, full_matrices=full), a)
+      k = sv.shape[-1]
+      err("svd_values_vs_numpy" + sfx, sv, want_s)
+      err("svd_product" + sfx, (u[..., :, :k] * sv[..., None, :]) @ vt[..., :k, :], a)
+      err("svd_orthonormal" + sfx, mT(u) @ u, eye_like(mT(u) @ u))
+      err("svd_orthonormal" + sfx, vt @ mT(vt), eye_like(vt @ mT(vt)))
+      errors["svd_descending" + sfx] = max(errors.get("svd_descending" + sfx, 0.0),
+                                          float(max(0.0, np.max(np.diff(sv, axis=-1)))))
+    err("svd_values_only" + sfx, on(dev, lambda x: jnp.linalg.svd(x, compute_uv=False), a), want_s)
+
+  m = rng.standard_normal((5, 5)).astype(dt) + 5 * np.eye(5, dtype=dt)
+  b = rng.standard_normal((5, 2)).astype(dt)
+  err("cholesky" + sfx, on(dev, jnp.linalg.cholesky, m @ m.T), on(cpu, jnp.linalg.cholesky, m @ m.T))
+  err("solve" + sfx, on(dev, jnp.linalg.solve, m, b), np.linalg.solve(m.astype(np.float64), b))
+  err("inv" + sfx, on(dev, jnp.linalg.inv, m), np.linalg.inv(m.astype(np.float64)))
+  err("pinv" + sfx, on(dev, jnp.linalg.pinv, m), np.linalg.pinv(m.astype(np.float64)))
+  err("det" + sfx, on(dev, jnp.linalg.det, m) / np.linalg.det(m.astype(np.float64)), 1)
+  tall = rng.standard_normal((7, 3)).astype(dt)
+  rhs = rng.standard_normal((7, 2)).astype(dt)
+  err("lstsq" + sfx, on(dev, lambda x, y: jnp.linalg.lstsq(x, y)[0], tall, rhs),
+      np.linalg.lstsq(tall.astype(np.float64), rhs.astype(np.float64), rcond=None)[0])
+  err("norm2" + sfx, on(dev, lambda x: jnp.linalg.norm(x, 2), tall), np.linalg.norm(tall.astype(np.float64), 2))
+  rank2 = (tall[:, :2] @ rng.standard_normal((2, 5))).astype(dt)
+  err("matrix_rank" + sfx, on(dev, jnp.linalg.matrix_rank, rank2), 2)
+
+# Flax's default recurrent kernel initializer runs QR on the proxy. The key
+# starts as host data: the proxy cannot copy arrays to the local CPU device.
+key_data = np.zeros(2, np.uint32)
+
+
+def orthogonal(shape):
+  return lambda kd: jax.nn.initializers.orthogonal()(jax.random.wrap_key_data(kd), shape)
+
+
+w = on(dev, orthogonal((8, 8)), key_data)
+err("orthogonal_init_orthonormal", w.T @ w, np.eye(8))
+err("orthogonal_init_vs_cpu", w, on(cpu, orthogonal((8, 8)), key_data))
+w = on(dev, orthogonal((16, 4)), key_data)
+err("orthogonal_init_orthonormal", w.T @ w, np.eye(4))
+
+_common.emit(errors=errors)
