@@ -163,6 +163,7 @@ func (a *array) release() {
 
 // CopyToHostBuffer reads one shard of each distinct domain from its worker, in
 // parallel, and assembles them here: the bytes must come to the caller anyway.
+// A shard holding the whole array is read straight into dst.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
 	if err := a.c.check().CopyToHost(a, dst, byteStrides); err != nil {
 		return err
@@ -184,6 +185,10 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		unique = append(unique, shards[i])
 		domains = append(domains, all[i])
 	}
+	if len(unique) == 1 && domains[0].Shape().Equal(a.ArraySpec.Shape) {
+		// One shard holds it all: its worker's bytes go straight into dst.
+		return a.c.shardError(unique[0], unique[0].array.CopyToHostBuffer(ctx, dst, byteStrides))
+	}
 	parts := make([][]byte, len(unique))
 	errs := make([]error, len(unique))
 	var wg sync.WaitGroup
@@ -199,10 +204,7 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 	if err := firstError(errs); err != nil {
 		return err
 	}
-	full := parts[0]
-	if len(unique) > 1 || !domains[0].Shape().Equal(a.ArraySpec.Shape) {
-		full = ifrt.AssembleDense(elem, a.ArraySpec.Shape, domains, parts)
-	}
+	full := ifrt.AssembleDense(elem, a.ArraySpec.Shape, domains, parts)
 	ifrt.CopyDenseToStrided(dst, full, a.ArraySpec.DType, a.ArraySpec.Shape, byteStrides)
 	return nil
 }

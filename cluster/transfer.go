@@ -99,8 +99,14 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 		if err != nil {
 			return err
 		}
-		part := ifrt.ExtractDomain(dense, elem, spec.Shape, domains[u.first])
-		a, err := client.MakeArrayFromHostBuffer(ctx, part, localSpec(spec.DType, domains[u.first], dev, kind), nil)
+		// The whole array goes as it is; a part is a copy of our own. Either
+		// may be adopted (the worker connection then uploads it without a
+		// copy of its own) when nothing writes to it again.
+		part, partOpts := dense, adoptedOpts(opts)
+		if !slices.Equal(domains[u.first], ifrt.FullDomain(spec.Shape)) {
+			part, partOpts = ifrt.ExtractDomain(dense, elem, spec.Shape, domains[u.first]), adopted
+		}
+		a, err := client.MakeArrayFromHostBuffer(ctx, part, localSpec(spec.DType, domains[u.first], dev, kind), partOpts)
 		if err != nil {
 			return c.linkError(p.link, gen, err)
 		}
@@ -120,6 +126,19 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 		return nil, err
 	}
 	return &array{c: c, Described: backend.Described{ArraySpec: spec}, shards: shards}, nil
+}
+
+// adopted are the options of a host buffer that nothing writes to again.
+var adopted = &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}
+
+// adoptedOpts passes adoption on: a caller's buffer given as ImmutableZeroCopy
+// without OnDoneWithHostBuffer stays intact for good (and a dense copy of a
+// strided one is ours).
+func adoptedOpts(opts *ifrt.HostBufferOptions) *ifrt.HostBufferOptions {
+	if opts != nil && opts.Semantics == ifrt.ImmutableZeroCopy && opts.OnDoneWithHostBuffer == nil {
+		return adopted
+	}
+	return nil
 }
 
 // linkError turns an error from a worker into DataLoss when the worker has gone.

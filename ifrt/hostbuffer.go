@@ -14,6 +14,22 @@ func DenseByteStrides(shape Shape, elemSize int) []int64 {
 	return s
 }
 
+// StridesAreDense reports whether byteStrides (nil: dense) lay out an array of
+// shape dense and row-major: every stride of a dimension longer than 1 is
+// DenseByteStrides'.
+func StridesAreDense(shape Shape, elemSize int, byteStrides []int64) bool {
+	if byteStrides == nil {
+		return true
+	}
+	want := DenseByteStrides(shape, elemSize)
+	for i, n := range shape {
+		if n > 1 && byteStrides[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // StridedRegionSize returns the bytes of the minimal host region that holds an array
 // of dtype d and the given shape laid out with byteStrides (nil: dense row-major):
 // from element 0 to the end of the last element. Strides must be positive multiples

@@ -30,12 +30,12 @@ func TestChunkCodecMatchesTheGeneratedMessages(t *testing.T) {
 	msg = protowire.AppendVarint(protowire.AppendTag(msg, 7, protowire.VarintType), 300)
 	msg = append(protowire.AppendBytes(protowire.AppendTag(nil, 9, protowire.BytesType), []byte("x")), msg...)
 	split := mem.BufferSlice{mem.SliceBuffer(msg[:5]), mem.SliceBuffer(msg[5:1001]), mem.SliceBuffer(msg[1001:])}
-	in := &inChunk{dst: make([]byte, len(data)+4), off: 4}
+	in := &inChunk{Dst: make([]byte, len(data)+4), Off: 4}
 	if err := (chunkCodec{}).Unmarshal(split, in); err != nil {
 		t.Fatal(err)
 	}
-	if in.off != len(data)+4 || !bytes.Equal(in.dst[4:], data) {
-		t.Errorf("decoded %d bytes, contents equal: %v", in.off-4, bytes.Equal(in.dst[4:], data))
+	if in.Off != len(data)+4 || !bytes.Equal(in.Dst[4:], data) {
+		t.Errorf("decoded %d bytes, contents equal: %v", in.Off-4, bytes.Equal(in.Dst[4:], data))
 	}
 
 	var req proxypb.GrpcHostBufferLookupRequest
@@ -53,7 +53,7 @@ func TestChunkCodecRejectsBadChunks(t *testing.T) {
 		"group wire type":  {0x0b},
 		"too large":        big,
 	} {
-		in := &inChunk{dst: make([]byte, 8)}
+		in := &inChunk{Dst: make([]byte, 8)}
 		if err := (chunkCodec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(msg)}, in); err == nil {
 			t.Errorf("%s: decoded without error", name)
 		}
@@ -68,10 +68,10 @@ func FuzzChunkDecode(f *testing.F) {
 	f.Add([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Add([]byte{0x09, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		in := &inChunk{dst: make([]byte, 8)}
+		in := &inChunk{Dst: make([]byte, 8)}
 		_ = (chunkCodec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(msg)}, in)
-		if in.off < 0 || in.off > len(in.dst) {
-			t.Fatalf("offset %d out of range", in.off)
+		if in.Off < 0 || in.Off > len(in.Dst) {
+			t.Fatalf("offset %d out of range", in.Off)
 		}
 	})
 }

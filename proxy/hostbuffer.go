@@ -56,12 +56,12 @@ func (c *Client) storeHostBuffer(ctx context.Context, handle uint64, data []byte
 // lookupHostBuffer downloads the host buffer handle into dst, which must be
 // exactly its size. The chunks are decoded straight into dst.
 func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte) error {
-	in := &inChunk{dst: dst}
+	in := &inChunk{Dst: dst}
 	if err := c.readHostBuffer(ctx, handle, in); err != nil {
 		return err
 	}
-	if in.off != len(dst) {
-		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, in.off, len(dst))
+	if in.Off != len(dst) {
+		return ifrt.Errorf(ifrt.Internal, "proxy: host buffer %d has %d bytes, want %d", handle, in.Off, len(dst))
 	}
 	return nil
 }
@@ -69,11 +69,11 @@ func (c *Client) lookupHostBuffer(ctx context.Context, handle uint64, dst []byte
 // lookupHostContent reads a host buffer of no size known in advance (a
 // STRING array's).
 func (c *Client) lookupHostContent(ctx context.Context, handle uint64) ([]byte, error) {
-	in := &inChunk{grow: true}
+	in := &inChunk{Grow: true}
 	if err := c.readHostBuffer(ctx, handle, in); err != nil {
 		return nil, err
 	}
-	return in.dst[:in.off], nil
+	return in.Dst[:in.Off], nil
 }
 
 // readHostBuffer streams a host buffer's chunks into in.

@@ -12,10 +12,11 @@
 # workers against plain Go file I/O (BenchmarkPersist256MiB), and the real JAX
 # client's tiny step and 64 MiB device_put/device_get through the proxy (over
 # one PJRT CPU backend and over a one-worker cluster) against local CPU JAX and
-# np.copy in the same process (TestDataplaneFigures), and the tiny step's
-# added cost through the cluster against a proxy straight over one backend,
-# with 4 JAX clients on 4 slices together against each alone
-# (TestStepFigures).
+# np.copy in the same process, with client and server CPU per transfer
+# (TestDataplaneFigures), the proxy's memory during a 1 GiB put, get and delete
+# (TestDataplaneMemory), and the tiny step's added cost through the cluster
+# against a proxy straight over one backend, with 4 JAX clients on 4 slices
+# together against each alone (TestStepFigures).
 #
 #   scripts/bench.sh            all of them
 #   BENCHTIME=5x scripts/bench.sh
@@ -29,5 +30,5 @@ go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnP
 go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
-PATHWAYS_BENCH=1 go test -count=1 -run TestDataplaneFigures -v ./proxy/proxyserver | grep -E 'tiny step|^(ok|FAIL|---)'
+PATHWAYS_BENCH=1 go test -count=1 -run 'TestDataplaneFigures|TestDataplaneMemory' -v ./proxy/proxyserver | grep -E 'tiny step|per 64 MiB|array size|^(ok|FAIL|---)'
 PATHWAYS_BENCH=1 go test -count=1 -run TestStepFigures -v ./proxy/proxyserver | grep -E 'tiny step|concurrent clients|^(ok|FAIL|---)'

@@ -62,7 +62,7 @@ func (k Checker[A]) HostBuffer(data []byte, spec ifrt.ArraySpec, opts *ifrt.Host
 	if err := ifrt.CheckHostBuffer(spec.DType, spec.Shape, strides, len(data)); err != nil {
 		return nil, err
 	}
-	if strides == nil {
+	if ifrt.StridesAreDense(spec.Shape, spec.DType.HostByteSize(), strides) {
 		return data, nil
 	}
 	n, _ := spec.Shape.ByteSize(spec.DType)

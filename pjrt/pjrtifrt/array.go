@@ -251,13 +251,7 @@ func (c *Client) fetchDense(ctx context.Context, spec ifrt.ArraySpec, bufs []*de
 }
 
 func isDense(spec ifrt.ArraySpec, byteStrides []int64) bool {
-	want := ifrt.DenseByteStrides(spec.Shape, spec.DType.HostByteSize())
-	for i, n := range spec.Shape {
-		if n > 1 && byteStrides[i] != want[i] {
-			return false
-		}
-	}
-	return true
+	return ifrt.StridesAreDense(spec.Shape, spec.DType.HostByteSize(), byteStrides)
 }
 
 // readBuffer copies a buffer's dense host representation into dst, which must

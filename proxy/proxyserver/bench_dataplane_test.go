@@ -46,6 +46,8 @@ func TestDataplaneFigures(t *testing.T) {
 			t.Logf("%s: tiny step %.3f ms (local CPU %.3f ms, added %.3f ms); 64 MiB device_put %.2f GB/s = %.2fx np.copy, device_get %.2f GB/s = %.2fx np.copy (np.copy %.2f GB/s)",
 				name, f("proxy_step_ms"), f("local_step_ms"), f("added_step_ms"),
 				f("put_gbps"), f("put_vs_copy"), f("get_gbps"), f("get_vs_copy"), f("copy_gbps"))
+			t.Logf("%s: per 64 MiB: np.copy %.0f ms CPU; device_put %.0f ms wall, %.0f ms client CPU, %.0f ms server CPU; device_get %.0f ms wall, %.0f ms client CPU, %.0f ms server CPU",
+				name, f("copy_cpu_ms"), f("put_ms"), f("put_client_cpu_ms"), f("put_server_cpu_ms"), f("get_ms"), f("get_client_cpu_ms"), f("get_server_cpu_ms"))
 		})
 	}
 }

@@ -65,7 +65,8 @@
 //
 // Every size a request states is checked against its own shape, dtype and
 // strides and against Config.Limits before anything is allocated, and a host
-// buffer's memory grows only as its bytes arrive. A session's handles, arrays,
+// buffer's memory grows with its first bytes (to its full size once 1 MiB has
+// come; see docs/dataplane.md). A session's handles, arrays,
 // executables and host buffers are its own. Host-buffer calls, which name
 // their session by id on a connection of their own, are served only with the
 // session's token (sent in the stream's header; OpenPathways' client returns

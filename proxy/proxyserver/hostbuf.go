@@ -28,6 +28,13 @@ type bufferSlot struct {
 	taken bool // a consumer is waiting for or took this slot
 }
 
+// release returns the slot's reservation; its memory goes back to the
+// system once the collector has freed it (memoryReturn).
+func (s *bufferSlot) release() {
+	s.res.release()
+	memoryReturn.released(int64(len(s.data)))
+}
+
 func newHostBuffers(act *activity) *hostBuffers {
 	return &hostBuffers{act: act, slots: map[uint64]*bufferSlot{}}
 }
@@ -95,7 +102,7 @@ func (b *hostBuffers) take(ctx context.Context, h uint64) ([]byte, func(), error
 		// close dropped it (and its reservation) while we were waking up.
 		return nil, nil, ifrt.Errorf(ifrt.Canceled, "host buffer %d: the session has ended", h)
 	}
-	return s.data, func() { s.res.release(); b.act.done() }, nil
+	return s.data, func() { s.release(); b.act.done() }, nil
 }
 
 // lookup returns the stored buffer h without removing it.
@@ -128,7 +135,7 @@ func (b *hostBuffers) remove(h uint64) error {
 		return ifrt.Errorf(ifrt.NotFound, "unknown host buffer handle %d", h)
 	}
 	delete(b.slots, h)
-	s.res.release()
+	s.release()
 	b.act.done()
 	return nil
 }
@@ -143,7 +150,7 @@ func (b *hostBuffers) close() {
 	for _, s := range slots {
 		select {
 		case <-s.ready:
-			s.res.release()
+			s.release()
 			b.act.done()
 		default:
 		}

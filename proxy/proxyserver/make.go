@@ -49,7 +49,10 @@ func (s *session) makeArrayFromHostBuffer(o *op, r *proxypb.MakeArrayFromHostBuf
 		if int64(len(data)) != size {
 			return nil, ifrt.Errorf(ifrt.InvalidArgument, "host buffer %d has %d bytes, %v%v needs %d", bufHandle, len(data), spec.DType, spec.Shape, size)
 		}
-		a, err := s.backend.MakeArrayFromHostBuffer(ctx, data, spec, &ifrt.HostBufferOptions{ByteStrides: strides})
+		if ifrt.StridesAreDense(spec.Shape, spec.DType.HostByteSize(), strides) {
+			strides = nil // what jaxlib sends for a dense array: no backend need look at it
+		}
+		a, err := s.backend.MakeArrayFromHostBuffer(ctx, data, spec, adoptable(strides))
 		if err != nil {
 			return nil, err
 		}
@@ -198,6 +201,11 @@ func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Arra
 		bufs[i] = data
 	}
 	n, _ := spec.Shape.ByteSize(spec.DType)
+	if sh := ss.shards[0]; len(ss.shards) == 1 && sh.strides == nil && sh.size == n {
+		// One dense buffer holding the whole array (on one device, or
+		// replicated): the backend takes it as it is.
+		return s.backend.MakeArrayFromHostBuffer(ctx, bufs[0], spec, adoptable(nil))
+	}
 	res, err := reserveAll(n, s.srv.hostBytes)
 	if err != nil {
 		return nil, err
@@ -242,4 +250,13 @@ func (s *session) makeErrorArrays(o *op, r *proxypb.MakeErrorArraysRequest) (*pr
 	}
 	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_MakeErrorArraysResponse{
 		MakeErrorArraysResponse: &proxypb.MakeErrorArraysResponse{ArrayHandles: handlesOf(hs)}}}, nil, nil
+}
+
+// adoptable are the options for a host buffer taken from the session's store,
+// which nothing writes to again: the backend may keep it as the array's memory
+// instead of copying it (PJRT's zero-copy semantics, gocpu's adoption). Its
+// reservation ends when the call returns; from then on its bytes count as the
+// array's.
+func adoptable(strides []int64) *ifrt.HostBufferOptions {
+	return &ifrt.HostBufferOptions{ByteStrides: strides, Semantics: ifrt.ImmutableZeroCopy}
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/binary"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -363,8 +362,8 @@ func (ss *session) ownedBy(ctx context.Context) bool {
 
 // HostBufferStore receives one host buffer in chunks. The buffer's announced
 // size is reserved against the host-buffer limits before the first chunk is
-// read (the response headers then say the upload is taken), and memory grows
-// only as bytes arrive.
+// read (the response headers then say the upload is taken), and memory is
+// taken as bytes arrive (receiveBuffer).
 func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreServer) error {
 	md, _ := metadata.FromIncomingContext(stream.Context())
 	vals := md.Get(HostBufferMetadataKey)
@@ -396,38 +395,6 @@ func (s *Server) HostBufferStore(stream proxypb.GrpcIfrtService_HostBufferStoreS
 	return stream.SendAndClose(&proxypb.GrpcHostBufferStoreResponse{})
 }
 
-// receiveBuffer reads exactly size bytes from the stream, growing the buffer as
-// they come (at most doubling it), never past size.
-func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle uint64, size int64) ([]byte, error) {
-	var data []byte
-	for {
-		req, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		chunk := req.GetData()
-		if int64(len(data))+int64(len(chunk)) > size {
-			return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received more than the announced %d bytes", handle, size))
-		}
-		if need := len(data) + len(chunk); need > cap(data) {
-			grown := make([]byte, len(data), min(size, int64(max(need, 2*cap(data), 64<<10))))
-			copy(grown, data)
-			data = grown
-		}
-		data = append(data, chunk...)
-	}
-	if int64(len(data)) != size {
-		return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received %d bytes, announced %d", handle, len(data), size))
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
-}
-
 // HostBufferLookup streams one host buffer back, in chunks; at least one
 // message, even for an empty buffer.
 func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stream proxypb.GrpcIfrtService_HostBufferLookupServer) error {
@@ -443,7 +410,7 @@ func (s *Server) HostBufferLookup(req *proxypb.GrpcHostBufferLookupRequest, stre
 	}
 	for off := 0; ; off += s.cfg.ChunkSize {
 		end := min(off+s.cfg.ChunkSize, len(data))
-		if err := stream.Send(&proxypb.GrpcHostBufferLookupResponse{Data: data[off:end]}); err != nil {
+		if err := stream.SendMsg(lookupChunk(data[off:end])); err != nil {
 			return err
 		}
 		if end == len(data) {

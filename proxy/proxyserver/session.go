@@ -583,6 +583,7 @@ func (s *session) drop(a ifrt.Array) {
 	if ok {
 		backend.Release(a) // nobody waits for a dropped array's deletion
 		s.liveBytes.release(arrayBytes(a))
+		memoryReturn.released(arrayBytes(a))
 	}
 }
 
@@ -594,6 +595,7 @@ func (s *session) forget(a ifrt.Array) {
 	s.mu.Unlock()
 	if ok {
 		s.liveBytes.release(arrayBytes(a))
+		memoryReturn.released(arrayBytes(a))
 	}
 }
 

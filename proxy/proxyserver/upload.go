@@ -2,9 +2,11 @@ package proxyserver
 
 import (
 	"context"
+	"io"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 )
 
@@ -67,4 +69,35 @@ func (u *upload) abort() {
 func (u *upload) end() {
 	u.ss.uploads.release(1)
 	u.s.act.done()
+}
+
+// receiveBuffer reads exactly size bytes from the stream, each chunk decoded
+// straight into the buffer (one copy from gRPC's buffers), which grows as
+// bytes arrive (wire.ChunkSink), never past size.
+func receiveBuffer(stream proxypb.GrpcIfrtService_HostBufferStoreServer, handle uint64, size int64) ([]byte, error) {
+	sink := &wire.ChunkSink{Dst: []byte{}, Grow: true, Limit: int(size)}
+	for {
+		chunk := &storeChunk{GrpcHostBufferStoreRequest: &proxypb.GrpcHostBufferStoreRequest{}, sink: sink}
+		err := stream.RecvMsg(chunk)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		over := chunk.err == wire.ErrChunkTooLarge // a chunk that is none failed RecvMsg
+		// A server without rpc.ServerOptions' codec decoded the message itself.
+		data := chunk.GetData()
+		if over || int64(sink.Off)+int64(len(data)) > size {
+			return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received more than the announced %d bytes", handle, size))
+		}
+		if len(data) > len(sink.Dst)-sink.Off {
+			sink.Dst = append(sink.Dst[:sink.Off], make([]byte, len(data))...)
+		}
+		sink.Off += copy(sink.Dst[sink.Off:], data)
+	}
+	if int64(sink.Off) != size {
+		return nil, rpc.ToStatus(ifrt.Errorf(ifrt.DataLoss, "HostBufferStore: handle %d: received %d bytes, announced %d", handle, sink.Off, size))
+	}
+	return sink.Dst[:sink.Off], nil
 }
