@@ -121,12 +121,9 @@ func (l *link) dialInBackground(parent context.Context, w rm.Worker) {
 	go func() {
 		defer l.c.dials.Done()
 		defer cancel()
-		err := l.up(ctx, w, l.c.dialOpts)
+		err := l.upUnlessClosed(ctx, w)
 		switch {
 		case err == nil:
-			if l.c.closed.Load() {
-				l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
-			}
 		case errors.Is(ctx.Err(), context.Canceled):
 			// The RM said more about the host, or the client closed.
 		default:
@@ -154,13 +151,22 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 		if w.State != rm.StateLive {
 			return true, nil
 		}
-		if err := l.up(ctx, w, l.c.dialOpts); err != nil {
+		if err := l.upUnlessClosed(ctx, w); err != nil {
 			return false, err
-		}
-		if l.c.closed.Load() {
-			l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
 		}
 		return true, nil
 	}
 	return true, errors.New("the resource manager does not know the host")
+}
+
+// upUnlessClosed is up, for the dials that run beside the client's Close:
+// a link that came up after Close went through the links goes down again.
+func (l *link) upUnlessClosed(ctx context.Context, w rm.Worker) error {
+	if err := l.up(ctx, w, l.c.dialOpts); err != nil {
+		return err
+	}
+	if l.c.closed.Load() {
+		l.lose(0, ifrt.ErrClientClosed) // Close ran while we dialled
+	}
+	return nil
 }
