@@ -86,7 +86,7 @@ func (a *array) Ready() *ifrt.Future {
 	if err := a.usable(); err != nil {
 		return ifrt.ReadyFuture(err)
 	}
-	ready := a.c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{
+	ready := a.c.sess.future(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{
 		CheckValueReadyRequest: &proxypb.CheckValueReadyRequest{ValueHandles: []uint64{a.handle}},
 	}})
 	if a.pending != nil {
@@ -140,7 +140,7 @@ func (a *array) Release() {
 
 // checkFuture waits for the server future handle with a CheckFuture request.
 func (c *Client) checkFuture(handle uint64) error {
-	return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
+	return c.sess.future(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
 		CheckFutureRequest: &proxypb.CheckFutureRequest{FutureHandle: handle},
 	}}).Await(context.Background())
 }

@@ -2,8 +2,11 @@ package proxy_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 )
@@ -48,7 +52,8 @@ func (e recordedExecutable) Execute(ctx context.Context, args []ifrt.Array, o *i
 // (WithAsyncExecute, as the cluster client sends them to workers) carries
 // the caller's baggage as a waited one does, so a worker keys it by the same
 // JAX session: the sidecar's colocated objects lived under two keys when it
-// did not.
+// did not. So does the poll of the execution's status, which the worker's
+// request log then names by the same JAX session.
 func TestAsyncExecuteCarriesBaggage(t *testing.T) {
 	if !gocpuCompiles(t) {
 		t.Skip("gocpu does not compile programs yet")
@@ -59,7 +64,8 @@ func TestAsyncExecuteCarriesBaggage(t *testing.T) {
 	}
 	defer cpu.Close()
 	rec := &keyRecorder{Client: cpu}
-	srv, err := proxyserver.New(proxyserver.Config{Backend: rec, Logger: quietLogger()})
+	var log testenv.SyncBuffer
+	srv, err := proxyserver.New(proxyserver.Config{Backend: rec, Logger: slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +105,33 @@ func TestAsyncExecuteCarriesBaggage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 { // the first waits for its answer, the others do not
-		res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+		res, err := exe.Execute(ctx, []ifrt.Array{x}, &ifrt.ExecuteOptions{FillStatus: true})
 		if err != nil {
 			t.Fatalf("Execute %d: %v", i, err)
 		}
-		if err := res.Outputs[0].Ready().Await(ctx); err != nil {
+		if err := res.Status.Await(ctx); err != nil {
 			t.Fatalf("execution %d: %v", i, err)
 		}
+	}
+	polls := 0
+	for line := range strings.Lines(log.String()) {
+		var rec struct {
+			Msg, Kind  string
+			JAXSession string `json:"jax_session"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Msg != "ifrt proxy request done" || !strings.Contains(rec.Kind, "FetchExecuteResult") && !strings.Contains(rec.Kind, "CheckFuture") {
+			continue
+		}
+		polls++
+		if rec.JAXSession != "77" {
+			t.Errorf("the server logged a %s for JAX session %q, want 77", rec.Kind, rec.JAXSession)
+		}
+	}
+	if polls < 3 {
+		t.Errorf("the server logged %d status polls, want at least 3:\n%s", polls, log.String())
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

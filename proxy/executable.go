@@ -67,7 +67,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 		return nil, err
 	}
 	if cr.ReadyFutureHandle != nil {
-		ready := c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
+		ready := c.sess.future(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
 			CheckFutureRequest: &proxypb.CheckFutureRequest{FutureHandle: cr.GetReadyFutureHandle()},
 		}})
 		if err := ready.Await(ctx); err != nil {
@@ -96,7 +96,7 @@ func (c *Client) destructExecutable(a destructArg) {
 	if a.state.deleted.Load() || c.checkOpen() != nil {
 		return
 	}
-	go c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableDestructRequest{
+	go c.sess.future(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableDestructRequest{
 		LoadedExecutableDestructRequest: &proxypb.LoadedExecutableDestructRequest{LoadedExecutableHandle: a.handle},
 	}})
 }
@@ -223,7 +223,7 @@ func (e *executable) Delete() *ifrt.Future {
 	if err := e.c.checkOpen(); err != nil {
 		return ifrt.ReadyFuture(err)
 	}
-	return e.c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableDestructRequest{
+	return e.c.sess.future(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableDestructRequest{
 		LoadedExecutableDestructRequest: &proxypb.LoadedExecutableDestructRequest{LoadedExecutableHandle: e.handle},
 	}})
 }
@@ -305,7 +305,7 @@ func (e *executable) dispatch(ctx context.Context, ins []*array, opts *ifrt.Exec
 		res.Outputs = append(res.Outputs, a)
 	}
 	if opts.FillStatus {
-		res.Status = ifrt.JoinFutures(pending, e.c.executionStatus(req.ResultStatusHandle))
+		res.Status = ifrt.JoinFutures(pending, e.c.executionStatus(ctx, req.ResultStatusHandle))
 	}
 	res.Donated = e.markDonated(ctx, ins, opts)
 	return res, nil
@@ -349,7 +349,7 @@ func (e *executable) results(ctx context.Context, ins []*array, opts *ifrt.Execu
 		if h == 0 {
 			h = r.GetStatusHandle()
 		}
-		res.Status = e.c.executionStatus(h)
+		res.Status = e.c.executionStatus(ctx, h)
 	}
 	res.Donated = e.markDonated(ctx, ins, opts)
 	return res, nil
@@ -398,16 +398,16 @@ func (e *executable) markDonated(ctx context.Context, ins []*array, opts *ifrt.E
 
 // executionStatus returns a future for an execution's status handle: polled with
 // LoadedExecutableFetchExecuteResult, or CheckFuture before protocol version 21.
-func (c *Client) executionStatus(h uint64) *ifrt.Future {
+func (c *Client) executionStatus(ctx context.Context, h uint64) *ifrt.Future {
 	if h == 0 {
 		return ifrt.ReadyFuture(ifrt.Errorf(ifrt.Internal, "proxy: the server gave no status handle for an execution that asked for one"))
 	}
 	if wire.StatusPolledWithCheckFuture(c.version.GetProtocolVersion()) {
-		return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
+		return c.sess.future(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckFutureRequest{
 			CheckFutureRequest: &proxypb.CheckFutureRequest{FutureHandle: h},
 		}})
 	}
-	return c.sess.future(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableFetchExecuteResultRequest{
+	return c.sess.future(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableFetchExecuteResultRequest{
 		LoadedExecutableFetchExecuteResultRequest: &proxypb.LoadedExecutableFetchExecuteResultRequest{ResultStatusHandle: h},
 	}})
 }

@@ -231,7 +231,13 @@ func (s *session) callOrLate(ctx context.Context, req *proxypb.IfrtRequest, late
 }
 
 // future sends req and returns a future resolved with the response's error.
-func (s *session) future(req *proxypb.IfrtRequest) *ifrt.Future {
+// The request carries ctx's trace context and baggage as a waited call's
+// does: a worker keys per-session state (the sidecar's objects) and its logs
+// by the JAX session the baggage names. The span covers the send only;
+// waiting for its end would take a goroutine per request.
+func (s *session) future(ctx context.Context, req *proxypb.IfrtRequest) *ifrt.Future {
+	_, span := startRequestSpan(ctx, req)
+	defer span.End()
 	f, resolve := ifrt.NewFuture()
 	err := s.send(req, func(resp *proxypb.IfrtResponse, err error) {
 		if err == nil {

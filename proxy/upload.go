@@ -148,13 +148,7 @@ func (c *Client) dispatch(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.
 // send sends req without waiting for its response, which resolves the
 // returned future.
 func (c *Client) send(ctx context.Context, req *proxypb.IfrtRequest) (*ifrt.Future, error) {
-	// The request carries ctx's trace context and baggage as a waited call's
-	// does: a worker keys per-session state (the sidecar's objects) by the
-	// JAX session the baggage names. The span covers the send only; waiting
-	// for its end would take a goroutine per request.
-	_, span := startRequestSpan(ctx, req)
-	f := c.sess.future(req)
-	span.End()
+	f := c.sess.future(ctx, req)
 	select {
 	case <-f.Done(): // failed to send, or already answered
 		return nil, f.Await(ctx)
