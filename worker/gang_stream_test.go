@@ -64,16 +64,25 @@ func TestLaunchStreamCancelAndTimeout(t *testing.T) {
 	wrongToken := stuck(3)
 	wrongToken.SessionToken = "wrong"
 	send(&workerpb.LaunchStreamRequest{Request: &workerpb.LaunchStreamRequest_Launch{Launch: wrongToken}})
-	time.Sleep(20 * time.Millisecond) // launch 1 is stuck by now
-	send(&workerpb.LaunchStreamRequest{Request: &workerpb.LaunchStreamRequest_Cancel{Cancel: 1}})
 	codes := map[uint64]ifrt.Code{}
-	for len(codes) < 3 {
-		res, err := stream.Recv()
-		if err != nil {
-			t.Fatalf("the stream ended with %v; results so far %v", err, codes)
+	receive := func(n int) {
+		t.Helper()
+		for len(codes) < n {
+			res, err := stream.Recv()
+			if err != nil {
+				t.Fatalf("the stream ended with %v; results so far %v", err, codes)
+			}
+			codes[res.GetLaunchId()] = ifrt.Code(res.GetCode())
 		}
-		codes[res.GetLaunchId()] = ifrt.Code(res.GetCode())
 	}
+	// Launches 2 and 3 end on their own; launch 1, read before them, is
+	// then under way and can only end by the cancel.
+	receive(2)
+	if _, ok := codes[1]; ok {
+		t.Fatalf("the stuck launch ended before its cancel: %v", codes)
+	}
+	send(&workerpb.LaunchStreamRequest{Request: &workerpb.LaunchStreamRequest_Cancel{Cancel: 1}})
+	receive(3)
 	if codes[1] != ifrt.Canceled {
 		t.Errorf("the cancelled launch ended with %v, want CANCELLED", codes[1])
 	}
