@@ -31,4 +31,4 @@ go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices6
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
 PATHWAYS_BENCH=1 go test -count=1 -run 'TestDataplaneFigures|TestDataplaneMemory' -v ./proxy/proxyserver | grep -E 'tiny step|per 64 MiB|array size|^(ok|FAIL|---)'
-PATHWAYS_BENCH=1 go test -count=1 -run TestStepFigures -v ./proxy/proxyserver | grep -E 'tiny step|concurrent clients|^(ok|FAIL|---)'
+PATHWAYS_BENCH=1 go test -count=1 -run TestStepFigures -v ./proxy/proxyserver | grep -E 'tiny step|concurrent clients|CPU per step|^(ok|FAIL|---)'

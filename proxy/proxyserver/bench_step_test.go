@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/testenv"
@@ -46,7 +49,11 @@ func TestStepFigures(t *testing.T) {
 // cluster of PJRT CPU workers, client i on the first device of slice i: each
 // measures its step alone (one after another, the others connected and idle),
 // then all together, and the test prints each one's rate together as a share
-// of its rate alone.
+// of its rate alone. It also prints what bounds that share when the processor
+// is the limit: the CPU time a step takes alone, in the client and in this
+// process (proxy and workers), against the step's time. n clients whose steps
+// need C of CPU each, on P cores, cannot each keep more than P·T/(n·C) of a
+// solo rate 1/T.
 func concurrentClients(t *testing.T, python string, n int) {
 	b := interopBackendNamed(t, "cluster_pjrt_cpu")
 	b.newClient = func(t *testing.T) ifrt.Client { return startCluster(t, n, lammpsBackend(t, 8/n)) }
@@ -60,6 +67,7 @@ func concurrentClients(t *testing.T, python string, n int) {
 	together.Add(n)
 	outs := make([]map[string]json.RawMessage, n)
 	errs := make([]error, n)
+	serverCPU := make([]time.Duration, n) // this process's CPU time during client i's solo phase
 	var done sync.WaitGroup
 	for i := range n {
 		done.Add(1)
@@ -74,7 +82,9 @@ func concurrentClients(t *testing.T, python string, n int) {
 				switch step {
 				case "solo":
 					<-turn[i]
+					serverCPU[i] = -processCPU(t)
 				case "together":
+					serverCPU[i] += processCPU(t)
 					leave()
 					together.Wait()
 				}
@@ -82,13 +92,29 @@ func concurrentClients(t *testing.T, python string, n int) {
 		}()
 	}
 	done.Wait()
-	var shares []string
+	var shares, bounds []string
 	for i := range n {
 		if errs[i] != nil {
 			t.Fatalf("client %d: %v", i, errs[i])
 		}
 		solo, both := decode[float64](t, outs[i], "solo_step_ms"), decode[float64](t, outs[i], "together_step_ms")
 		shares = append(shares, fmt.Sprintf("client %d %.3f -> %.3f ms = %.2fx", i, solo, both, solo/both))
+		steps := decode[float64](t, outs[i], "steps")
+		client, server := decode[float64](t, outs[i], "solo_cpu_ms"), float64(serverCPU[i].Microseconds())/1e3/steps
+		cores := float64(runtime.NumCPU())
+		bounds = append(bounds, fmt.Sprintf("client %d %.3f+%.3f ms CPU per %.3f ms step: at most %.2fx",
+			i, client, server, solo, min(1, cores*solo/(float64(n)*(client+server)))))
 	}
 	t.Logf("%d concurrent clients on %d slices, step rate together as a share of alone: %s", n, n, strings.Join(shares, "; "))
+	t.Logf("CPU per step alone (client + proxy and workers) and the share %d clients can keep on %d cores: %s", n, runtime.NumCPU(), strings.Join(bounds, "; "))
+}
+
+// processCPU is the CPU time this process has used so far, user and system.
+// It may run on any goroutine.
+func processCPU(t *testing.T) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		t.Errorf("getrusage: %v", err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

@@ -6,7 +6,8 @@ With LOCAL=1 the process also has jaxlib's own CPU backend
 the same run. With PHASES=1 it measures twice, each time after the Go test
 answers a pause: "solo" (the test lets one client run at a time) and
 "together" (every client at once), so that concurrent clients can be
-compared with themselves alone. Prints one JSON object.
+compared with themselves alone; solo_cpu_ms is the process's CPU time per
+step alone (every thread: jaxlib's too). Prints one JSON object.
 """
 
 import os
@@ -28,12 +29,15 @@ def stepper(device):
   for _ in range(30):
     jax.device_get(f(x))
 
-  def median_ms():
+  def median_ms(cpu=None):
     times = []
+    start = time.process_time()
     for _ in range(STEPS):
       t = time.perf_counter()
       jax.device_get(f(x))
       times.append(time.perf_counter() - t)
+    if cpu is not None:
+      cpu.append((time.process_time() - start) / STEPS * 1e3)
     return statistics.median(times) * 1e3
 
   return median_ms
@@ -45,10 +49,11 @@ step = stepper(device)
 if os.environ.get("PHASES") == "1":
   emit(waiting="solo")
   input()
-  solo = step()
+  cpu = []
+  solo = step(cpu)
   emit(waiting="together")
   input()
-  emit(solo_step_ms=solo, together_step_ms=step())
+  emit(solo_step_ms=solo, solo_cpu_ms=cpu[0], together_step_ms=step(), steps=STEPS)
 elif os.environ.get("LOCAL") == "1":
   local = stepper(jax.devices("cpu")[0])()
   proxy = step()
