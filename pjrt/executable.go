@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Executable is a compiled program loaded on a client's devices
@@ -232,7 +234,7 @@ func (x *Executable) shardings(which int) ([][]byte, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf(Unimplemented, "the plugin has no Shardings extension")
+		return nil, errorf(ifrt.Unimplemented, "the plugin has no Shardings extension")
 	}
 	return out, nil
 }
@@ -262,24 +264,24 @@ func (x *Executable) Execute(ctx context.Context, args [][]*Buffer, opts *Execut
 	}
 	numDevices := len(args)
 	if numDevices == 0 {
-		return nil, nil, errorf(InvalidArgument, "Execute: no argument rows (one per device)")
+		return nil, nil, errorf(ifrt.InvalidArgument, "Execute: no argument rows (one per device)")
 	}
 	var devPtr unsafe.Pointer
 	if o.Device != nil {
 		if o.Device.client != c {
-			return nil, nil, errorf(InvalidArgument, "Execute: device belongs to another client")
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: device belongs to another client")
 		}
 		if numDevices != 1 {
-			return nil, nil, errorf(InvalidArgument, "Execute: %d argument rows with ExecuteOptions.Device set, want 1", numDevices)
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: %d argument rows with ExecuteOptions.Device set, want 1", numDevices)
 		}
 		devPtr = o.Device.ptr
 	} else if len(x.addressable) > 0 && numDevices != len(x.addressable) {
-		return nil, nil, errorf(InvalidArgument, "Execute: %d argument rows, the executable runs on %d addressable devices", numDevices, len(x.addressable))
+		return nil, nil, errorf(ifrt.InvalidArgument, "Execute: %d argument rows, the executable runs on %d addressable devices", numDevices, len(x.addressable))
 	}
 	numArgs := len(args[0])
 	for i, row := range args {
 		if len(row) != numArgs {
-			return nil, nil, errorf(InvalidArgument, "Execute: row %d has %d arguments, row 0 has %d", i, len(row), numArgs)
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: row %d has %d arguments, row 0 has %d", i, len(row), numArgs)
 		}
 	}
 
@@ -304,10 +306,10 @@ func (x *Executable) Execute(ctx context.Context, args [][]*Buffer, opts *Execut
 	for i, row := range args {
 		for j, b := range row {
 			if b == nil {
-				return nil, nil, errorf(InvalidArgument, "Execute: argument %d of row %d is nil", j, i)
+				return nil, nil, errorf(ifrt.InvalidArgument, "Execute: argument %d of row %d is nil", j, i)
 			}
 			if b.client != c {
-				return nil, nil, errorf(InvalidArgument, "Execute: argument %d of row %d belongs to another client", j, i)
+				return nil, nil, errorf(ifrt.InvalidArgument, "Execute: argument %d of row %d belongs to another client", j, i)
 			}
 			p, ok := held[b.res]
 			if !ok {

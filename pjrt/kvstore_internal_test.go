@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // refusingStore is a MemoryKeyValueStore that refuses to put "fake/refused"
@@ -15,7 +17,7 @@ type refusingStore struct{ MemoryKeyValueStore }
 
 func (s *refusingStore) Put(ctx context.Context, key string, value []byte) error {
 	if key == "fake/refused" {
-		return errorf(PermissionDenied, "no writes to %s", key)
+		return errorf(ifrt.PermissionDenied, "no writes to %s", key)
 	}
 	return s.MemoryKeyValueStore.Put(ctx, key, value)
 }
@@ -36,7 +38,7 @@ func TestKeyValueCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := p.NewClient(ctx, nil); CodeOf(err) != InvalidArgument {
+	if _, err := p.NewClient(ctx, nil); ifrt.CodeOf(err) != ifrt.InvalidArgument {
 		t.Fatalf("NewClient without a store = %v, want the fake's INVALID_ARGUMENT (no callbacks passed)", err)
 	}
 	store := &refusingStore{}

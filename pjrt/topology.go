@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Topology is a description of a set of devices that need not be present
@@ -92,7 +94,7 @@ func (t *Topology) Compile(ctx context.Context, program []byte, format string, c
 		return nil, err
 	}
 	if len(program) == 0 || format == "" || len(compileOptions) == 0 {
-		return nil, errorf(InvalidArgument, "Topology.Compile: program, format and compile options must not be empty")
+		return nil, errorf(ifrt.InvalidArgument, "Topology.Compile: program, format and compile options must not be empty")
 	}
 	a := t.res.api
 	for _, fn := range []apiFn{fnCompile, fnExecutableDestroy, fnExecutableName, fnExecutableNumReplicas,
