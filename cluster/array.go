@@ -190,18 +190,12 @@ func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []
 		return a.c.shardError(unique[0], unique[0].array.CopyToHostBuffer(ctx, dst, byteStrides))
 	}
 	parts := make([][]byte, len(unique))
-	errs := make([]error, len(unique))
-	var wg sync.WaitGroup
-	for i, s := range unique {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[i] = make([]byte, s.domain.Shape().NumElements()*int64(elem))
-			errs[i] = a.c.shardError(s, s.array.CopyToHostBuffer(ctx, parts[i], nil))
-		}()
-	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
+	err = parallel(len(unique), func(i int) error {
+		s := unique[i]
+		parts[i] = make([]byte, s.domain.Shape().NumElements()*int64(elem))
+		return a.c.shardError(s, s.array.CopyToHostBuffer(ctx, parts[i], nil))
+	})
+	if err != nil {
 		return err
 	}
 	full := ifrt.AssembleDense(elem, a.ArraySpec.Shape, domains, parts)

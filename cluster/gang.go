@@ -92,31 +92,17 @@ func (l *link) gangSession() (*proxy.Client, workerpb.GangClient, uint64, error)
 // loadAll compiles the program on every participant that does not hold it
 // under its current link generation.
 func (e *gangExecutable) loadAll(ctx context.Context) error {
-	errs := make([]error, len(e.links))
-	var wg sync.WaitGroup
-	for i, l := range e.links {
+	return parallel(len(e.links), func(i int) error {
+		l := e.links[i]
 		e.mu.Lock()
 		ld, ok := e.loads[l]
 		e.mu.Unlock()
 		if ok && l.current(ld.gen) == nil {
-			continue
+			return nil
 		}
-		wg.Go(func() {
-			e.c.freshenIfDown(l)
-			errs[i] = e.loadOn(ctx, l)
-		})
-	}
-	wg.Wait()
-	return firstNonNil(errs)
-}
-
-func firstNonNil(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		e.c.freshenIfDown(l)
+		return e.loadOn(ctx, l)
+	})
 }
 
 func (e *gangExecutable) loadOn(ctx context.Context, l *link) error {

@@ -200,29 +200,17 @@ func (w *workerIO) localDeviceID(p *placement) (int32, error) {
 // runIO runs every worker's program at once; done receives each read's
 // outputs. The first error is returned once all have finished.
 func (c *Client) runIO(ctx context.Context, ws []*workerIO, done ...func(*workerIO, []ifrt.Array)) error {
-	errs := make([]error, len(ws))
-	var wg sync.WaitGroup
-	for i, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outs, err := w.run(ctx)
-			if err != nil {
-				errs[i] = c.linkError(w.link, w.gen, err)
-				return
-			}
-			for _, f := range done {
-				f(w, outs)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	return parallel(len(ws), func(i int) error {
+		w := ws[i]
+		outs, err := w.run(ctx)
 		if err != nil {
-			return err
+			return c.linkError(w.link, w.gen, err)
 		}
-	}
-	return nil
+		for _, f := range done {
+			f(w, outs)
+		}
+		return nil
+	})
 }
 
 func (w *workerIO) run(ctx context.Context) ([]ifrt.Array, error) {

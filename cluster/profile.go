@@ -40,17 +40,14 @@ func (c *Client) StartHostTraces(ctx context.Context, sel profiling.Selection) (
 		return nil, err
 	}
 	traces := &hostTraces{hosts: make([]*hostTrace, len(links))}
-	errs := make([]error, len(links))
-	var wg sync.WaitGroup
-	for i, l := range links {
-		wg.Go(func() { traces.hosts[i], errs[i] = startHostTrace(ctx, l, sel.MaxDuration) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			traces.Abandon()
-			return nil, err
-		}
+	err = parallel(len(links), func(i int) error {
+		t, err := startHostTrace(ctx, links[i], sel.MaxDuration)
+		traces.hosts[i] = t
+		return err
+	})
+	if err != nil {
+		traces.Abandon()
+		return nil, err
 	}
 	return traces, nil
 }

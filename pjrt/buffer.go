@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Buffer is an array on a device (PJRT_Buffer). It is safe for concurrent use.
@@ -85,38 +87,38 @@ func (c *Client) BufferFromHost(ctx context.Context, data []byte, t BufferType, 
 		o = *opts
 	}
 	if t.ByteSize() == 0 {
-		return nil, errorf(InvalidArgument, "BufferFromHost: element type %v has no host representation", t)
+		return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: element type %v has no host representation", t)
 	}
 	for _, d := range dims {
 		if d < 0 {
-			return nil, errorf(InvalidArgument, "BufferFromHost: negative dimension in %v", dims)
+			return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: negative dimension in %v", dims)
 		}
 	}
 	if len(o.ByteStrides) != 0 && len(o.ByteStrides) != len(dims) {
-		return nil, errorf(InvalidArgument, "BufferFromHost: %d byte strides for %d dimensions", len(o.ByteStrides), len(dims))
+		return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: %d byte strides for %d dimensions", len(o.ByteStrides), len(dims))
 	}
 	if o.Semantics < ImmutableOnlyDuringCall || o.Semantics > MutableZeroCopy {
-		return nil, errorf(InvalidArgument, "BufferFromHost: unknown host buffer semantics %d", o.Semantics)
+		return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: unknown host buffer semantics %d", o.Semantics)
 	}
 	if span, ok := hostSpan(t, dims, o.ByteStrides); ok && int64(len(data)) < span {
-		return nil, errorf(InvalidArgument, "BufferFromHost: %v%v needs %d bytes of host data, got %d", t, dims, span, len(data))
+		return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: %v%v needs %d bytes of host data, got %d", t, dims, span, len(data))
 	}
 	var dev, mem unsafe.Pointer
 	if o.Memory != nil {
 		if o.Memory.client != c {
-			return nil, errorf(InvalidArgument, "BufferFromHost: memory belongs to another client")
+			return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: memory belongs to another client")
 		}
 		mem = o.Memory.ptr
 	} else {
 		d := o.Device
 		if d == nil {
 			if len(c.addressable) == 0 {
-				return nil, errorf(FailedPrecondition, "BufferFromHost: client has no addressable device")
+				return nil, errorf(ifrt.FailedPrecondition, "BufferFromHost: client has no addressable device")
 			}
 			d = c.addressable[0]
 		}
 		if d.client != c {
-			return nil, errorf(InvalidArgument, "BufferFromHost: device belongs to another client")
+			return nil, errorf(ifrt.InvalidArgument, "BufferFromHost: device belongs to another client")
 		}
 		dev = d.ptr
 	}
@@ -295,7 +297,7 @@ func (b *Buffer) checkDst(dst []byte) (int64, error) {
 		return 0, err
 	}
 	if int64(len(dst)) < n {
-		return 0, errorf(InvalidArgument, "ToHost: destination has %d bytes, the buffer needs %d", len(dst), n)
+		return 0, errorf(ifrt.InvalidArgument, "ToHost: destination has %d bytes, the buffer needs %d", len(dst), n)
 	}
 	return n, nil
 }
@@ -350,7 +352,7 @@ func (b *Buffer) ReadyEvent() (*Event, error) {
 // use its ReadyEvent or read it, which waits.
 func (b *Buffer) CopyToDevice(ctx context.Context, dst *Device) (*Buffer, error) {
 	if dst == nil || dst.client != b.client {
-		return nil, errorf(InvalidArgument, "CopyToDevice: device is nil or belongs to another client")
+		return nil, errorf(ifrt.InvalidArgument, "CopyToDevice: device is nil or belongs to another client")
 	}
 	return b.copyWith(ctx, fnBufferCopyToDevice, func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
 		return b.res.api.bufferCopyToDevice(ptr, dst.ptr)
@@ -362,7 +364,7 @@ func (b *Buffer) CopyToDevice(ctx context.Context, dst *Device) (*Buffer, error)
 // memory.
 func (b *Buffer) CopyToMemory(ctx context.Context, dst *Memory) (*Buffer, error) {
 	if dst == nil || dst.client != b.client {
-		return nil, errorf(InvalidArgument, "CopyToMemory: memory is nil or belongs to another client")
+		return nil, errorf(ifrt.InvalidArgument, "CopyToMemory: memory is nil or belongs to another client")
 	}
 	return b.copyWith(ctx, fnBufferCopyToMemory, func(ptr unsafe.Pointer) (unsafe.Pointer, error) {
 		return b.res.api.bufferCopyToMemory(ptr, dst.ptr)

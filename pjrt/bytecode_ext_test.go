@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -42,7 +43,7 @@ func TestJAXPortableArtifact(t *testing.T) {
 				if supported {
 					t.Errorf("plugin should accept a StableHLO %v artifact", artifactVersion)
 				}
-				if pjrt.CodeOf(err) == pjrt.OK {
+				if ifrt.CodeOf(err) == ifrt.OK {
 					t.Errorf("error without a code: %v", err)
 				}
 				return

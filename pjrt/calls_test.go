@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // The generated table against the C compiler's layout of PJRT_Api: slot i of
@@ -53,7 +55,7 @@ func TestWrappersCheckSlots(t *testing.T) {
 	} {
 		err := c.call()
 		var perr *Error
-		if !errors.As(err, &perr) || perr.Code != Unimplemented || !strings.Contains(perr.Msg, c.fn) {
+		if !errors.As(err, &perr) || perr.Code != ifrt.Unimplemented || !strings.Contains(perr.Msg, c.fn) {
 			t.Errorf("calling %s = %v, want UNIMPLEMENTED naming it", c.fn, err)
 		}
 	}

@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 const haveCgo = true
@@ -74,13 +76,13 @@ func (a *capi) err(e *C.PJRT_Error) error {
 	if e == nil {
 		return nil
 	}
-	code := Unknown
+	code := ifrt.Unknown
 	var gc C.PJRT_Error_GetCode_Args
 	gc.error = e
 	if ge := a.callErrorGetCode(&gc); ge != nil {
 		a.destroyError(ge)
 	} else if gc.code != C.PJRT_Error_Code_OK {
-		code = Code(gc.code)
+		code = ifrt.Code(gc.code)
 	}
 	var m C.PJRT_Error_Message_Args
 	m.error = e

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sort"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Client is a PJRT client (PJRT_Client): the devices of one plugin in this
@@ -107,10 +109,10 @@ func toNamedValues(opts map[string]any) ([]namedValue, error) {
 		case bool:
 			nv.kind, nv.b = nvBool, v
 		default:
-			return nil, errorf(InvalidArgument, "client option %q: unsupported value type %T (want string, int64, []int64, float32 or bool)", name, v)
+			return nil, errorf(ifrt.InvalidArgument, "client option %q: unsupported value type %T (want string, int64, []int64, float32 or bool)", name, v)
 		}
 		if want, ok := knownOptionKinds[name]; ok && want != nv.kind {
-			return nil, errorf(InvalidArgument, "client option %q must be %s, got %T", name, nvKindNames[want], v)
+			return nil, errorf(ifrt.InvalidArgument, "client option %q must be %s, got %T", name, nvKindNames[want], v)
 		}
 		out = append(out, nv)
 	}
@@ -296,7 +298,7 @@ func (c *Client) LookupDevice(id int) *Device {
 // [replica][partition] global device IDs.
 func (c *Client) DefaultDeviceAssignment(replicas, partitions int) ([][]int, error) {
 	if replicas <= 0 || partitions <= 0 {
-		return nil, errorf(InvalidArgument, "DefaultDeviceAssignment(%d, %d): counts must be positive", replicas, partitions)
+		return nil, errorf(ifrt.InvalidArgument, "DefaultDeviceAssignment(%d, %d): counts must be positive", replicas, partitions)
 	}
 	ids, err := callWith(c.st.api, c.st, fnClientDefaultDeviceAssignment, func(ptr unsafe.Pointer) ([]int, error) {
 		return c.st.api.defaultDeviceAssignment(ptr, replicas, partitions)
@@ -332,13 +334,13 @@ func (c *Client) Compile(ctx context.Context, program []byte, format string, com
 		return nil, err
 	}
 	if len(program) == 0 {
-		return nil, errorf(InvalidArgument, "Compile: empty program")
+		return nil, errorf(ifrt.InvalidArgument, "Compile: empty program")
 	}
 	if format == "" {
-		return nil, errorf(InvalidArgument, "Compile: empty program format")
+		return nil, errorf(ifrt.InvalidArgument, "Compile: empty program format")
 	}
 	if len(compileOptions) == 0 {
-		return nil, errorf(InvalidArgument, "Compile: empty compile options (pass CompileOptions{}.Marshal() for the defaults)")
+		return nil, errorf(ifrt.InvalidArgument, "Compile: empty compile options (pass CompileOptions{}.Marshal() for the defaults)")
 	}
 	return callWith(c.st.api, c.st, fnClientCompile, func(ptr unsafe.Pointer) (*Executable, error) {
 		le, err := c.st.api.compile(ptr, program, format, compileOptions)
@@ -356,7 +358,7 @@ func (c *Client) DeserializeExecutable(ctx context.Context, serialized []byte) (
 		return nil, err
 	}
 	if len(serialized) == 0 {
-		return nil, errorf(InvalidArgument, "DeserializeExecutable: empty input")
+		return nil, errorf(ifrt.InvalidArgument, "DeserializeExecutable: empty input")
 	}
 	return callWith(c.st.api, c.st, fnExecutableDeserializeAndLoad, func(ptr unsafe.Pointer) (*Executable, error) {
 		le, err := c.st.api.deserializeAndLoad(ptr, serialized)

@@ -1,7 +1,8 @@
 // Package pjrt loads PJRT plugins (libtpu, the XLA CPU and CUDA plugins) through
 // the PJRT C API and drives them: clients, devices and memories, compilation of
 // StableHLO, device buffers, execution and completion events. It is the only
-// package of the module that uses cgo, and it is usable on its own.
+// package of the module that uses cgo, and it is usable on its own: besides
+// the standard library it imports only ifrt, for its error codes.
 //
 // # Usage
 //
@@ -47,7 +48,7 @@
 // flight, destroys the client, and only then frees the callbacks, so the
 // plugin may call them until PJRT_Client_Destroy returns. The callbacks never
 // read struct_size from their argument structs (XLA leaves it unset there);
-// store errors reach the plugin with their CodeOf code through its
+// store errors reach the plugin with their ifrt.CodeOf code through its
 // callback_error. MemoryKeyValueStore serves clients within one process.
 //
 // The XLA CPU plugins have no cross-process collectives: the 0.115 one takes
@@ -73,10 +74,11 @@
 // # Errors
 //
 // Errors from a plugin are *Error values carrying the plugin's PJRT_Error_Code
-// (the gRPC numbering) and its message unchanged. errors.Is(err, ErrNotFound)
-// and the other Err<Code> sentinels match by code, and CodeOf returns the code
-// of any error; no caller needs to look at message text. Using a closed object
-// returns ErrClosed; a build without cgo returns ErrCgoUnavailable from Load.
+// (the gRPC numbering, so it is an ifrt.Code) and its message unchanged.
+// errors.Is(err, ifrt.ErrNotFound) and ifrt's other Err<Code> sentinels match
+// by code, and ifrt.CodeOf returns the code of any error; no caller needs to
+// look at message text. Using a closed object returns ErrClosed; a build
+// without cgo returns ErrCgoUnavailable from Load.
 // Some plugin paths abort the process instead of returning an error (the 0.81
 // CPU plugin does on a mistyped "cpu_device_count", and is reported to on an
 // empty compile-options blob); the package validates such inputs in Go first.

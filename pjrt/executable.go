@@ -5,25 +5,22 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Executable is a compiled program loaded on a client's devices
 // (PJRT_LoadedExecutable, with its PJRT_Executable for metadata). It is safe for
 // concurrent use; Close it when done.
 type Executable struct {
-	client *Client
-	res    *resource
-
-	name          string
-	numReplicas   int
-	numPartitions int
-	numOutputs    int
-	addressable   []*Device
+	compiled
+	client      *Client
+	addressable []*Device
 }
 
 func (c *Client) newExecutable(le unsafe.Pointer) (*Executable, error) {
 	a := c.st.api
-	x := &Executable{client: c, res: newResource(a, c.st, resExecutable, le)}
+	x := &Executable{client: c, compiled: compiled{res: newResource(a, c.st, resExecutable, le), loaded: true}}
 	runtime.AddCleanup(x, (*resource).cleanup, x.res)
 	fail := func(err error) (*Executable, error) {
 		_ = x.res.close()
@@ -40,16 +37,9 @@ func (c *Client) newExecutable(le unsafe.Pointer) (*Executable, error) {
 		return fail(err)
 	}
 	x.res.extra = e
-	if x.name, err = a.executableName(e); err != nil {
+	if err := x.describe(e); err != nil {
 		return fail(err)
 	}
-	counts := make([]int64, 3)
-	for i := range counts {
-		if counts[i], err = a.executableCount(e, i); err != nil {
-			return fail(err)
-		}
-	}
-	x.numReplicas, x.numPartitions, x.numOutputs = int(counts[0]), int(counts[1]), int(counts[2])
 	devs, err := a.loadedDevices(le)
 	if err != nil {
 		return fail(err)
@@ -65,60 +55,16 @@ func (c *Client) newExecutable(le unsafe.Pointer) (*Executable, error) {
 // Client returns the executable's client.
 func (x *Executable) Client() *Client { return x.client }
 
-// Name returns the program's name.
-func (x *Executable) Name() string { return x.name }
-
-// NumReplicas returns the number of replicas it was compiled for.
-func (x *Executable) NumReplicas() int { return x.numReplicas }
-
-// NumPartitions returns the number of SPMD partitions it was compiled for.
-func (x *Executable) NumPartitions() int { return x.numPartitions }
-
-// NumOutputs returns the number of outputs per device.
-func (x *Executable) NumOutputs() int { return x.numOutputs }
-
 // AddressableDevices returns the devices this process runs the executable on,
 // in the order Execute takes argument rows.
 func (x *Executable) AddressableDevices() []*Device {
 	return append([]*Device(nil), x.addressable...)
 }
 
-// withExec runs f with the PJRT_Executable pointer held.
-func (x *Executable) withExec(fn apiFn, f func(e unsafe.Pointer) error) error {
-	if err := x.res.api.need(fn); err != nil {
-		return err
-	}
-	if _, err := x.res.acquire(); err != nil {
-		return err
-	}
-	defer x.res.release()
-	return f(x.res.extra)
-}
-
-// OutputTypes returns the element type of each output (per device).
-func (x *Executable) OutputTypes() ([]BufferType, error) {
-	var out []BufferType
-	err := x.withExec(fnExecutableOutputElementTypes, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputTypes(e)
-		return err
-	})
-	return out, err
-}
-
-// OutputDims returns the dimensions of each output (per device).
-func (x *Executable) OutputDims() ([][]int64, error) {
-	var out [][]int64
-	err := x.withExec(fnExecutableOutputDimensions, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputDims(e, x.numOutputs)
-		return err
-	})
-	return out, err
-}
-
 // OutputMemoryKinds returns the memory kind of each output.
 func (x *Executable) OutputMemoryKinds() ([]string, error) {
 	var out []string
-	err := x.withExec(fnExecutableOutputMemoryKinds, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableOutputMemoryKinds, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.memoryKinds(e, 0, x.numOutputs)
 		return err
 	})
@@ -129,7 +75,7 @@ func (x *Executable) OutputMemoryKinds() ([]string, error) {
 // parameters (PJRT API 0.102 or newer).
 func (x *Executable) ParameterMemoryKinds(numParams int) ([]string, error) {
 	var out []string
-	err := x.withExec(fnExecutableParameterMemoryKinds, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableParameterMemoryKinds, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.memoryKinds(e, 1, numParams)
 		return err
 	})
@@ -140,7 +86,7 @@ func (x *Executable) ParameterMemoryKinds(numParams int) ([]string, error) {
 // plugins (XLA:CPU) answer UNIMPLEMENTED; do not key a cache on it.
 func (x *Executable) Fingerprint() (string, error) {
 	var out string
-	err := x.withExec(fnExecutableFingerprint, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableFingerprint, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.executableFingerprint(e)
 		return err
 	})
@@ -150,20 +96,8 @@ func (x *Executable) Fingerprint() (string, error) {
 // GeneratedCodeSize returns the size of the generated code in bytes.
 func (x *Executable) GeneratedCodeSize() (int64, error) {
 	var out int64
-	err := x.withExec(fnExecutableSizeOfGeneratedCodeInBytes, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableSizeOfGeneratedCodeInBytes, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.executableCount(e, 3)
-		return err
-	})
-	return out, err
-}
-
-// Serialize returns the compiled executable's bytes for
-// Client.DeserializeExecutable. The format is the plugin's own and is only
-// valid for the same plugin build.
-func (x *Executable) Serialize() ([]byte, error) {
-	var out []byte
-	err := x.withExec(fnExecutableSerialize, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.serialize(e)
 		return err
 	})
 	return out, err
@@ -174,7 +108,7 @@ func (x *Executable) Serialize() ([]byte, error) {
 // plugin.
 func (x *Executable) CostAnalysis() (map[string]any, error) {
 	var out map[string]any
-	err := x.withExec(fnExecutableGetCostAnalysis, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableGetCostAnalysis, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.costAnalysis(e)
 		return err
 	})
@@ -184,7 +118,7 @@ func (x *Executable) CostAnalysis() (map[string]any, error) {
 // OptimizedProgram returns the program as the compiler left it, and its
 // format: "hlo" for a serialized xla.HloModuleProto.
 func (x *Executable) OptimizedProgram() (format string, code []byte, err error) {
-	err = x.withExec(fnExecutableOptimizedProgram, func(e unsafe.Pointer) (err error) {
+	err = x.with(fnExecutableOptimizedProgram, func(e unsafe.Pointer) (err error) {
 		format, code, err = x.res.api.optimizedProgram(e)
 		return err
 	})
@@ -195,7 +129,7 @@ func (x *Executable) OptimizedProgram() (format string, code []byte, err error) 
 // was compiled with (PJRT API 0.87 or newer).
 func (x *Executable) CompileOptions() ([]byte, error) {
 	var out []byte
-	err := x.withExec(fnExecutableGetCompileOptions, func(e unsafe.Pointer) (err error) {
+	err := x.with(fnExecutableGetCompileOptions, func(e unsafe.Pointer) (err error) {
 		out, err = x.res.api.compileOptions(e)
 		return err
 	})
@@ -232,7 +166,7 @@ func (x *Executable) shardings(which int) ([][]byte, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf(Unimplemented, "the plugin has no Shardings extension")
+		return nil, errorf(ifrt.Unimplemented, "the plugin has no Shardings extension")
 	}
 	return out, nil
 }
@@ -262,24 +196,24 @@ func (x *Executable) Execute(ctx context.Context, args [][]*Buffer, opts *Execut
 	}
 	numDevices := len(args)
 	if numDevices == 0 {
-		return nil, nil, errorf(InvalidArgument, "Execute: no argument rows (one per device)")
+		return nil, nil, errorf(ifrt.InvalidArgument, "Execute: no argument rows (one per device)")
 	}
 	var devPtr unsafe.Pointer
 	if o.Device != nil {
 		if o.Device.client != c {
-			return nil, nil, errorf(InvalidArgument, "Execute: device belongs to another client")
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: device belongs to another client")
 		}
 		if numDevices != 1 {
-			return nil, nil, errorf(InvalidArgument, "Execute: %d argument rows with ExecuteOptions.Device set, want 1", numDevices)
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: %d argument rows with ExecuteOptions.Device set, want 1", numDevices)
 		}
 		devPtr = o.Device.ptr
 	} else if len(x.addressable) > 0 && numDevices != len(x.addressable) {
-		return nil, nil, errorf(InvalidArgument, "Execute: %d argument rows, the executable runs on %d addressable devices", numDevices, len(x.addressable))
+		return nil, nil, errorf(ifrt.InvalidArgument, "Execute: %d argument rows, the executable runs on %d addressable devices", numDevices, len(x.addressable))
 	}
 	numArgs := len(args[0])
 	for i, row := range args {
 		if len(row) != numArgs {
-			return nil, nil, errorf(InvalidArgument, "Execute: row %d has %d arguments, row 0 has %d", i, len(row), numArgs)
+			return nil, nil, errorf(ifrt.InvalidArgument, "Execute: row %d has %d arguments, row 0 has %d", i, len(row), numArgs)
 		}
 	}
 
@@ -304,10 +238,10 @@ func (x *Executable) Execute(ctx context.Context, args [][]*Buffer, opts *Execut
 	for i, row := range args {
 		for j, b := range row {
 			if b == nil {
-				return nil, nil, errorf(InvalidArgument, "Execute: argument %d of row %d is nil", j, i)
+				return nil, nil, errorf(ifrt.InvalidArgument, "Execute: argument %d of row %d is nil", j, i)
 			}
 			if b.client != c {
-				return nil, nil, errorf(InvalidArgument, "Execute: argument %d of row %d belongs to another client", j, i)
+				return nil, nil, errorf(ifrt.InvalidArgument, "Execute: argument %d of row %d belongs to another client", j, i)
 			}
 			p, ok := held[b.res]
 			if !ok {

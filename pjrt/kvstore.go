@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // KeyValueStore is the key-value store a multi-process client uses to reach
@@ -18,9 +20,9 @@ import (
 // client share one key space; keeping clients of different plugins or jobs
 // apart (a key prefix per client) is the store's business, as PJRT says.
 //
-// Errors reach the plugin with the code CodeOf gives them (return a *Error,
-// or wrap one of the Err<Code> sentinels), so TryGet's missing key must be
-// NotFound and Get's timeout DeadlineExceeded. The context of every call ends
+// Errors reach the plugin with the code ifrt.CodeOf gives them (return an
+// *ifrt.Error or a *Error, or wrap one of ifrt's Err<Code> sentinels), so
+// TryGet's missing key must be NotFound and Get's timeout DeadlineExceeded. The context of every call ends
 // when the client is closed.
 type KeyValueStore interface {
 	// Get returns key's value, waiting up to timeout for another process to
@@ -93,7 +95,7 @@ func (b *kvBridge) get(key string, timeout time.Duration, try bool) ([]byte, err
 	defer cancel()
 	v, err := b.store.Get(ctx, key, timeout)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) && b.ctx.Err() == nil {
-		return nil, errorf(DeadlineExceeded, "key %q: not put within %v", key, timeout)
+		return nil, errorf(ifrt.DeadlineExceeded, "key %q: not put within %v", key, timeout)
 	}
 	return v, err
 }
@@ -106,13 +108,13 @@ func (b *kvBridge) put(key string, value []byte) error {
 // callbackCode is the PJRT code an error from the store goes back with. A
 // store error without a code is UNKNOWN; one after the client closed is
 // CANCELLED.
-func (b *kvBridge) callbackCode(err error) Code {
-	c := CodeOf(err)
-	if c == OK {
-		c = Unknown
+func (b *kvBridge) callbackCode(err error) ifrt.Code {
+	c := ifrt.CodeOf(err)
+	if c == ifrt.OK {
+		c = ifrt.Unknown
 	}
-	if b.ctx.Err() != nil && (c == Unknown || c == DeadlineExceeded) {
-		c = Canceled
+	if b.ctx.Err() != nil && (c == ifrt.Unknown || c == ifrt.DeadlineExceeded) {
+		c = ifrt.Canceled
 	}
 	return c
 }

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // The Go side of shim.c's key-value callbacks. They run on plugin threads,
@@ -36,13 +38,13 @@ func bridgeOf(handle C.uintptr_t) (*kvBridge, bool) {
 	return b.(*kvBridge), true
 }
 
-var errClientClosed = &Error{Code: Canceled, Msg: "key-value store called after its client was closed"}
+var errClientClosed = &Error{Code: ifrt.Canceled, Msg: "key-value store called after its client was closed"}
 
 //export pjrtGoKVGet
 func pjrtGoKVGet(handle C.uintptr_t, key *C.char, keySize C.size_t, timeoutMS C.int, tryOnly C.int) (r C.pjrt_kv_result) {
 	b, ok := bridgeOf(handle)
 	if !ok {
-		return kvFailure(Canceled, errClientClosed)
+		return kvFailure(ifrt.Canceled, errClientClosed)
 	}
 	defer recoverKV(&r)
 	k := C.GoStringN(key, C.int(keySize))
@@ -65,7 +67,7 @@ func pjrtGoKVGet(handle C.uintptr_t, key *C.char, keySize C.size_t, timeoutMS C.
 func pjrtGoKVPut(handle C.uintptr_t, key *C.char, keySize C.size_t, value *C.char, valueSize C.size_t) (r C.pjrt_kv_result) {
 	b, ok := bridgeOf(handle)
 	if !ok {
-		return kvFailure(Canceled, errClientClosed)
+		return kvFailure(ifrt.Canceled, errClientClosed)
 	}
 	defer recoverKV(&r)
 	var v []byte
@@ -82,11 +84,11 @@ func pjrtGoKVPut(handle C.uintptr_t, key *C.char, keySize C.size_t, value *C.cha
 // plugin: a panic on a plugin thread would end the process.
 func recoverKV(r *C.pjrt_kv_result) {
 	if p := recover(); p != nil {
-		*r = kvFailure(Internal, fmt.Errorf("key-value store panicked: %v", p))
+		*r = kvFailure(ifrt.Internal, fmt.Errorf("key-value store panicked: %v", p))
 	}
 }
 
-func kvFailure(code Code, err error) C.pjrt_kv_result {
+func kvFailure(code ifrt.Code, err error) C.pjrt_kv_result {
 	var r C.pjrt_kv_result
 	msg := err.Error()
 	r.code = C.int(code)

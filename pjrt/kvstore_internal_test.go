@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // refusingStore is a MemoryKeyValueStore that refuses to put "fake/refused"
@@ -15,7 +17,7 @@ type refusingStore struct{ MemoryKeyValueStore }
 
 func (s *refusingStore) Put(ctx context.Context, key string, value []byte) error {
 	if key == "fake/refused" {
-		return errorf(PermissionDenied, "no writes to %s", key)
+		return ifrt.Errorf(ifrt.PermissionDenied, "no writes to %s", key) // an ifrt code reaches the plugin as it is
 	}
 	return s.MemoryKeyValueStore.Put(ctx, key, value)
 }
@@ -36,7 +38,7 @@ func TestKeyValueCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := p.NewClient(ctx, nil); CodeOf(err) != InvalidArgument {
+	if _, err := p.NewClient(ctx, nil); ifrt.CodeOf(err) != ifrt.InvalidArgument {
 		t.Fatalf("NewClient without a store = %v, want the fake's INVALID_ARGUMENT (no callbacks passed)", err)
 	}
 	store := &refusingStore{}
@@ -55,7 +57,7 @@ func TestKeyValueCallbacks(t *testing.T) {
 		`try_get_missing=5:pjrt: NOT_FOUND: key "fake/missing" not found`,
 		"get_peer=ok:from the peer",
 		`get_timeout=4:pjrt: DEADLINE_EXCEEDED: key "fake/missing": not put within 1ms`,
-		"put_refused=7:pjrt: PERMISSION_DENIED: no writes to fake/refused",
+		"put_refused=7:no writes to fake/refused",
 		"try_get_panic=13:key-value store panicked: store bug",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // MemoryKeyValueStore is a KeyValueStore in this process's memory: for
@@ -45,7 +47,7 @@ func (s *MemoryKeyValueStore) Get(ctx context.Context, key string, timeout time.
 		defer s.mu.Unlock()
 		return s.values[key], nil
 	case <-timer.C:
-		return nil, errorf(DeadlineExceeded, "key %q: not put within %v", key, timeout)
+		return nil, errorf(ifrt.DeadlineExceeded, "key %q: not put within %v", key, timeout)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -58,7 +60,7 @@ func (s *MemoryKeyValueStore) TryGet(ctx context.Context, key string) ([]byte, e
 	if v, ok := s.values[key]; ok {
 		return v, nil
 	}
-	return nil, errorf(NotFound, "key %q not found", key)
+	return nil, errorf(ifrt.NotFound, "key %q not found", key)
 }
 
 // Put sets key to a copy of value and wakes its waiters.

@@ -3,6 +3,7 @@ package pjrt_test
 import (
 	"testing"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -63,7 +64,7 @@ func TestCPUPluginsAsProcesses(t *testing.T) {
 			opts := pjrt.CompileOptions{NumPartitions: 2, UseSPMDPartitioning: true,
 				DeviceAssignment: [][]int{{clients[0].Devices()[0].ID(), other}}}
 			_, err := clients[0].Compile(ctx, []byte(addProgram), "mlir", opts.Marshal())
-			if pjrt.CodeOf(err) != pjrt.InvalidArgument {
+			if ifrt.CodeOf(err) != ifrt.InvalidArgument {
 				t.Errorf("Compile over devices of two processes = %v, want INVALID_ARGUMENT", err)
 			}
 			t.Logf("cross-process compile: %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -172,8 +173,8 @@ func TestTopologyOnCPU(t *testing.T) {
 			plugin := p.load(t)
 			topo, err := plugin.NewTopology(testContext(t), "cpu", nil)
 			if err != nil {
-				t.Logf("NewTopology on the CPU plugin: %v (code %v)", err, pjrt.CodeOf(err))
-				if pjrt.CodeOf(err) == pjrt.OK {
+				t.Logf("NewTopology on the CPU plugin: %v (code %v)", err, ifrt.CodeOf(err))
+				if ifrt.CodeOf(err) == ifrt.OK {
 					t.Errorf("error without a code: %v", err)
 				}
 				return
@@ -191,17 +192,17 @@ func TestCreateOptions(t *testing.T) {
 			ctx := testContext(t)
 			c, err := plugin.NewClient(ctx, map[string]any{"no_such_option": int64(1)})
 			if err != nil {
-				t.Logf("unknown option: %v (code %v)", err, pjrt.CodeOf(err))
+				t.Logf("unknown option: %v (code %v)", err, ifrt.CodeOf(err))
 			} else {
 				t.Logf("unknown option accepted silently; %d devices", len(c.Devices()))
 				c.Close()
 			}
 			// The 0.81 CPU plugin aborts on a mistyped cpu_device_count; the
 			// package checks the type first.
-			if _, err := plugin.NewClient(ctx, map[string]any{"cpu_device_count": "eight"}); !errors.Is(err, pjrt.ErrInvalidArgument) {
+			if _, err := plugin.NewClient(ctx, map[string]any{"cpu_device_count": "eight"}); !errors.Is(err, ifrt.ErrInvalidArgument) {
 				t.Errorf("cpu_device_count as a string: %v, want INVALID_ARGUMENT", err)
 			}
-			if _, err := plugin.NewClient(ctx, map[string]any{"x": struct{}{}}); !errors.Is(err, pjrt.ErrInvalidArgument) {
+			if _, err := plugin.NewClient(ctx, map[string]any{"x": struct{}{}}); !errors.Is(err, ifrt.ErrInvalidArgument) {
 				t.Errorf("NewClient with a struct option: %v, want INVALID_ARGUMENT", err)
 			}
 		})
@@ -366,7 +367,7 @@ func TestStridedHostBuffer(t *testing.T) {
 			}
 			// Too little data for the strides is refused before reaching the plugin.
 			_, err := c.BufferFromHost(testContext(t), padded[:20], pjrt.F32, []int64{2, 3}, &pjrt.HostBufferOptions{ByteStrides: []int64{16, 4}})
-			if !errors.Is(err, pjrt.ErrInvalidArgument) {
+			if !errors.Is(err, ifrt.ErrInvalidArgument) {
 				t.Errorf("short strided data: %v, want INVALID_ARGUMENT", err)
 			}
 		})
@@ -428,14 +429,14 @@ func TestCompileErrors(t *testing.T) {
 			t.Logf("bad MLIR: code %v, message %q", perr.Code, perr.Msg)
 			// XLA's MLIR parser reports UNKNOWN (both CPU plugins); accept it or
 			// INVALID_ARGUMENT, and require the plugin's message.
-			if (perr.Code != pjrt.InvalidArgument && perr.Code != pjrt.Unknown) || perr.Msg == "" {
+			if (perr.Code != ifrt.InvalidArgument && perr.Code != ifrt.Unknown) || perr.Msg == "" {
 				t.Errorf("bad MLIR: code %v message %q, want INVALID_ARGUMENT or UNKNOWN with a message", perr.Code, perr.Msg)
 			}
-			if pjrt.CodeOf(err) != perr.Code || !errors.Is(err, map[pjrt.Code]error{pjrt.Unknown: pjrt.ErrUnknown, pjrt.InvalidArgument: pjrt.ErrInvalidArgument}[perr.Code]) {
+			if ifrt.CodeOf(err) != perr.Code || !errors.Is(err, map[ifrt.Code]error{ifrt.Unknown: ifrt.ErrUnknown, ifrt.InvalidArgument: ifrt.ErrInvalidArgument}[perr.Code]) {
 				t.Errorf("CodeOf/errors.Is disagree with the code of %v", err)
 			}
 			// Empty options are refused in Go (some plugins abort on them).
-			if _, err := c.Compile(ctx, []byte(addProgram), "mlir", nil); !errors.Is(err, pjrt.ErrInvalidArgument) {
+			if _, err := c.Compile(ctx, []byte(addProgram), "mlir", nil); !errors.Is(err, ifrt.ErrInvalidArgument) {
 				t.Errorf("Compile without options: %v", err)
 			}
 			// Wrong argument count at Execute.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Supported PJRT C API versions.
@@ -108,9 +110,9 @@ func (a *capi) need(fn apiFn) error {
 	}
 	v := fnMinors[fn]
 	if v < MinMinorVersion {
-		return errorf(Unimplemented, "%s is not provided by this plugin (PJRT API 0.%d)", fnNames[fn], a.minor)
+		return errorf(ifrt.Unimplemented, "%s is not provided by this plugin (PJRT API 0.%d)", fnNames[fn], a.minor)
 	}
-	return errorf(Unimplemented, "%s needs PJRT API 0.%d or newer; the plugin has 0.%d", fnNames[fn], v, a.minor)
+	return errorf(ifrt.Unimplemented, "%s needs PJRT API 0.%d or newer; the plugin has 0.%d", fnNames[fn], v, a.minor)
 }
 
 // Path returns the plugin's resolved file path.

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // Topology is a description of a set of devices that need not be present
@@ -92,7 +93,7 @@ func (t *Topology) Compile(ctx context.Context, program []byte, format string, c
 		return nil, err
 	}
 	if len(program) == 0 || format == "" || len(compileOptions) == 0 {
-		return nil, errorf(InvalidArgument, "Topology.Compile: program, format and compile options must not be empty")
+		return nil, errorf(ifrt.InvalidArgument, "Topology.Compile: program, format and compile options must not be empty")
 	}
 	a := t.res.api
 	for _, fn := range []apiFn{fnCompile, fnExecutableDestroy, fnExecutableName, fnExecutableNumReplicas,
@@ -110,86 +111,20 @@ func (t *Topology) Compile(ctx context.Context, program []byte, format string, c
 	if err != nil {
 		return nil, err
 	}
-	x := &CompiledExecutable{topology: t, res: newResource(a, nil, resCompiled, e)}
+	x := &CompiledExecutable{topology: t, compiled: compiled{res: newResource(a, nil, resCompiled, e)}}
 	runtime.AddCleanup(x, (*resource).cleanup, x.res)
-	if x.name, err = a.executableName(e); err != nil {
+	if err := x.describe(e); err != nil {
 		_ = x.res.close()
 		return nil, err
 	}
-	counts := make([]int64, 3)
-	for i := range counts {
-		if counts[i], err = a.executableCount(e, i); err != nil {
-			_ = x.res.close()
-			return nil, err
-		}
-	}
-	x.numReplicas, x.numPartitions, x.numOutputs = int(counts[0]), int(counts[1]), int(counts[2])
 	return x, nil
 }
 
 // CompiledExecutable is a program compiled for a Topology and not loaded on
 // any device (PJRT_Executable). Close it when done.
 type CompiledExecutable struct {
-	topology      *Topology
-	res           *resource
-	name          string
-	numReplicas   int
-	numPartitions int
-	numOutputs    int
-}
-
-// Name returns the program's name.
-func (x *CompiledExecutable) Name() string { return x.name }
-
-// NumReplicas returns the number of replicas it was compiled for.
-func (x *CompiledExecutable) NumReplicas() int { return x.numReplicas }
-
-// NumPartitions returns the number of partitions it was compiled for.
-func (x *CompiledExecutable) NumPartitions() int { return x.numPartitions }
-
-// NumOutputs returns the number of outputs per device.
-func (x *CompiledExecutable) NumOutputs() int { return x.numOutputs }
-
-func (x *CompiledExecutable) with(fn apiFn, f func(e unsafe.Pointer) error) error {
-	if err := x.res.api.need(fn); err != nil {
-		return err
-	}
-	e, err := x.res.acquire()
-	if err != nil {
-		return err
-	}
-	defer x.res.release()
-	return f(e)
-}
-
-// OutputTypes returns the element type of each output.
-func (x *CompiledExecutable) OutputTypes() ([]BufferType, error) {
-	var out []BufferType
-	err := x.with(fnExecutableOutputElementTypes, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputTypes(e)
-		return err
-	})
-	return out, err
-}
-
-// OutputDims returns the dimensions of each output.
-func (x *CompiledExecutable) OutputDims() ([][]int64, error) {
-	var out [][]int64
-	err := x.with(fnExecutableOutputDimensions, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputDims(e, x.numOutputs)
-		return err
-	})
-	return out, err
-}
-
-// Serialize returns the executable's bytes for Client.DeserializeExecutable.
-func (x *CompiledExecutable) Serialize() ([]byte, error) {
-	var out []byte
-	err := x.with(fnExecutableSerialize, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.serialize(e)
-		return err
-	})
-	return out, err
+	compiled
+	topology *Topology
 }
 
 // Close destroys the executable. It is idempotent.

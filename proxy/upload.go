@@ -214,10 +214,6 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 		dense = make([]byte, n)
 		ifrt.CopyStridedToDense(dense, data, spec.DType, spec.Shape, byteStrides)
 	}
-	dt, err := wire.DTypeToProto(spec.DType)
-	if err != nil {
-		return nil, err
-	}
 	as, err := wire.ArraySpecToProto(spec)
 	if err != nil {
 		return nil, err
@@ -237,7 +233,7 @@ func (c *Client) makeArrayFromShards(ctx context.Context, data []byte, spec ifrt
 			byDomain[key] = j
 			bufs = append(bufs, ifrt.ExtractDomain(dense, elem, spec.Shape, dom))
 			indices = append(indices, &proxypb.MakeArraysFromHostBufferShardsRequest_ShardIndices{})
-			protos = append(protos, &proxypb.MakeArraysFromHostBufferShardsRequest_HostBuffer{Dtype: dt, Shape: wire.ShapeToProto(dom.Shape())})
+			protos = append(protos, &proxypb.MakeArraysFromHostBufferShardsRequest_HostBuffer{Dtype: as.Dtype, Shape: wire.ShapeToProto(dom.Shape())})
 		}
 		indices[j].Indices = append(indices[j].Indices, int64(i))
 	}

@@ -153,13 +153,7 @@ func (s *Server) Serve(lis net.Listener) error {
 
 // ListenAndServe listens on the TCP address addr (e.g. ":29001") and calls
 // Serve.
-func (s *Server) ListenAndServe(addr string) error {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return ifrt.Errorf(ifrt.Unavailable, "rm: listen on %s: %w", addr, err)
-	}
-	return s.Serve(lis)
-}
+func (s *Server) ListenAndServe(addr string) error { return rpc.ListenAndServe(addr, s.Serve) }
 
 // Shutdown stops the server gracefully: new registrations are refused,
 // heartbeat and watch streams end with UNAVAILABLE, and in-flight calls

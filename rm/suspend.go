@@ -115,16 +115,16 @@ func (s *Server) waitLocked(i int) <-chan struct{} {
 	return sp.changed
 }
 
-// checkSliceLocked refuses an unknown slice, and any change while the RM
-// shuts down.
-func (s *Server) checkSliceLocked(i int) error {
+// suspensionLocked returns slice i's suspension state for a change of it;
+// it refuses an unknown slice, and any change while the RM shuts down.
+func (s *Server) suspensionLocked(i int) (*suspension, error) {
 	if i < 0 || i >= len(s.slots) {
-		return ifrt.Errorf(ifrt.OutOfRange, "rm: slice index %d is out of range: the instance count is %d", i, len(s.slots))
+		return nil, ifrt.Errorf(ifrt.OutOfRange, "rm: slice index %d is out of range: the instance count is %d", i, len(s.slots))
 	}
 	if s.stopping {
-		return errShuttingDown()
+		return nil, errShuttingDown()
 	}
-	return nil
+	return &s.suspended[i], nil
 }
 
 // SuspendSlice suspends slice i: its workers finish the executions in flight,
@@ -135,10 +135,10 @@ func (s *Server) checkSliceLocked(i int) error {
 func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkSliceLocked(i); err != nil {
+	sp, err := s.suspensionLocked(i)
+	if err != nil {
 		return Slice{}, err
 	}
-	sp := &s.suspended[i]
 	switch sp.state {
 	case SliceSuspended:
 		return s.sliceLocked(i), nil
@@ -182,10 +182,10 @@ func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (
 func (s *Server) ResumeSlice(ctx context.Context, i int) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkSliceLocked(i); err != nil {
+	sp, err := s.suspensionLocked(i)
+	if err != nil {
 		return Slice{}, err
 	}
-	sp := &s.suspended[i]
 	switch sp.state {
 	case SliceActive:
 		return s.sliceLocked(i), nil

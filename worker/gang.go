@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
-	"time"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
@@ -41,14 +40,7 @@ func newGang(w *Server) *gang {
 }
 
 func (g *gang) Compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
-	defer g.w.proxy.Track()()
-	start := time.Now()
-	resp, err := g.compile(ctx, req)
-	g.w.record("gang", "Gang/Compile", start, err)
-	if err != nil {
-		return nil, rpc.ToStatus(err)
-	}
-	return resp, nil
+	return unary(ctx, g.w, "gang", "Gang/Compile", req, g.compile)
 }
 
 func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
@@ -126,14 +118,7 @@ func (g *gang) program(session, id uint64) (*gocpu.GangExecutable, error) {
 }
 
 func (g *gang) Launch(ctx context.Context, req *workerpb.LaunchRequest) (*workerpb.LaunchResponse, error) {
-	defer g.w.proxy.Track()()
-	start := time.Now()
-	resp, err := g.launch(ctx, req)
-	g.w.record("gang", "Gang/Launch", start, err)
-	if err != nil {
-		return nil, rpc.ToStatus(err)
-	}
-	return resp, nil
+	return unary(ctx, g.w, "gang", "Gang/Launch", req, g.launch)
 }
 
 // localRun is one partition this worker runs in a launch.

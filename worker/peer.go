@@ -235,14 +235,7 @@ func (p *peer) close() {
 }
 
 func (p *peer) Gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {
-	defer p.w.proxy.Track()()
-	start := time.Now()
-	resp, err := p.gather(ctx, req)
-	p.w.record("peer", "Peer/Gather", start, err)
-	if err != nil {
-		return nil, rpc.ToStatus(err)
-	}
-	return resp, nil
+	return unary(ctx, p.w, "peer", "Peer/Gather", req, p.gather)
 }
 
 func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*workerpb.GatherResponse, error) {

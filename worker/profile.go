@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -113,4 +114,19 @@ func (s *Server) record(thread, name string, start time.Time, err error) {
 		return
 	}
 	rec.Record(thread, name, thread, start, map[string]string{"code": rpc.CodeAttribute(err).Value.AsString()})
+}
+
+// unary serves one call of the gang or peer service (thread): the call counts
+// as work in progress for Shutdown, is recorded as name in the worker's trace,
+// and fails with a gRPC status.
+func unary[Req, Resp any](ctx context.Context, s *Server, thread, name string, req Req, call func(context.Context, Req) (Resp, error)) (Resp, error) {
+	defer s.proxy.Track()()
+	start := time.Now()
+	resp, err := call(ctx, req)
+	s.record(thread, name, start, err)
+	if err != nil {
+		var none Resp
+		return none, rpc.ToStatus(err)
+	}
+	return resp, nil
 }

@@ -317,13 +317,7 @@ func (s *Server) workerInfo(addr string) rm.WorkerInfo {
 }
 
 // ListenAndServe listens on addr (e.g. ":29005") and serves.
-func (s *Server) ListenAndServe(addr string) error {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	return s.Serve(lis)
-}
+func (s *Server) ListenAndServe(addr string) error { return rpc.ListenAndServe(addr, s.Serve) }
 
 // Shutdown drains the worker: it turns its health service NOT_SERVING and takes
 // no new sessions, but stays registered and serves its sessions until no

@@ -121,12 +121,9 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
-	log, err := c.common.Log.New(stderr)
+	log, err := c.common.Logger(stderr, c.security, "the resource manager or a worker can join or read the cluster")
 	if err != nil {
 		return err
-	}
-	if !c.security.Enabled() {
-		log.Warn("the cluster is not authenticated: whoever reaches the resource manager or a worker can join or read the cluster; set --cluster_token_file or --tls_cert (see docs/security.md)")
 	}
 	log.Info("proxy server starting", "resource_manager", c.rmAddress, "num_elastic_instances", c.elastic,
 		"virtual_slices", len(c.virtualSlices), "xla_flags", c.xla.String(), "gcs_scratch_location", c.scratch.String())

@@ -199,12 +199,9 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	if err != nil {
 		return err
 	}
-	log, err := c.common.Log.New(stderr)
+	log, err := c.common.Logger(stderr, c.security, "this port can register workers and read or place arrays")
 	if err != nil {
 		return err
-	}
-	if !c.security.Enabled() {
-		log.Warn("the cluster is not authenticated: whoever reaches this port can register workers and read or place arrays; set --cluster_token_file or --tls_cert (see docs/security.md)")
 	}
 	if c.isRM() {
 		err = runRM(ctx, c, log, stdout)

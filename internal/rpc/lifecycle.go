@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 // ErrServerClosed is what Serve returns after Close, and when it is called
@@ -46,6 +48,16 @@ type Lifecycle struct {
 	closed  bool // Close was called
 
 	beginOnce, finishOnce, shutdownOnce, closeOnce sync.Once
+}
+
+// ListenAndServe listens on the TCP address addr and calls serve (a server's
+// Serve) with the listener. A failure to listen is UNAVAILABLE.
+func ListenAndServe(addr string, serve func(net.Listener) error) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return ifrt.Errorf(ifrt.Unavailable, "listen on %s: %w", addr, err)
+	}
+	return serve(lis)
 }
 
 // Serve serves on lis. started, if not nil, runs once the grpc.Server serves

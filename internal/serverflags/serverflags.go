@@ -11,6 +11,8 @@ package serverflags
 import (
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -94,6 +96,20 @@ func (c *Common) Security(env envconfig.Lookup) (rm.Security, error) {
 		f.Token = env.String(envconfig.ClusterToken)
 	}
 	return rm.LoadSecurity(f)
+}
+
+// Logger makes the binary's logger (--log_level, --log_format) on w and, when
+// sec holds no credentials, warns that whoever reaches the server can do
+// exposed ("register workers and read or place arrays").
+func (c *Common) Logger(w io.Writer, sec rm.Security, exposed string) (*slog.Logger, error) {
+	log, err := c.Log.New(w)
+	if err != nil {
+		return nil, err
+	}
+	if !sec.Enabled() {
+		log.Warn("the cluster is not authenticated: whoever reaches " + exposed + "; set --cluster_token_file or --tls_cert (see docs/security.md)")
+	}
+	return log, nil
 }
 
 // Keepalive returns the keepalive flags.

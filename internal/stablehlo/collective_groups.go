@@ -65,6 +65,22 @@ func flagSet(op *operation, name string) bool {
 	return a != nil && (a.Kind == AttrUnit || (a.Kind == AttrBool && a.Bool))
 }
 
+// copyGroups makes n copies of each group of raw, in order: copy k of a group
+// holds the process id(member, k) of each of its members.
+func copyGroups(raw [][]int, n int, id func(member, k int) int) [][]int {
+	var groups [][]int
+	for _, g := range raw {
+		for k := range n {
+			pg := make([]int, len(g))
+			for i, member := range g {
+				pg[i] = id(member, k)
+			}
+			groups = append(groups, pg)
+		}
+	}
+	return groups
+}
+
 // processGroups applies the op's strategy to its replica_groups. withIDs
 // selects the strategies of all_gather, all_reduce and reduce_scatter
 // (cross_replica, cross_replica_and_partition, flattened_ids); the others
@@ -102,26 +118,10 @@ func (p *parser) processGroups(op *operation, withIDs bool) ([][]int, error) {
 			}
 			groups = append(groups, pg)
 		}
-	case channel: // cross_partition
-		for _, g := range raw {
-			for r := 0; r < R; r++ {
-				pg := make([]int, len(g))
-				for i, part := range g {
-					pg[i] = r*P + part
-				}
-				groups = append(groups, pg)
-			}
-		}
-	default: // cross_replica
-		for _, g := range raw {
-			for part := 0; part < P; part++ {
-				pg := make([]int, len(g))
-				for i, r := range g {
-					pg[i] = r*P + part
-				}
-				groups = append(groups, pg)
-			}
-		}
+	case channel: // cross_partition: the groups' partitions, in every replica
+		groups = copyGroups(raw, R, func(part, r int) int { return r*P + part })
+	default: // cross_replica: the groups' replicas, in every partition
+		groups = copyGroups(raw, P, func(r, part int) int { return r*P + part })
 	}
 	// collective_broadcast leaves processes outside every group alone; the
 	// others need every process in exactly one group.

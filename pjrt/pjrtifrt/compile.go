@@ -75,7 +75,7 @@ func (c *Client) track(e *executable) (ifrt.LoadedExecutable, error) {
 // modules as UNKNOWN; when our own parser also rejects the module as
 // malformed, the error is the caller's: InvalidArgument.
 func compileError(p *ifrt.MLIRProgram, err error) error {
-	if pjrt.CodeOf(err) == pjrt.Unknown {
+	if ifrt.CodeOf(err) == ifrt.Unknown {
 		var se *stablehlo.Error
 		if _, perr := stablehlo.Parse(p.Module); errors.As(perr, &se) && se.Code() == stablehlo.InvalidArgument {
 			return ifrt.WithCode(ifrt.InvalidArgument, err)
@@ -537,7 +537,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 		if errors.Is(err, pjrt.ErrClosed) && e.IsDeleted() && c.checkOpen() == nil {
 			return nil, ifrt.ErrExecutableDeleted // deleted while this call started
 		}
-		if pjrt.CodeOf(err) == pjrt.FailedPrecondition || pjrt.CodeOf(err) == pjrt.InvalidArgument {
+		if ifrt.CodeOf(err) == ifrt.FailedPrecondition || ifrt.CodeOf(err) == ifrt.InvalidArgument {
 			for i, a := range arrays {
 				if a.IsDeleted() {
 					return nil, ifrt.Errorf(ifrt.InvalidArgument, "pjrtifrt: argument %d: %w", i, ifrt.ErrArrayDeleted)

@@ -8,8 +8,8 @@ import (
 	"github.com/openpathways/pathways/pjrt"
 )
 
-// fromPJRT gives an error from package pjrt its ifrt code. PJRT and ifrt number
-// codes the same way (gRPC's numbering), so the code carries over unchanged.
+// fromPJRT gives an error from package pjrt its ifrt code: a plugin's *pjrt.Error
+// carries an ifrt.Code already.
 // Context errors come back unchanged; pjrt.ErrClosed (an object closed under a
 // call, which happens only when the client closes) becomes ErrClientClosed; a
 // build without cgo is Unimplemented.
@@ -30,5 +30,5 @@ func fromPJRT(err error) error {
 	if errors.As(err, &ie) {
 		return err
 	}
-	return ifrt.WithCode(ifrt.Code(pjrt.CodeOf(err)), err)
+	return ifrt.WithCode(ifrt.CodeOf(err), err)
 }

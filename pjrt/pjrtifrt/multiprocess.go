@@ -124,41 +124,7 @@ func (p Process) createOptions(kind pluginKind, opts map[string]any) []pjrt.Clie
 	case kindCPU:
 		set("process_id", int64(p.Index))
 	}
-	return []pjrt.ClientOption{pjrt.WithKeyValueStore(codedStore{p.KeyValueStore})}
-}
-
-// storeCode is the code of an error from a KeyValueStore, which may carry an
-// ifrt code or a pjrt one.
-func storeCode(err error) ifrt.Code {
-	if c := ifrt.CodeOf(err); c != ifrt.Unknown {
-		return c
-	}
-	return ifrt.Code(pjrt.CodeOf(err))
-}
-
-// codedStore gives the plugin a store's errors as *pjrt.Error, so that an
-// ifrt code (a missing key's NotFound, say) reaches the plugin unchanged.
-type codedStore struct{ pjrt.KeyValueStore }
-
-func (s codedStore) coded(err error) error {
-	if err == nil || pjrt.CodeOf(err) != pjrt.Unknown {
-		return err
-	}
-	return &pjrt.Error{Code: pjrt.Code(storeCode(err)), Msg: err.Error()}
-}
-
-func (s codedStore) Get(ctx context.Context, key string, timeout time.Duration) ([]byte, error) {
-	v, err := s.KeyValueStore.Get(ctx, key, timeout)
-	return v, s.coded(err)
-}
-
-func (s codedStore) TryGet(ctx context.Context, key string) ([]byte, error) {
-	v, err := s.KeyValueStore.TryGet(ctx, key)
-	return v, s.coded(err)
-}
-
-func (s codedStore) Put(ctx context.Context, key string, value []byte) error {
-	return s.coded(s.KeyValueStore.Put(ctx, key, value))
+	return []pjrt.ClientOption{pjrt.WithKeyValueStore(p.KeyValueStore)}
 }
 
 // sharedDevice is one device as the processes publish them to each other.
@@ -204,7 +170,7 @@ func (c *Client) joinProcesses(ctx context.Context, p Process, kind pluginKind) 
 		return ifrt.Errorf(ifrt.Internal, "pjrtifrt: encoding devices: %w", err)
 	}
 	if err := p.KeyValueStore.Put(ctx, devicesKey(p.Index), b); err != nil {
-		return ifrt.WithCode(storeCode(err), fmt.Errorf("pjrtifrt: publishing process %d's devices: %w", p.Index, err))
+		return ifrt.WithCode(ifrt.CodeOf(err), fmt.Errorf("pjrtifrt: publishing process %d's devices: %w", p.Index, err))
 	}
 	for other := range p.Count {
 		if other == p.Index {
@@ -212,7 +178,7 @@ func (c *Client) joinProcesses(ctx context.Context, p Process, kind pluginKind) 
 		}
 		v, err := p.KeyValueStore.Get(ctx, devicesKey(other), timeout)
 		if err != nil {
-			return ifrt.WithCode(storeCode(err), fmt.Errorf("pjrtifrt: waiting for process %d of %d: %w", other, p.Count, err))
+			return ifrt.WithCode(ifrt.CodeOf(err), fmt.Errorf("pjrtifrt: waiting for process %d of %d: %w", other, p.Count, err))
 		}
 		var theirs []sharedDevice
 		if err := json.Unmarshal(v, &theirs); err != nil {

@@ -1,14 +1,10 @@
 package pjrtifrt
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/pjrt"
 )
 
 // FuzzParseProcess: "process=<index>/<count>" parses to numbers that print
@@ -32,23 +28,4 @@ func FuzzParseProcess(f *testing.F) {
 		// Validation decides the range, never a panic.
 		_ = Process{Index: i, Count: n}.validate()
 	})
-}
-
-// notFoundStore misses every key with an ifrt-coded error.
-type notFoundStore struct{ pjrt.MemoryKeyValueStore }
-
-func (s *notFoundStore) TryGet(ctx context.Context, key string) ([]byte, error) {
-	return nil, ifrt.Errorf(ifrt.NotFound, "no key %s", key)
-}
-
-// TestCodedStore: the plugin sees a store's ifrt codes as PJRT codes.
-func TestCodedStore(t *testing.T) {
-	s := codedStore{&notFoundStore{}}
-	_, err := s.TryGet(context.Background(), "k")
-	if pjrt.CodeOf(err) != pjrt.NotFound || !strings.Contains(err.Error(), "no key k") {
-		t.Errorf("TryGet = %v, want NOT_FOUND with the store's message", err)
-	}
-	if _, err := s.Get(context.Background(), "k", time.Millisecond); pjrt.CodeOf(err) != pjrt.DeadlineExceeded {
-		t.Errorf("Get = %v, want the MemoryKeyValueStore's DEADLINE_EXCEEDED unchanged", err)
-	}
 }

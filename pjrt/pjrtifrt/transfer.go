@@ -133,10 +133,10 @@ func (c *Client) place(ctx context.Context, b *devBuf, dev *ifrt.Device, kind if
 		return b.retain(), nil
 	}
 	nb, err := b.buf.CopyToMemory(ctx, mem)
-	if err != nil && pjrt.CodeOf(err) == pjrt.Unimplemented && kind == "" {
+	if err != nil && ifrt.CodeOf(err) == ifrt.Unimplemented && kind == "" {
 		nb, err = b.buf.CopyToDevice(ctx, c.pjrtDev[dev.ID])
 	}
-	if err != nil && pjrt.CodeOf(err) == pjrt.Unimplemented {
+	if err != nil && ifrt.CodeOf(err) == ifrt.Unimplemented {
 		return c.copyViaHost(ctx, b, mem)
 	}
 	if err != nil {

@@ -25,11 +25,7 @@ type shardedSpec struct {
 }
 
 func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	var want []uint64
-	if r.GetResultHandle() != 0 {
-		want = []uint64{r.GetResultHandle()}
-	}
-	hs, err := s.reserveArrays(o, want, 1)
+	h, err := s.reserveArray(o, r.GetResultHandle())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,18 +50,10 @@ func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArrays
 			return nil, nil, err
 		}
 	}
-	es, err := s.useArrays(o, r.GetSingleDeviceArrayHandles(), consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(es) == 0 && dtype == ifrt.InvalidDType {
+	if len(r.GetSingleDeviceArrayHandles()) == 0 && dtype == ifrt.InvalidDType {
 		return nil, nil, ifrt.Errorf(ifrt.InvalidArgument, "AssembleArrayFromSingleDeviceArrays without arrays needs a dtype")
 	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		parts, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, r.GetSingleDeviceArrayHandles(), consumeIf(sem == ifrt.DonateInput), func(ctx context.Context, parts []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		spec := ifrt.ArraySpec{DType: dtype, Shape: shape, Sharding: sharding}
 		if spec.DType == ifrt.InvalidDType {
 			spec.DType = parts[0].DType()
@@ -78,8 +66,8 @@ func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArrays
 			return nil, err
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_AssembleArrayFromSingleDeviceArraysResponse{
-			AssembleArrayFromSingleDeviceArraysResponse: &proxypb.AssembleArrayFromSingleDeviceArraysResponse{ArrayHandle: hs[0]}}}, nil
-	}, nil
+			AssembleArrayFromSingleDeviceArraysResponse: &proxypb.AssembleArrayFromSingleDeviceArraysResponse{ArrayHandle: h}}}, nil
+	})
 }
 
 func (s *session) disassemble(o *op, r *proxypb.DisassembleIntoSingleDeviceArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -96,15 +84,7 @@ func (s *session) disassemble(o *op, r *proxypb.DisassembleIntoSingleDeviceArray
 	if _, err := wire.ShardSemanticsFromProto(r.SingleDeviceShardSemantics); err != nil {
 		return nil, nil, err
 	}
-	es, err := s.useArrays(o, []uint64{r.GetArrayHandle()}, consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, []uint64{r.GetArrayHandle()}, consumeIf(sem == ifrt.DonateInput), func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		parts, err := s.backend.DisassembleArray(ctx, in[0], sem)
 		if err != nil {
 			return nil, err
@@ -120,7 +100,7 @@ func (s *session) disassemble(o *op, r *proxypb.DisassembleIntoSingleDeviceArray
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DisassembleIntoSingleDeviceArraysResponse{
 			DisassembleIntoSingleDeviceArraysResponse: &proxypb.DisassembleIntoSingleDeviceArraysResponse{ArrayHandles: handlesOf(hs)}}}, nil
-	}, nil
+	})
 }
 
 func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -128,7 +108,7 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 		return nil, nil, err
 	}
 	strides := wire.ByteStridesFromProto(r.GetByteStrides())
-	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
+	return s.onArrays(o, []uint64{r.GetArrayHandle()}, nil, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		a := in[0]
 		if a.DType() == ifrt.STRING {
 			return s.copyContentToHostBuffer(ctx, r.GetHostBufferHandle(), a)
@@ -193,15 +173,7 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 // when sem donates them: once they are ready, produce runs, and the session holds
 // what it made under o's result handles before resp answers the request.
 func (s *session) derive(o *op, handles []uint64, sem ifrt.CopySemantics, produce func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error), resp *proxypb.IfrtResponse) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, handles, consumeIf(sem == ifrt.DonateInput))
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		in, err := awaitArrays(ctx, o, es)
-		if err != nil {
-			return nil, err
-		}
+	return s.onArrays(o, handles, consumeIf(sem == ifrt.DonateInput), func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		var n int64
 		for _, a := range in {
 			n += arrayBytes(a)
@@ -217,7 +189,7 @@ func (s *session) derive(o *op, handles []uint64, sem ifrt.CopySemantics, produc
 			return nil, err
 		}
 		return resp, nil
-	}, nil
+	})
 }
 
 func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
@@ -265,11 +237,7 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 }
 
 func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	var want []uint64
-	if r.GetResultHandle() != 0 {
-		want = []uint64{r.GetResultHandle()}
-	}
-	hs, err := s.reserveArrays(o, want, 1)
+	h, err := s.reserveArray(o, r.GetResultHandle())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,5 +249,5 @@ func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardReq
 		a, err := s.backend.FullyReplicatedShard(ctx, in[0], sem)
 		return []ifrt.Array{a}, err
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_FullyReplicatedShardResponse{
-		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: hs[0]}}})
+		FullyReplicatedShardResponse: &proxypb.FullyReplicatedShardResponse{ArrayHandle: h}}})
 }

@@ -72,23 +72,16 @@ func (s *session) executableDelete(o *op, r *proxypb.LoadedExecutableDeleteReque
 	if err != nil {
 		return nil, nil, err
 	}
-	f, resolve := ifrt.NewFuture()
-	fh, err := s.registerFuture(0, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		if err := o.awaitOrder(ctx); err != nil {
-			resolve(err)
-		} else if e, err := ent.wait(ctx); err != nil {
-			resolve(err)
-		} else {
+	return s.deletion(o, func(ctx context.Context) error {
+		e, err := ent.wait(ctx)
+		if err == nil {
 			e.release()
-			resolve(nil)
 		}
+		return err
+	}, func(fh uint64) *proxypb.IfrtResponse {
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableDeleteResponse{
-			LoadedExecutableDeleteResponse: &proxypb.LoadedExecutableDeleteResponse{FutureHandle: fh}}}, nil
-	}, nil
+			LoadedExecutableDeleteResponse: &proxypb.LoadedExecutableDeleteResponse{FutureHandle: fh}}}
+	})
 }
 
 func (s *session) executableIsDeleted(o *op, r *proxypb.LoadedExecutableIsDeletedRequest) (*proxypb.IfrtResponse, runFunc, error) {

@@ -157,15 +157,6 @@ func mayDonate(ent *entry[*executable], opts *ifrt.ExecuteOptions) func(int) boo
 }
 
 func (s *session) fetchExecuteResult(r *proxypb.LoadedExecutableFetchExecuteResultRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	f, err := s.takeFuture(r.GetResultStatusHandle())
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, func(ctx context.Context) (*proxypb.IfrtResponse, error) {
-		if err := awaitFuture(ctx, f); err != nil {
-			return nil, err
-		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableFetchExecuteResultResponse{
-			LoadedExecutableFetchExecuteResultResponse: &proxypb.LoadedExecutableFetchExecuteResultResponse{}}}, nil
-	}, nil
+	return s.onFuture(r.GetResultStatusHandle(), &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_LoadedExecutableFetchExecuteResultResponse{
+		LoadedExecutableFetchExecuteResultResponse: &proxypb.LoadedExecutableFetchExecuteResultResponse{}}})
 }

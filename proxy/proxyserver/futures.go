@@ -8,7 +8,13 @@ import (
 )
 
 func (s *session) checkFuture(r *proxypb.CheckFutureRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	f, err := s.takeFuture(r.GetFutureHandle())
+	return s.onFuture(r.GetFutureHandle(), &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CheckFutureResponse{CheckFutureResponse: &proxypb.CheckFutureResponse{}}})
+}
+
+// onFuture plans a request that takes the future under h and answers resp once
+// it has resolved, or fails with its error.
+func (s *session) onFuture(h uint64, resp *proxypb.IfrtResponse) (*proxypb.IfrtResponse, runFunc, error) {
+	f, err := s.takeFuture(h)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -16,7 +22,7 @@ func (s *session) checkFuture(r *proxypb.CheckFutureRequest) (*proxypb.IfrtRespo
 		if err := awaitFuture(ctx, f); err != nil {
 			return nil, err
 		}
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CheckFutureResponse{CheckFutureResponse: &proxypb.CheckFutureResponse{}}}, nil
+		return resp, nil
 	}, nil
 }
 
@@ -31,7 +37,7 @@ func awaitFuture(ctx context.Context, f *ifrt.Future) error {
 }
 
 func (s *session) checkValueReady(o *op, r *proxypb.CheckValueReadyRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	return s.onArrays(o, r.GetValueHandles(), func(ctx context.Context, arrays []ifrt.Array) (*proxypb.IfrtResponse, error) {
+	return s.onArrays(o, r.GetValueHandles(), nil, func(ctx context.Context, arrays []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		for _, a := range arrays {
 			if err := awaitFuture(ctx, a.Ready()); err != nil {
 				return nil, err

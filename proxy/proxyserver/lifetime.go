@@ -17,6 +17,26 @@ func (s *session) deleteArrays(o *op, r *proxypb.DeleteArrayRequest) (*proxypb.I
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.deletion(o, func(ctx context.Context) error {
+		var futures []*ifrt.Future
+		for _, e := range es {
+			a, err := e.wait(ctx)
+			if err != nil {
+				continue // an array that failed to be made holds nothing
+			}
+			futures = append(futures, a.Delete())
+			s.forget(a)
+		}
+		return awaitFuture(ctx, ifrt.JoinFutures(futures...))
+	}, func(fh uint64) *proxypb.IfrtResponse {
+		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DeleteArrayResponse{
+			DeleteArrayResponse: &proxypb.DeleteArrayResponse{DeletionFutureHandle: fh}}}
+	})
+}
+
+// deletion plans a request that answers with the handle of a future, which
+// resolves with what del returns; del runs once the requests before o are done.
+func (s *session) deletion(o *op, del func(ctx context.Context) error, resp func(fh uint64) *proxypb.IfrtResponse) (*proxypb.IfrtResponse, runFunc, error) {
 	f, resolve := ifrt.NewFuture()
 	fh, err := s.registerFuture(0, f)
 	if err != nil {
@@ -27,23 +47,13 @@ func (s *session) deleteArrays(o *op, r *proxypb.DeleteArrayRequest) (*proxypb.I
 			resolve(err)
 			return nil, err
 		}
-		var futures []*ifrt.Future
-		for _, e := range es {
-			a, err := e.wait(ctx)
-			if err != nil {
-				continue // an array that failed to be made holds nothing
-			}
-			futures = append(futures, a.Delete())
-			s.forget(a)
-		}
-		resolve(awaitFuture(ctx, ifrt.JoinFutures(futures...)))
-		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DeleteArrayResponse{
-			DeleteArrayResponse: &proxypb.DeleteArrayResponse{DeletionFutureHandle: fh}}}, nil
+		resolve(del(ctx))
+		return resp(fh), nil
 	}, nil
 }
 
 func (s *session) isArrayDeleted(o *op, r *proxypb.IsArrayDeletedRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	return s.onArrays(o, []uint64{r.GetArrayHandle()}, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
+	return s.onArrays(o, []uint64{r.GetArrayHandle()}, nil, func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error) {
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_IsArrayDeletedResponse{
 			IsArrayDeletedResponse: &proxypb.IsArrayDeletedResponse{Deleted: in[0].IsDeleted()}}}, nil
 	})

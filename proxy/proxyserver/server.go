@@ -163,13 +163,7 @@ func (s *Server) Serve(lis net.Listener) error {
 }
 
 // ListenAndServe listens on the TCP address addr and calls Serve.
-func (s *Server) ListenAndServe(addr string) error {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	return s.Serve(lis)
-}
+func (s *Server) ListenAndServe(addr string) error { return rpc.ListenAndServe(addr, s.Serve) }
 
 // Shutdown drains the server: it refuses new sessions (UNAVAILABLE) and turns
 // the health service NOT_SERVING, lets open sessions go on until nothing is in

@@ -516,10 +516,11 @@ func awaitArrays(ctx context.Context, o *op, es []*entry[ifrt.Array]) ([]ifrt.Ar
 	return out, nil
 }
 
-// onArrays plans a request that reads the arrays hs: run gets them once the
-// requests before it that use them are done, and makes the response.
-func (s *session) onArrays(o *op, hs []uint64, run func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error)) (*proxypb.IfrtResponse, runFunc, error) {
-	es, err := s.useArrays(o, hs, nil)
+// onArrays plans a request that reads the arrays hs, consuming those consume
+// says (nil: none): run gets them once the requests before it that use them are
+// done, and makes the response.
+func (s *session) onArrays(o *op, hs []uint64, consume func(i int) bool, run func(ctx context.Context, in []ifrt.Array) (*proxypb.IfrtResponse, error)) (*proxypb.IfrtResponse, runFunc, error) {
+	es, err := s.useArrays(o, hs, consume)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -530,6 +531,20 @@ func (s *session) onArrays(o *op, hs []uint64, run func(ctx context.Context, in 
 		}
 		return run(ctx, in)
 	}, nil
+}
+
+// reserveArray reserves o's one result under the client's handle h, or under a
+// handle of the server's when the client sent none (0).
+func (s *session) reserveArray(o *op, h uint64) (uint64, error) {
+	var want []uint64
+	if h != 0 {
+		want = []uint64{h}
+	}
+	hs, err := s.reserveArrays(o, want, 1)
+	if err != nil {
+		return 0, err
+	}
+	return hs[0], nil
 }
 
 // produced resolves o's reserved entries with arrays, which the session now

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/pjrt"
 )
 
@@ -23,7 +24,7 @@ func (s dirStore) path(key string) string {
 func (s dirStore) TryGet(ctx context.Context, key string) ([]byte, error) {
 	b, err := os.ReadFile(s.path(key))
 	if os.IsNotExist(err) {
-		return nil, &pjrt.Error{Code: pjrt.NotFound, Msg: fmt.Sprintf("key %q not found", key)}
+		return nil, &pjrt.Error{Code: ifrt.NotFound, Msg: fmt.Sprintf("key %q not found", key)}
 	}
 	return b, err
 }
@@ -32,11 +33,11 @@ func (s dirStore) Get(ctx context.Context, key string, timeout time.Duration) ([
 	deadline := time.Now().Add(timeout)
 	for {
 		b, err := s.TryGet(ctx, key)
-		if pjrt.CodeOf(err) != pjrt.NotFound {
+		if ifrt.CodeOf(err) != ifrt.NotFound {
 			return b, err
 		}
 		if time.Now().After(deadline) {
-			return nil, &pjrt.Error{Code: pjrt.DeadlineExceeded, Msg: fmt.Sprintf("key %q: not put within %v", key, timeout)}
+			return nil, &pjrt.Error{Code: ifrt.DeadlineExceeded, Msg: fmt.Sprintf("key %q: not put within %v", key, timeout)}
 		}
 		select {
 		case <-ctx.Done():
