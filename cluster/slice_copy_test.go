@@ -66,3 +66,72 @@ func TestCopyAcrossSlicesTransports(t *testing.T) {
 		})
 	}
 }
+
+// TestReshardAcrossSlicesExact reshards 2-dimensional arrays from slice 0
+// to slice 1 so that every way a gather places a piece is taken: row blocks
+// to column blocks (the source sends strided parts, the destination
+// receives whole rows in place), column blocks to row blocks (the reverse),
+// and replicas to row blocks (pieces that overlap each other). The bytes
+// must arrive exactly, over shared memory and over the connection.
+func TestReshardAcrossSlicesExact(t *testing.T) {
+	const rows, cols = 1026, 2054
+	for _, mode := range []struct{ name, env string }{{"shared memory", ""}, {"connection", "off"}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Setenv("PATHWAYS_PEER_SHARED_MEMORY", mode.env)
+			ctx := context.Background()
+			l, err := local.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			c := l.Client
+			devs := c.Devices()
+			sharding := func(devices ifrt.DeviceList, tiles ...int64) ifrt.Sharding {
+				tiling := ifrt.Replicated()
+				if tiles != nil {
+					if tiling, err = ifrt.Tiled(tiles, 2); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := ifrt.NewHloSharding(devices, "", tiling)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			from, to := ifrt.DeviceList{devs[0], devs[1]}, ifrt.DeviceList{devs[2], devs[3]}
+			data := make([]byte, rows*cols)
+			for i := range data {
+				data[i] = byte(i % 253)
+			}
+			for _, tc := range []struct {
+				name     string
+				src, dst ifrt.Sharding
+			}{
+				{"rows to columns", sharding(from, 2, 1), sharding(to, 1, 2)},
+				{"columns to rows", sharding(from, 1, 2), sharding(to, 2, 1)},
+				{"replicas to rows", sharding(from), sharding(to, 2, 1)},
+			} {
+				spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{rows, cols}, Sharding: tc.src}
+				x, err := c.MakeArrayFromHostBuffer(ctx, data, spec, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				spec.Sharding = tc.dst
+				out, err := c.Reshard(ctx, []ifrt.Array{x}, []ifrt.ArraySpec{spec}, ifrt.AlwaysCopy)
+				if err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+				got := make([]byte, len(data))
+				if err := out[0].CopyToHostBuffer(ctx, got, nil); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, data) {
+					t.Errorf("%s: the resharded array differs", tc.name)
+				}
+				out[0].Delete()
+				x.Delete()
+			}
+		})
+	}
+}
