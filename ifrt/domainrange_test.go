@@ -30,7 +30,7 @@ func TestDomainRange(t *testing.T) {
 			return
 		}
 		want := ifrt.ExtractDomain(full, elem, shape, dom)
-		run := bytes.Index(full, want) >= 0 // the bytes count up: a match is the run
+		run := bytes.Contains(full, want) // the bytes count up: a match is the run
 		off, n, ok := ifrt.DomainRange(elem, shape, dom)
 		if ok != run {
 			t.Errorf("DomainRange(%v) ok = %v, want %v", dom, ok, run)
