@@ -123,6 +123,30 @@ func InsertDomain(full []byte, elemSize int, shape Shape, dom IndexDomain, shard
 	copyND(full, domainOffset(strides, dom), strides, shard, 0, DenseByteStrides(ext, elemSize), ext, int64(elemSize))
 }
 
+// DomainRange returns where the part dom of a dense row-major array of shape
+// lies in its bytes, [off, off+n), when that part is one contiguous run: the
+// dimensions after the first one dom cuts are whole, those before it one
+// element wide. A reader or writer of such a part can use the array's bytes
+// in place instead of ExtractDomain's or InsertDomain's copy.
+func DomainRange(elemSize int, shape Shape, dom IndexDomain) (off, n int64, ok bool) {
+	last := -1 // the last dimension that dom cuts
+	for i, r := range dom {
+		if r.Len() != shape[i] {
+			last = i
+		}
+	}
+	for _, r := range dom[:max(last, 0)] {
+		if r.Len() != 1 {
+			return 0, 0, false
+		}
+	}
+	n = dom.Shape().NumElements() * int64(elemSize)
+	if n == 0 {
+		return 0, 0, true
+	}
+	return domainOffset(DenseByteStrides(shape, elemSize), dom), n, true
+}
+
 func domainOffset(strides []int64, dom IndexDomain) int64 {
 	var off int64
 	for i, r := range dom {

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,31 +87,42 @@ func (p *peer) array(ctx context.Context, ref *workerpb.ArrayRef) (ifrt.Array, e
 	return p.w.proxy.SessionArray(ctx, ref.GetSessionId(), ref.GetSessionToken(), ref.GetHandle())
 }
 
-// contents returns the dense contents of region (nil: all) of a.
+// contents returns the dense contents of region (nil: all) of a. They may be
+// the array's own memory (ifrt.HostBytes), which the caller must not change.
 func contents(ctx context.Context, a ifrt.Array, region *workerpb.Domain) ([]byte, error) {
 	shape := a.Shape()
-	n, err := shape.ByteSize(a.DType())
+	var dom ifrt.IndexDomain
+	if region != nil {
+		var err error
+		if dom, err = domainOf(region); err != nil {
+			return nil, err
+		}
+		if !within(dom, shape) {
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: region %v is outside the array's shape %v", dom, shape)
+		}
+	}
+	data, lent, err := ifrt.HostBytes(a)
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, n)
-	if err := a.CopyToHostBuffer(ctx, data, nil); err != nil {
-		return nil, err
+	if !lent {
+		n, err := shape.ByteSize(a.DType())
+		if err != nil {
+			return nil, err
+		}
+		data = make([]byte, n)
+		if err := a.CopyToHostBuffer(ctx, data, nil); err != nil {
+			return nil, err
+		}
 	}
-	if region == nil {
+	if dom == nil {
 		return data, nil
 	}
-	dom, err := domainOf(region)
-	if err != nil {
-		return nil, err
+	elem := a.DType().HostByteSize()
+	if off, n, ok := ifrt.DomainRange(elem, shape, dom); ok {
+		return data[off : off+n : off+n], nil // the whole array or rows of it
 	}
-	if !within(dom, shape) {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: region %v is outside the array's shape %v", dom, shape)
-	}
-	if dom.Shape().Equal(shape) {
-		return data, nil // the whole array
-	}
-	return ifrt.ExtractDomain(data, a.DType().HostByteSize(), shape, dom), nil
+	return ifrt.ExtractDomain(data, elem, shape, dom), nil
 }
 
 // within reports whether d lies inside an array of the given shape.
@@ -289,18 +299,26 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 	}
 	elem := dtype.HostByteSize()
 	result := make([]byte, size)
-	// The parts stream in parallel; one that is the whole result goes
-	// straight into it.
-	whole := len(parts) == 1 && slices.Equal(parts[0].inside, target)
+	// The parts stream in parallel; one that is a contiguous run of the
+	// result (the whole of it, or whole rows) goes straight into it, unless
+	// it overlaps one that does (replicas): that one's bytes are put in
+	// after both have arrived.
+	inPlace := make([]bool, len(parts))
 	datas := make([][]byte, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, pt := range parts {
-		wg.Go(func() {
-			var dst []byte
-			if whole {
-				dst = result
+		var dst []byte
+		off, n, ok := ifrt.DomainRange(elem, shape, backend.Shift(pt.inside, target))
+		for j := range i {
+			if _, overlap := backend.Intersect(pt.inside, parts[j].inside); overlap && inPlace[j] {
+				ok = false
 			}
+		}
+		if ok {
+			dst, inPlace[i] = result[off:off+n:off+n], true
+		}
+		wg.Go(func() {
 			datas[i], errs[i] = p.fetch(ctx, pt.piece, pt.dom, pt.inside, pt.inside.Shape().NumElements()*int64(elem), dst)
 		})
 	}
@@ -315,12 +333,14 @@ func (p *peer) gather(ctx context.Context, req *workerpb.GatherRequest) (*worker
 		if pt.piece.GetWorkerAddress() != "" {
 			remote += int64(len(datas[i]))
 		}
-		if !whole {
+		if !inPlace[i] {
 			ifrt.InsertDomain(result, elem, shape, backend.Shift(pt.inside, target), datas[i])
 		}
 	}
 	spec := ifrt.ArraySpec{DType: dtype, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, ifrt.MemoryKind(req.GetMemoryKind()))}
-	a, err := p.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, result, spec, nil)
+	// result is ours and nothing writes to it again: the backend may keep
+	// it as the array's memory instead of copying it.
+	a, err := p.w.cfg.Backend.MakeArrayFromHostBuffer(ctx, result, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ import (
 // memory.
 
 // chunkOut is one ReadArrayChunk to send. data is the server's own copy of
-// the array's contents, which nothing changes: the transport may write from
-// it after SendMsg returns.
+// the array's contents or the array's own memory (ifrt.HostBytes), which
+// nothing changes: the transport may write from it after SendMsg returns.
 type chunkOut struct {
 	data   []byte
 	shared *workerpb.SharedRegion // instead of data

@@ -1,7 +1,9 @@
 package worker_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"runtime"
 	"testing"
 
@@ -61,4 +63,91 @@ func TestGatherPiecesAreBounded(t *testing.T) {
 		t.Errorf("a good piece: %v", err)
 	}
 	runtime.KeepAlive(a) // an unreachable proxy array is destructed on the server
+}
+
+// TestGatherPlacesPieces gathers a [2, 6] u8 result from pieces of this
+// worker: row halves (each received in place), column halves (put in after
+// they arrive), a row and the whole (overlapping, so one of them is put in
+// after), each of whose bytes must land exactly; a gather whose
+// last piece fails leaves no result array behind, and a piece of the wrong
+// size is INVALID_ARGUMENT.
+func TestGatherPlacesPieces(t *testing.T) {
+	s := startStandalone(t)
+	ctx, c := dialPeerTest(t, s)
+	dev := c.AddressableDevices()[0]
+	var keep []ifrt.Array
+	defer runtime.KeepAlive(keep)
+	ref := func(data []byte, shape ifrt.Shape) *workerpb.ArrayRef {
+		a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.U8, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, "")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep = append(keep, a)
+		var h proxy.ArrayHandle
+		if !a.As(&h) {
+			t.Fatal("no handle")
+		}
+		return &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: uint64(h)}
+	}
+	dom := func(o0, o1, n0, n1 int64) *workerpb.Domain {
+		return &workerpb.Domain{Origin: []int64{o0, o1}, Shape: []int64{n0, n1}}
+	}
+	want := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	gather := func(pieces ...*workerpb.Piece) (*workerpb.ArrayRef, error) {
+		h, err := c.ReserveHandle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		result := &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: uint64(h)}
+		_, err = s.peer(t).Gather(ctx, &workerpb.GatherRequest{Result: result, Dtype: int32(ifrt.U8), Domain: dom(0, 0, 2, 6), DeviceId: int32(dev.ID), Pieces: pieces})
+		return result, err
+	}
+	rows := []*workerpb.Piece{
+		{Array: ref(want[:6], ifrt.Shape{1, 6}), Domain: dom(0, 0, 1, 6)},
+		{Array: ref(want[6:], ifrt.Shape{1, 6}), Domain: dom(1, 0, 1, 6)},
+	}
+	cols := []*workerpb.Piece{
+		{Array: ref([]byte{0, 1, 2, 6, 7, 8}, ifrt.Shape{2, 3}), Domain: dom(0, 0, 2, 3)},
+		{Array: ref([]byte{3, 4, 5, 9, 10, 11}, ifrt.Shape{2, 3}), Domain: dom(0, 3, 2, 3)},
+	}
+	for name, pieces := range map[string][]*workerpb.Piece{"rows": rows, "columns": cols, "a row and the whole": {rows[0], {Array: ref(want, ifrt.Shape{2, 6}), Domain: dom(0, 0, 2, 6)}}} {
+		result, err := gather(pieces...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got, err := readArray(ctx, s.peer(t), result); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: gathered %v (%v), want %v", name, got, err, want)
+		}
+	}
+	missing := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: c.SessionID(), SessionToken: c.SessionToken(), Handle: 1 << 40}, Domain: dom(1, 0, 1, 6)}
+	result, err := gather(rows[0], missing)
+	if status.Code(err) != codes.NotFound {
+		t.Errorf("a gather with a missing piece: %v, want NOT_FOUND", err)
+	}
+	if _, err := readArray(ctx, s.peer(t), result); status.Code(err) != codes.NotFound {
+		t.Errorf("the result of a failed gather: %v, want NOT_FOUND", err)
+	}
+	short := &workerpb.Piece{Array: ref(want[6:], ifrt.Shape{1, 6}), Domain: dom(1, 0, 1, 7)}
+	if _, err := gather(rows[0], short); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a piece of 6 elements that says it holds 7: %v, want INVALID_ARGUMENT", err)
+	}
+}
+
+// readArray reads the whole array ref names through a peer service.
+func readArray(ctx context.Context, peer workerpb.PeerClient, ref *workerpb.ArrayRef) ([]byte, error) {
+	stream, err := peer.ReadArray(ctx, &workerpb.ReadArrayRequest{Array: ref})
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for {
+		chunk, err := stream.Recv()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chunk.GetData()...)
+	}
 }

@@ -68,6 +68,16 @@ func (a *array) data() ([][]byte, error) {
 	return a.shards, nil
 }
 
+// HostBytes lends the contents of an array on one device: shard bytes are
+// never written, and Go keeps them alive for whoever holds them.
+func (a *array) HostBytes() ([]byte, bool, error) {
+	shards, err := a.data()
+	if err != nil || len(shards) != 1 {
+		return nil, false, err
+	}
+	return shards[0], true, nil
+}
+
 // dense returns the array's whole contents, dense row-major.
 func (a *array) dense() ([]byte, error) {
 	shards, err := a.data()

@@ -50,3 +50,36 @@ func TestZeroCopyHostBuffer(t *testing.T) {
 		t.Errorf("OnDoneWithHostBuffer ran %d times, want 1", calls)
 	}
 }
+
+// An array on one device lends its bytes (ifrt.HostBytes) without a copy;
+// one over several devices has none to lend, and a deleted one fails.
+func TestHostBytes(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, gocpu.Config{Devices: 2})
+	two, err := ifrt.NewHloSharding(c.Devices(), "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []byte{1, 2, 3, 4}
+	spec := ifrt.ArraySpec{DType: ifrt.U8, Shape: ifrt.Shape{4}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
+	a, err := c.MakeArrayFromHostBuffer(ctx, buf, spec, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ifrt.HostBytes(a)
+	if err != nil || !ok || &got[0] != &buf[0] || len(got) != 4 {
+		t.Errorf("HostBytes of an array on one device = %v, %v, %v; want the adopted buffer", got, ok, err)
+	}
+	a.Delete()
+	if _, _, err := ifrt.HostBytes(a); ifrt.CodeOf(err) != ifrt.CodeOf(ifrt.ErrArrayDeleted) {
+		t.Errorf("HostBytes of a deleted array: %v, want %v", err, ifrt.ErrArrayDeleted)
+	}
+	spec.Sharding = two
+	b, err := c.MakeArrayFromHostBuffer(ctx, buf, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ifrt.HostBytes(b); ok || err != nil {
+		t.Errorf("HostBytes of an array over two devices: %v, %v; want none to lend", ok, err)
+	}
+}
