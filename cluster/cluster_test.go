@@ -46,8 +46,7 @@ func TestConformance(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ifrttest.RunConformance(t, ifrttest.Harness{
 		NewClient: func(t *testing.T) ifrt.Client {
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, defaultTestTimeout)
 			c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 			if err != nil {
 				t.Fatalf("Connect: %v", err)

@@ -12,13 +12,13 @@ import (
 
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // TestConnectErrorSaysWhere: a Connect that gives up says which resource
 // manager it waited for and the last error it got from it.
 func TestConnectErrorSaysWhere(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
+	ctx := testenv.Context(t, 300*time.Millisecond)
 	refuse := grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
 		return nil, errors.New("refused by the test")
 	})

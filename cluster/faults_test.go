@@ -18,6 +18,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/faultnet"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker"
 )
@@ -152,8 +153,7 @@ func TestFailedCompileIsNotRetriedElsewhere(t *testing.T) {
 				b, err := gocpu.New(gocpu.Config{Devices: 2})
 				return failingCompiles{b, progErr, &counts[slice]}, err
 			}})
-		ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-		defer cancel()
+		ctx := testenv.Context(t, defaultTestTimeout)
 		_, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte("garbage")}, &ifrt.CompileOptions{Devices: l.Client.Devices()[:2]})
 		if ifrt.CodeOf(err) != ifrt.CodeOf(progErr) {
 			t.Errorf("Compile = %v, want the worker's %v", err, ifrt.CodeOf(progErr))

@@ -94,8 +94,7 @@ func TestGangOnPJRTWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	programs := []string{"shard_map_psum_shardy", "shard_map_psum_gspmd", "sharded_spmd_gspmd", "sharded_spmd_shardy"}
 	for _, name := range programs {
 		t.Run(name, func(t *testing.T) {
@@ -134,8 +133,7 @@ const donateTwice = `module @donate attributes {mhlo.num_partitions = 8 : i32, m
 // deleted, its shards freed on the workers' PJRT clients.
 func TestGangOnPJRTWorkersDonates(t *testing.T) {
 	pc := startPJRTCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	devs := pc.Client.Devices()
 	exe, err := pc.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(donateTwice)}, &ifrt.CompileOptions{Devices: devs})
 	if err != nil {
@@ -174,8 +172,7 @@ func TestGangOnPJRTWorkersDonates(t *testing.T) {
 // with DATA_LOSS, no hang; once it is back, spanning launches work again.
 func TestGangOnPJRTWorkersLostParticipant(t *testing.T) {
 	pc := startPJRTCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	all := pc.Client.Devices()
 	loseParticipant(ctx, t, pc.Cluster, mustCompile(ctx, t, pc.Client, ifrt.DeviceList{all[0], all[2], all[4], all[6]}), func() {})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/golden"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 func loadGolden(t *testing.T, pattern string) map[string][]byte {
@@ -93,8 +94,7 @@ func TestGangShardMap(t *testing.T) {
 		t.Run(fmt.Sprintf("%dslices_%dhosts", shape.Slices, max(shape.HostsPerSlice, 1)), func(t *testing.T) {
 			shape.NoProxy = true
 			l := startLocal(t, shape)
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, defaultTestTimeout)
 			for base, js := range programs {
 				t.Run(filepath.Base(base), func(t *testing.T) {
 					runGolden(ctx, t, l.Client, spread(t, l.Client.Devices(), base), base, js)

@@ -1,12 +1,12 @@
 package cluster_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/ifrttest"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 )
 
@@ -20,8 +20,7 @@ func TestConformanceThroughProxy(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4})
 	ifrttest.RunConformance(t, ifrttest.Harness{
 		NewClient: func(t *testing.T) ifrt.Client {
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, defaultTestTimeout)
 			c, err := proxy.Dial(ctx, l.ProxyAddress, proxy.WithLogger(quietLogger()))
 			if err != nil {
 				t.Fatalf("Dial: %v", err)

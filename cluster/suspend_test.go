@@ -13,6 +13,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 	_ "github.com/openpathways/pathways/storage/gcs"
 	"github.com/openpathways/pathways/storage/gcs/gcstest"
@@ -127,8 +128,7 @@ func TestSuspendResume(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var bs backends
 			l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: tc.scratch, NewBackend: bs.new})
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, defaultTestTimeout)
 			c := l.Client
 			arrays := makeSuspendArrays(t, ctx, c)
 			other, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(9, 8), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}, nil)
@@ -233,8 +233,7 @@ func runDouble(t *testing.T, ctx context.Context, c ifrt.Client, x ifrt.Array) {
 // suspended (FAILED_PRECONDITION), and it keeps working.
 func TestSuspendWithoutScratch(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	arrays := makeSuspendArrays(t, ctx, l.Client)
 	err := l.Client.SuspendSlice(ctx, 1)
 	if !errors.Is(err, ifrt.ErrFailedPrecondition) {
@@ -261,8 +260,7 @@ func sleepBriefly() { time.Sleep(10 * time.Millisecond) }
 func TestSuspendLetsRequestsInFlightFinish(t *testing.T) {
 	var bs backends
 	gate, l := startGated(t, &bs)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c := l.Client
 	put := make(chan error, 1)
 	var inFlight ifrt.Array
@@ -306,8 +304,7 @@ func TestSuspendLosesACrashedWorker(t *testing.T) {
 	var bs backends
 	gate, l := startGated(t, &bs)
 	t.Cleanup(func() { close(gate.release) })
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c := l.Client
 	arrays := makeSuspendArrays(t, ctx, c)
 	go func() {
@@ -378,8 +375,7 @@ func startGated(t *testing.T, bs *backends) (gatedPuts, *localtest.Cluster) {
 // back on their own, and a new suspension (numbered from 1 again) works.
 func TestSuspendedSliceAndAnRMRestart(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, ScratchLocation: t.TempDir()})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c := l.Client
 	arrays := makeSuspendArrays(t, ctx, c)
 	if err := c.SuspendSlice(ctx, 1); err != nil {

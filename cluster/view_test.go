@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // startCounted is a one-worker cluster whose worker backend the test can count.
@@ -46,8 +46,7 @@ func waitLive(t *testing.T, g *gocpu.Client, want int) {
 // copy on the worker, and either array outlives the other's deletion.
 func TestFullyReplicatedShardOfOneDeviceIsAView(t *testing.T) {
 	c, g := startCounted(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	want := []float32{1, 2, 3, 4}
 	spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
 	a, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(want...), spec, nil)
@@ -89,8 +88,7 @@ func TestFullyReplicatedShardOfOneDeviceIsAView(t *testing.T) {
 // with an array JAX destructs) is freed on its worker, without a future.
 func TestReleaseFreesOnTheWorker(t *testing.T) {
 	c, g := startCounted(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	s, _ := ifrt.NewTiledSharding(c.Devices(), 2)
 	a, err := c.MakeArrayFromHostBuffer(ctx, f32Bytes(1, 2, 3, 4), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{4}, Sharding: s}, nil)
 	if err != nil {

@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/faultnet"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -22,8 +22,7 @@ import (
 // blind to workers coming and going. Its session now fails: Err says why and
 // Failed is closed.
 func TestWatchFailureIsSticky(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	var refuse atomic.Bool
 	refuseWatch := grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 		if refuse.Load() && info.FullMethod == rmpb.ResourceManager_Watch_FullMethodName {

@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // TestWatchLagsBehindAWorkerThatLeft: the client's watch delivers, late, a
@@ -18,8 +18,7 @@ import (
 // fails the session (one lost slice allowed, two lost).
 func TestWatchLagsBehindAWorkerThatLeft(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 3, DevicesPerSlice: 2, NoProxy: true})
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	var gate watchGate
 	defer gate.release()
 	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()), cluster.WithElasticSlices(1),

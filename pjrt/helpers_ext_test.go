@@ -49,8 +49,7 @@ func (p testPlugin) load(t testing.TB) *pjrt.Plugin {
 func (p testPlugin) client(t testing.TB, n int) *pjrt.Client {
 	t.Helper()
 	plugin := p.load(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := plugin.NewClient(ctx, map[string]any{"cpu_device_count": int64(n)})
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // libtpu is loaded in a child process (this test binary re-run): it is a 550 MB
@@ -49,8 +51,7 @@ func TestLibTPUWithoutTPU(t *testing.T) {
 		libtpuChild(t, path)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 4*time.Minute)
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLibTPUWithoutTPU$", "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), libtpuChildEnv+"=1", "PATHWAYS_LIBTPU="+path, "TPU_SKIP_MDS_QUERY=1",
 		"TPU_MIN_LOG_LEVEL=3", "TPU_STDERR_LOG_LEVEL=3")
@@ -183,8 +184,7 @@ func TestCPUPluginsRuntimeConflicts(t *testing.T) {
 		t.Skip("no CPU plugin found (run scripts/setup_plugins.sh)")
 	}
 	if os.Getenv(childEnv) != "1" {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
+		ctx := testenv.Context(t, 3*time.Minute)
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestCPUPluginsRuntimeConflicts$", "-test.v", "-test.count=1")
 		cmd.Env = append(os.Environ(), childEnv+"=1")
 		out, err := cmd.CombinedOutput()

@@ -84,8 +84,7 @@ func TestAsyncExecuteCarriesBaggage(t *testing.T) {
 	})
 	defer c.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	m, err := baggage.NewMember(proxyserver.SessionBaggageKey, "77")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/ifrt/ifrttest"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
@@ -58,8 +59,7 @@ func dial(t testing.TB, opts []proxy.Option) *proxy.Client {
 
 func dialTarget(t testing.TB, target string, opts ...proxy.Option) *proxy.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := proxy.Dial(ctx, target, opts...)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
@@ -119,8 +119,7 @@ func TestCloseEndsTheServerSession(t *testing.T) {
 	if got := srv.Sessions(); got != 1 {
 		t.Fatalf("server has %d sessions, want 1", got)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
 	if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); err != nil {
 		t.Fatal(err)
@@ -151,8 +150,7 @@ func TestServerCloseDisconnectsTheClient(t *testing.T) {
 	c := dial(t, append(opts, proxy.WithOnDisconnect(func(err error) { lost <- err })))
 	defer c.Close()
 	srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	select {
 	case err := <-lost:
 		if !errors.Is(err, ifrt.ErrUnavailable) {
@@ -189,8 +187,7 @@ func startTCPServer(t testing.TB, devices int) string {
 
 func TestOpenByName(t *testing.T) {
 	target := startTCPServer(t, 2)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := ifrt.Open(ctx, "proxy:"+target)
 	if err != nil {
 		t.Fatalf("ifrt.Open: %v", err)
@@ -209,8 +206,7 @@ func TestUnreachableArraysAreFreedOnTheServer(t *testing.T) {
 	opts, _, backend := startServerWith(t, 2)
 	c := dial(t, opts)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	kept, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), ifrt.ArraySpec{
 		DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}, nil)
 	if err != nil {
@@ -246,8 +242,7 @@ func TestConcurrentChurn(t *testing.T) {
 	opts, _, backend := startServerWith(t, 4)
 	c := dial(t, opts)
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	devs := c.AddressableDevices()
 	errs := make(chan error, 8)
 	for g := range 8 {
@@ -299,8 +294,7 @@ func TestConcurrentChurn(t *testing.T) {
 func TestCopyArraysFromDifferentDevices(t *testing.T) {
 	c := dial(t, startServer(t, 3))
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	devs := c.AddressableDevices()
 	var in []ifrt.Array
 	for i := range 2 {
@@ -344,8 +338,7 @@ func TestRepeatedExecutionsWithStatus(t *testing.T) {
 			}
 			c := dial(t, opts)
 			defer c.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, defaultTestTimeout)
 			dev := c.AddressableDevices()[1]
 			exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(scale)}, &ifrt.CompileOptions{Devices: ifrt.DeviceList{dev}})
 			if err != nil {

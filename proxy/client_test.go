@@ -19,8 +19,7 @@ import (
 )
 
 func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
+	ctx := testenv.Context(t, defaultTestTimeout)
 	return ctx
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -66,8 +67,7 @@ func (f *fakeServer) start(t *testing.T, opts ...Option) (*Client, error) {
 	proxypb.RegisterGrpcIfrtServiceServer(srv, f)
 	go srv.Serve(lis)
 	t.Cleanup(srv.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	opts = append([]Option{
 		WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })),
 		WithInsecure(),

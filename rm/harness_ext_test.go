@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
@@ -28,8 +29,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func testContext(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
+	ctx := testenv.Context(t, defaultTestTimeout)
 	return ctx
 }
 

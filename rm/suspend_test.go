@@ -1,7 +1,6 @@
 package rm
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm/rmpb"
 )
 
@@ -47,8 +47,7 @@ func FuzzSliceControl(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, b []byte) {
 		// Suspend and resume wait for the workers: give them no time.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-		defer cancel()
+		ctx := testenv.Context(t, time.Millisecond)
 		var err error
 		switch kind % 3 {
 		case 0:

@@ -1,7 +1,6 @@
 package sidecar_test
 
 import (
-	"context"
 	"log/slog"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/sidecar"
 )
 
@@ -21,8 +21,7 @@ import (
 // round trip costs more and the ratio grows.
 func BenchmarkColocatedVersusClient(b *testing.B) {
 	py := sidecarPython(b)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(b, 5*time.Minute)
 	proc, err := sidecar.Start(ctx, sidecar.Config{Command: []string{py, script()}})
 	if err != nil {
 		b.Fatal(err)

@@ -1,7 +1,6 @@
 package sidecar_test
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/sidecar"
 )
 
@@ -67,8 +67,7 @@ func startColocatedCluster(t *testing.T, py string, env ...string) (*local.Clust
 	for i := range procs {
 		procs[i] = startSidecar(t, py, append([]string{fmt.Sprintf("PATHWAYS_HOST_NAME=host-%d", i)}, env...)...)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	cl, err := local.Start(ctx, local.Config{
 		Slices: 2, DevicesPerSlice: 2, Logger: slog.New(slog.DiscardHandler),
 		NewBackend: func(i int) (ifrt.Client, error) {

@@ -52,8 +52,7 @@ func script() string {
 
 func startSidecar(t *testing.T, py string, env ...string) *sidecar.Process {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	p, err := sidecar.Start(ctx, sidecar.Config{Command: []string{py, script()}, Env: env, RestartDelay: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

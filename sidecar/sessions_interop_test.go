@@ -1,13 +1,13 @@
 package sidecar_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/sidecar"
 )
 
@@ -53,8 +53,7 @@ func testInteropColocatedSessions(t *testing.T, py string) {
 // a minute since sessions end a moment after their clients.
 func checkObjects(t *testing.T, procs []*sidecar.Process, want []int, when string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, time.Minute)
 	for i, p := range procs {
 		for {
 			stats, err := p.Sessions(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -63,8 +64,7 @@ func TestGangProgramsGoWithTheirSession(t *testing.T) {
 // service; all of them end with the test.
 func startGangSession(t *testing.T) (context.Context, *standalone, *proxy.Client, workerpb.GangClient) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
+	ctx := testenv.Context(t, defaultTestTimeout)
 	s := startStandalone(t)
 	client, err := proxy.Dial(ctx, s.addr)
 	if err != nil {

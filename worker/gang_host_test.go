@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // hostPsum sums a 2-vector over 2 partitions.
@@ -36,8 +36,7 @@ type opaqueBackend struct{ ifrt.Client }
 // and the host copies are gone after each run. An argument it cannot copy
 // fails that partition and, through its communicator, the others.
 func TestHostRunner(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, time.Minute)
 	inner, err := gocpu.New(gocpu.Config{Devices: 2, FirstDeviceID: 4})
 	if err != nil {
 		t.Fatal(err)

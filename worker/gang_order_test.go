@@ -1,19 +1,19 @@
 package worker
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // Launches start in sequence order whatever order they arrive in; a launch
 // that gave up its turn does not hold the next one back; a new incarnation
 // counts from 1.
 func TestSequencerOrder(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 20*time.Second)
 	s := newSequencer(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	started := make(chan uint64, 8)
 	for _, seq := range []uint64{4, 3} {

@@ -1,12 +1,12 @@
 package worker_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"testing"
 
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker"
@@ -18,8 +18,7 @@ import (
 // once the sessions had freed their arrays.
 func TestServeAfterShutdownRefuses(t *testing.T) {
 	s := startStandalone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c := dialWithArray(t, ctx, s)
 	defer c.Close()
 	if err := s.w.Shutdown(ctx); err != nil {

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
@@ -22,8 +23,7 @@ import (
 // RM lists.
 func TestGatherPiecesAreBounded(t *testing.T) {
 	s := startStandalone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := proxy.Dial(ctx, "grpc://"+s.addr)
 	if err != nil {
 		t.Fatal(err)

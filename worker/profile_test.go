@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
@@ -69,8 +70,7 @@ func readTrace(t *testing.T, stream workerpb.Profiler_TraceClient) map[string]bo
 // stop frees the worker for the next trace.
 func TestProfilerProtocol(t *testing.T) {
 	s := startStandalone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	p := s.profiler(t)
 	negative := &workerpb.TraceControl{Action: &workerpb.TraceControl_Start{Start: &workerpb.TraceStart{MaxDurationNs: -1}}}
 	for name, first := range map[string]*workerpb.TraceControl{"stop first": stopTrace, "negative duration": negative, "empty": {}} {
@@ -127,8 +127,7 @@ func TestProfilerProtocol(t *testing.T) {
 // asked, and its trace call does not hold up the drain.
 func TestProfilerDrain(t *testing.T) {
 	s := startStandalone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	stream, code := openTrace(t, ctx, s.profiler(t), startTrace)
 	if code != codes.OK {
 		t.Fatal(code)

@@ -15,6 +15,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -42,8 +43,7 @@ func TestPeerHandlerPanicIsInternal(t *testing.T) {
 // dialPeerTest opens a proxy session on s for the test.
 func dialPeerTest(t *testing.T, s *standalone) (context.Context, *proxy.Client) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	t.Cleanup(cancel)
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := proxy.Dial(ctx, "grpc://"+s.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -139,8 +139,7 @@ func TestGangPanicIsInternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	gang := workerpb.NewGangClient(conn)
 
 	_, err = gang.Compile(ctx, &workerpb.GangCompileRequest{})

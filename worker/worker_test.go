@@ -17,6 +17,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/worker"
 	"github.com/openpathways/pathways/worker/workerpb"
@@ -106,8 +107,7 @@ func startHeldUpload(t *testing.T, ctx context.Context) (s *standalone, g *gated
 // failed the step in flight): the request finishes and succeeds, Shutdown waits
 // for it, then ends the session and frees what it held, and Serve returns nil.
 func TestShutdownDrains(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	s, g, upload := startHeldUpload(t, ctx)
 	done := make(chan error, 1)
 	go func() { done <- s.w.Shutdown(ctx) }()
@@ -144,8 +144,7 @@ func TestShutdownDrains(t *testing.T) {
 
 // TestShutdownDeadline ends sessions whose work outlives the drain's deadline.
 func TestShutdownDeadline(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	s, g, upload := startHeldUpload(t, ctx)
 	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancelShort()
@@ -180,8 +179,7 @@ func dialWithArray(t *testing.T, ctx context.Context, s *standalone) *proxy.Clie
 func TestGatherRejectsBadRequests(t *testing.T) {
 	s := startStandalone(t)
 	peer := s.peer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	domain := func(origin, shape []int64) *workerpb.Domain { return &workerpb.Domain{Origin: origin, Shape: shape} }
 	f32 := int32(ifrt.F32)
 	tests := []struct {
@@ -236,8 +234,7 @@ func FuzzGather(f *testing.F) {
 		if proto.Unmarshal(data, &req) != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-		defer cancel()
+		ctx := testenv.Context(t, defaultTestTimeout)
 		_, err := peer.Gather(ctx, &req)
 		if code := status.Code(err); code == codes.Unavailable || code == codes.Internal || code == codes.Unknown {
 			t.Fatalf("Gather(%v) = %v", &req, err)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/rm"
 	"github.com/openpathways/pathways/worker"
@@ -59,8 +60,7 @@ func TestHealthFollowsLifecycle(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
+			ctx := testenv.Context(t, 30*time.Second)
 			srv := start(t)
 			lis, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {

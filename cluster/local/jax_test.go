@@ -2,7 +2,6 @@ package local_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -12,14 +11,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // runJAX runs testdata/<script> with the JAX environment's python against the
 // proxy server at addr and returns the JSON objects it printed, merged.
 func runJAX(t *testing.T, python, addr, script string, env ...string) map[string]json.RawMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 3*time.Minute)
 	dir, _ := filepath.Abs("testdata")
 	cmd := exec.CommandContext(ctx, python, filepath.Join(dir, script))
 	cmd.Dir = dir

@@ -12,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/profiling/profiletest"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 )
 
@@ -114,8 +115,7 @@ func (p *profileSession) read() profiletest.File {
 // recorder sees only its own requests), one process per host. maxNumHosts
 // and device ids choose the hosts.
 func TestProfileHosts(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, time.Minute)
 	l, err := localtest.Start(ctx, local.Config{Slices: 3, DevicesPerSlice: 2, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +162,7 @@ func TestProfileHosts(t *testing.T) {
 // the stop with UNAVAILABLE, and the file still holds the other hosts'
 // events and names the lost one's error.
 func TestProfileHostErrors(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, time.Minute)
 	l, err := localtest.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package local_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +22,7 @@ func TestJAXProfile(t *testing.T) {
 	}
 	python := testenv.Python(t)
 	emulator := gcstest.Start(t, "profiles")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	c, err := local.Start(ctx, local.Config{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

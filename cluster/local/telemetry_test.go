@@ -48,8 +48,7 @@ func TestJAXTrace(t *testing.T) {
 	})
 
 	logs := &testenv.SyncBuffer{}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	c, err := local.Start(ctx, local.Config{Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)

@@ -307,8 +307,7 @@ func TestElasticCluster(t *testing.T) {
 }
 
 func testElasticCluster(t *testing.T, python, plugin string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	dumpDir := filepath.Join(t.TempDir(), "xla_dump")
 	c := startCluster(t, ctx, "pjrt:"+plugin, "--num_elastic_instances=1",
 		// XLA flags of each type reach the workers' compiles; xla_dump_to shows it.
@@ -369,8 +368,7 @@ func TestGoCPUCluster(t *testing.T) {
 }
 
 func testGoCPUCluster(t *testing.T, python string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
 	out, stderr := c.runJAX(python, "gocpu_cluster.py", func(step string) {
 		switch step {
@@ -404,8 +402,7 @@ func TestGangCluster(t *testing.T) {
 }
 
 func testGangCluster(t *testing.T, python, backend string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, backend, "--num_elastic_slices=1")
 	out, stderr := c.runJAX(python, "gang_cluster.py", func(step string) {
 		switch step {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // allReduceMiB is the size of each partition's value in
@@ -23,8 +23,7 @@ const allReduceMiB = 64
 // not assert on time.
 func TestGangAllReduceAcrossProcesses(t *testing.T) {
 	skipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, "gocpu")
 	client, err := cluster.Connect(ctx, c.rmAddr)
 	if err != nil {

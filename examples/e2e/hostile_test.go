@@ -182,8 +182,7 @@ func firstLine(s string) string {
 
 func TestHostileClients(t *testing.T) {
 	skipShort(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 10*time.Minute)
 	h := startHostileCluster(t, ctx)
 	h.alive(t)
 	for _, a := range []struct {

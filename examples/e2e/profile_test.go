@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -23,8 +22,7 @@ func TestProfileCluster(t *testing.T) {
 }
 
 func testProfileCluster(t *testing.T, python string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	gcstest.Start(t, "profiles") // STORAGE_EMULATOR_HOST reaches the processes
 	const location = "gs://profiles/e2e"
 	t.Setenv("PROFILE_LOCATION", location)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"testing"
 
 	"github.com/openpathways/pathways/internal/testenv"
@@ -17,8 +16,7 @@ func TestFailedSessionEndsNotServer(t *testing.T) {
 }
 
 func testFailedSessionEndsNotServer(t *testing.T, python string) {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, "gocpu")
 
 	out, _ := c.runJAX(python, "session_failure.py", func(step string) {

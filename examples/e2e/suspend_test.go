@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,8 +20,7 @@ import (
 func TestSuspendOnPreemption(t *testing.T) {
 	skipShort(t)
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
+		ctx := testenv.Context(t, testTimeout)
 		c := startCluster(t, ctx, "gocpu")
 		dir := t.TempDir()
 		notice := filepath.Join(dir, "preempted")

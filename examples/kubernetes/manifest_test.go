@@ -1,7 +1,6 @@
 package kubernetes
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openpathways/pathways/internal/envconfig"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/rm"
 )
 
@@ -843,8 +843,7 @@ func TestBinaryFlags(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", tt.pkg, "main.go")); err != nil {
 				t.Skipf("no examples/%s in this tree: %v", tt.pkg, err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
+			ctx := testenv.Context(t, 3*time.Minute)
 			bin := filepath.Join(t.TempDir(), tt.pkg)
 			if out, err := exec.CommandContext(ctx, goCommand(), "build", "-o", bin, "../"+tt.pkg).CombinedOutput(); err != nil {
 				t.Fatalf("go build ../%s: %v\n%s", tt.pkg, err, out)

@@ -2,19 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // TestLogFlags: --log_format=json writes one JSON object a line, with the
 // cluster client's lines under their component; --log_level=warn leaves out
 // the Info lines; an unknown format is refused.
 func TestLogFlags(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 30*time.Second)
 	l := startCluster(t, ctx, 1)
 	args := []string{"--server_port=0", "--resource_manager_address=" + l.RMAddress, "--virtual_slices=cpu:4"} // fails once connected
 

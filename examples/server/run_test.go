@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"io"
@@ -92,8 +91,7 @@ func (a fakeAddr) String() string  { return string(a) }
 // TestRunRMAndWorker runs an RM and a gocpu worker in process through run, and
 // stops both by cancelling their contexts (as SIGTERM does).
 func TestRunRMAndWorker(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 30*time.Second)
 	rm, addr := startRM(ctx, t)
 	w, line := startServer(ctx, t, "worker", []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"))
 	if !strings.HasPrefix(line, "worker ready on 127.0.0.1:") || !strings.Contains(line, "2 cpu devices") {
@@ -106,8 +104,7 @@ func TestRunRMAndWorker(t *testing.T) {
 // TestWorkerStopsWhileWaitingForTheRM: a worker whose RM never answers stops
 // cleanly when told to.
 func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
+	ctx := testenv.Context(t, 300*time.Millisecond)
 	if err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + testenv.RefusingAddress(t)}, envOf(), io.Discard, io.Discard); err != nil {
 		t.Errorf("run: %v, want nil after the stop", err)
 	}
@@ -116,8 +113,7 @@ func TestWorkerStopsWhileWaitingForTheRM(t *testing.T) {
 // TestWorkerPointedAtANonRM: a worker given the address of something that is
 // not a resource manager (another worker's port) exits saying so.
 func TestWorkerPointedAtANonRM(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 30*time.Second)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +181,7 @@ func TestParseSecurityAndLimits(t *testing.T) {
 // TestWorkerWithoutTheTokenCannotRegister: a rogue process registered as a
 // slice and received a user's data (issue 11, defect 4).
 func TestWorkerWithoutTheTokenCannotRegister(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 30*time.Second)
 	rm, addr := startRM(ctx, t, "PATHWAYS_CLUSTER_TOKEN", "s3cret")
 	defer rm.Stop(t)
 	err := run(ctx, []string{"--server_port=0", "--resource_manager_address=" + addr}, envOf("HOST_ADDRESS", "127.0.0.1"), io.Discard, io.Discard)

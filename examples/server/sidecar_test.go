@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +30,7 @@ func TestRunWorkerWithSidecar(t *testing.T) {
 	if out, err := exec.Command(py, "-c", "import cloudpickle, jax").CombinedOutput(); err != nil {
 		testenv.Missing(t, testenv.RequireInteropVar, "the Python interop environment lacks jax or cloudpickle ("+string(out)+"): run `make setup`")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	rm, addr := startRM(ctx, t)
 	script := filepath.Join(testenv.ModuleRoot(), "sidecar", "python", "pathways_sidecar.py")
 	w, line := startServer(ctx, t, "worker", []string{"--server_port=0", "--resource_manager_address=" + addr, "--sidecar=" + py + " " + script}, envOf("HOST_ADDRESS", "127.0.0.1"))

@@ -56,8 +56,7 @@ func requireSlurm(t *testing.T) {
 	if _, err := os.Stat(conf); err != nil {
 		unavailable("Slurm is not configured: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 15*time.Second)
 	out, err := exec.CommandContext(ctx, "scontrol", "ping").CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("UP")) {
 		unavailable("no Slurm controller answers: scontrol ping: %v: %s", err, bytes.TrimSpace(out))
@@ -70,8 +69,7 @@ func requireSlurm(t *testing.T) {
 
 func TestSlurmCluster(t *testing.T) {
 	requireSlurm(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")

@@ -11,6 +11,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/golden"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // TestShardMapPrograms runs the corpus's shard_map programs (JAX's shard_map
@@ -96,8 +97,7 @@ func TestPartitionedExecutionHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
+	ctx := testenv.Context(t, 100*time.Millisecond)
 	if _, err := exe.Execute(ctx, []ifrt.Array{x}, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Execute = %v, want context.DeadlineExceeded", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 func newLifecycle(drained, aborted, finished *int) *rpc.Lifecycle {
@@ -48,8 +49,7 @@ func serveLifecycle(t *testing.T, l *rpc.Lifecycle) <-chan error {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, time.Minute)
 	if _, err := grpc_health_v1.NewHealthClient(conn).Check(ctx, &grpc_health_v1.HealthCheckRequest{}, grpc.WaitForReady(true)); err != nil {
 		t.Fatal(err)
 	}

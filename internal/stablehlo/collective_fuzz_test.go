@@ -1,11 +1,12 @@
 package stablehlo
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // FuzzCollectives mutates programs with collectives and manual regions (the
@@ -43,8 +44,7 @@ func FuzzCollectives(f *testing.F) {
 				args[id] = append(args[id], &Tensor{Type: lt, Data: make([]byte, lt.NumElements()*int64(lt.Elem.ByteSize()))})
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
+		ctx := testenv.Context(t, time.Second)
 		if _, err := m.RunProcesses(ctx, args); errorCode(err) == Internal {
 			t.Fatalf("RunProcesses: %v", err)
 		}

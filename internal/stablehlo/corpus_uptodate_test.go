@@ -2,7 +2,6 @@ package stablehlo
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,8 +53,7 @@ func TestCorpusUpToDate(t *testing.T) {
 
 // generateCorpus runs the generator with python into a new temporary directory.
 func generateCorpus(t *testing.T, python string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 5*time.Minute)
 	dir := t.TempDir()
 	cmd := exec.CommandContext(ctx, python, filepath.Join("..", "..", "scripts", "gen_stablehlo_corpus.py"), dir)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -34,8 +34,7 @@ func (p testPlugin) path(t testing.TB) string {
 func (p testPlugin) client(t testing.TB, n int) *pjrtifrt.Client {
 	t.Helper()
 	path := p.path(t)
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: n})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
 		t.Skip("built without cgo")

@@ -66,8 +66,7 @@ var clusterBackends = map[*cluster.Client][]ifrt.Client{}
 
 func startCluster(t *testing.T, slices int, newBackend func(int) (ifrt.Client, error)) ifrt.Client {
 	var backends []ifrt.Client
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
+	ctx := testenv.Context(t, testTimeout)
 	devices := 8 / slices
 	l, err := local.Start(ctx, local.Config{
 		Slices: slices, DevicesPerSlice: devices, NoProxy: true,

@@ -1,7 +1,6 @@
 package proxyserver_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -34,8 +33,7 @@ func TestInteropCompileCache(t *testing.T) {
 		for run := range 2 {
 			var l *localtest.Cluster
 			b := interopBackend{name: "cluster_pjrt_cpu", newClient: func(t *testing.T) ifrt.Client {
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
+				ctx := testenv.Context(t, testTimeout)
 				var err error
 				l, err = localtest.Start(ctx, local.Config{
 					Slices: 1, DevicesPerSlice: 8, NoProxy: true, ScratchLocation: scratch,

@@ -1,7 +1,6 @@
 package proxyserver_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,8 +18,7 @@ func gangBackend(slices, hosts int) interopBackend {
 		name:             fmt.Sprintf("cluster_%dslices_%dhosts", slices, hosts),
 		compilesBytecode: true,
 		newClient: func(t *testing.T) ifrt.Client {
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, testTimeout)
 			l, err := local.Start(ctx, local.Config{Slices: slices, HostsPerSlice: hosts, DevicesPerSlice: 8 / (slices * hosts),
 				NoProxy: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {

@@ -1,7 +1,6 @@
 package proxyserver_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -23,8 +22,7 @@ func init() {
 		compiledHLO:      true,
 		newClient: func(t *testing.T) ifrt.Client {
 			path := testenv.LammpsPlugin.Path(t)
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
+			ctx := testenv.Context(t, testTimeout)
 			c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: 8})
 			if errors.Is(err, pjrt.ErrCgoUnavailable) {
 				t.Skip("built without cgo")

@@ -2,7 +2,6 @@ package proxyserver_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -130,8 +129,7 @@ func (s *interopServer) runScript(t *testing.T, script string, extraEnv ...strin
 // stdin.
 func (s *interopServer) runSteps(t *testing.T, script string, onStep func(step string), extraEnv ...string) (map[string]json.RawMessage, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 3*time.Minute)
 	dir, _ := filepath.Abs("testdata")
 	cmd := exec.CommandContext(ctx, s.python, filepath.Join(dir, script))
 	cmd.Dir = dir

@@ -23,6 +23,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
@@ -110,8 +111,7 @@ func TestShutdownClosesStuckSessions(t *testing.T) {
 	// progress.
 	op := s.send(makeArrayReq(t, 5, ifrt.F32, ifrt.Shape{2}, h.single(0)))
 	mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_InitRequest{InitRequest: &proxypb.InitRequest{}}}))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
+	ctx := testenv.Context(t, 100*time.Millisecond)
 	if err := h.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown with a session open = %v, want the context's error", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 	"github.com/openpathways/pathways/proxy"
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
@@ -27,8 +28,7 @@ func TestLiveArrayGauges(t *testing.T) {
 		}
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 30*time.Second)
 	srv, _ := proxyservertest.OverGocpu(t, 2, proxyserver.Config{})
 	client, err := proxy.Dial(ctx, "grpc://"+proxyservertest.Serve(t, srv))
 	if err != nil {

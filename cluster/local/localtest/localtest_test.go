@@ -1,7 +1,6 @@
 package localtest_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -9,13 +8,13 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/cluster/local/localtest"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 // TestFaultsOnSlicesThatAreNot: stopping or starting a worker that is not
 // there is an error, never a panic.
 func TestFaultsOnSlicesThatAreNot(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := testenv.Context(t, 60*time.Second)
 	c, err := localtest.Start(ctx, local.Config{Slices: 1, DevicesPerSlice: 1, NoProxy: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -42,8 +42,7 @@ func TestTwoWorkerProcessesOnCPU(t *testing.T) {
 	var buf bytes.Buffer
 	out = &buf
 	defer func() { out = os.Stdout }()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t, 2*time.Minute)
 	if err := twoWorkerProcesses(ctx, p); err != nil {
 		t.Fatalf("twoWorkerProcesses: %v\n%s", err, buf.String())
 	}
