@@ -19,28 +19,10 @@ import (
 // share of memcpy's rate, the best of each. Here a profile sees both workers.
 func BenchmarkGangAllReduce64MiB(b *testing.B) {
 	const n = 64 << 20 / 4
+	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 1, NoProxy: true})
 	ctx := context.Background()
-	l, err := local.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 1, NoProxy: true, Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	c := l.Client
-	devs := c.Devices()
-	program := communicatortest.AllReduceSum(2, n)
-	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(program)}, &ifrt.CompileOptions{Devices: devs})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
-	if err != nil {
-		b.Fatal(err)
-	}
+	exe, x := communicatortest.ReplicatedAllReduce(ctx, b, l.Client, n, 4093)
 	data, dst := make([]byte, 4*n), make([]byte, 4*n)
-	x, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{n}, Sharding: s}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	copy(dst, data)
 	reduce, memcpy := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	for b.Loop() {

@@ -21,12 +21,8 @@ import (
 // throughputs and their ratios (write_ratio, read_ratio: workers / plain).
 func BenchmarkPersist256MiB(b *testing.B) {
 	const size = 256 << 20
+	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	ctx := context.Background()
-	l, err := local.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true, Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
 	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
 	if err != nil {
 		b.Fatal(err)

@@ -17,12 +17,8 @@ import (
 // memcpy's rate, the best of each.
 func BenchmarkCopyAcrossSlices64MiB(b *testing.B) {
 	const n = 64 << 20
+	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
 	ctx := context.Background()
-	l, err := local.Start(ctx, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true, Logger: quietLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
 	c := l.Client
 	devs := c.Devices()
 	from, to := ifrt.DeviceList{devs[0], devs[1]}, ifrt.DeviceList{devs[2], devs[3]}

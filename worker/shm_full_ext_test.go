@@ -2,8 +2,6 @@ package worker_test
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 	"testing"
 
 	"github.com/openpathways/pathways/cluster/local"
@@ -25,37 +23,12 @@ func TestSharedMemoryPoolFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	c := l.Client
-	devs := c.Devices()
-	exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(communicatortest.AllReduceSum(2, n))}, &ifrt.CompileOptions{Devices: devs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ifrt.NewHloSharding(devs, "", ifrt.Replicated())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, 4*n)
-	for i := range n {
-		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(i%977)))
-	}
-	x, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{n}, Sharding: s}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe, x := communicatortest.ReplicatedAllReduce(ctx, t, l.Client, n, 977)
 	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make([]byte, 4*n)
-	if err := res.Outputs[0].CopyToHostBuffer(ctx, got, nil); err != nil {
-		t.Fatal(err)
-	}
-	for i := range n {
-		if v := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])); v != float32(2*(i%977)) {
-			t.Fatalf("element %d of the sum is %v, want %v", i, v, 2*(i%977))
-		}
-	}
+	communicatortest.CheckAllReduce(ctx, t, res.Outputs[0], 2, 977)
 }
 
 // TestSharedMemoryPoolFullCopy copies an array from one worker to another
