@@ -33,7 +33,7 @@ func TestJAXPortableArtifact(t *testing.T) {
 	}
 	t.Logf("artifact: %d bytes, StableHLO %v", len(artifact), artifactVersion)
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
 			c := p.client(t, 1)
 			current, minimum, _ := c.Plugin().StableHLOVersions()
 			supported := versionLE(artifactVersion, current) && versionLE(minimum, artifactVersion)
@@ -72,7 +72,7 @@ func TestJAXPortableArtifactSPMD(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
 			c := p.client(t, 8)
 			ctx := testContext(t)
 			opts := pjrt.CompileOptions{NumPartitions: 8, UseSPMDPartitioning: true, UseShardyPartitioner: true,

@@ -13,28 +13,26 @@ import (
 
 const defaultTestTimeout = 2 * time.Minute
 
-// testPlugin describes a plugin the tests can load.
-type testPlugin struct {
-	name string // short name used in subtest names
-	env  string // variable holding its path
-	link string // fallback under the module root
-}
+// testPlugin is a CPU plugin the tests load.
+type testPlugin struct{ testenv.Plugin }
 
 var (
-	cpuPlugin    = testPlugin{"xla_cpu", "PATHWAYS_PJRT_CPU_PLUGIN", ".plugins/cpu.so"}
-	lammpsPlugin = testPlugin{"lammps_cpu", "PATHWAYS_PJRT_LAMMPS_PLUGIN", ".plugins/lammps_cpu.so"}
+	cpuPlugin    = testPlugin{testenv.CPUPlugin}
+	lammpsPlugin = testPlugin{testenv.LammpsPlugin}
 	cpuPlugins   = []testPlugin{cpuPlugin, lammpsPlugin}
 )
 
-// path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
-func (p testPlugin) path(t testing.TB) string {
-	t.Helper()
-	return testenv.Plugin{Name: p.name, Env: p.env, Link: p.link}.Path(t)
+// forEachClient runs f in a subtest for each CPU plugin, with a client of n
+// devices on it (testPlugin.client).
+func forEachClient(t *testing.T, n int, f func(t *testing.T, c *pjrt.Client)) {
+	for _, p := range cpuPlugins {
+		t.Run(p.Name, func(t *testing.T) { f(t, p.client(t, n)) })
+	}
 }
 
 func (p testPlugin) load(t testing.TB) *pjrt.Plugin {
 	t.Helper()
-	path := p.path(t)
+	path := p.Path(t)
 	plugin, err := pjrt.Load(path)
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
 		t.Skip("built without cgo")

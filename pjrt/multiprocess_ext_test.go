@@ -19,7 +19,7 @@ func TestCPUPluginsAsProcesses(t *testing.T) {
 		plugin        testPlugin
 		honoursProcID bool
 	}{{cpuPlugin, false}, {lammpsPlugin, true}} {
-		t.Run(tc.plugin.name, func(t *testing.T) {
+		t.Run(tc.plugin.Name, func(t *testing.T) {
 			p := tc.plugin.load(t)
 			kv := &pjrt.MemoryKeyValueStore{}
 			ctx := testContext(t)

@@ -22,7 +22,7 @@ const addProgram = `module @add {
 // in one run. It reports both latencies and their ratio (ifrt/pjrt).
 func BenchmarkExecuteTiny(b *testing.B) {
 	for _, p := range cpuPlugins {
-		b.Run(p.name, func(b *testing.B) {
+		b.Run(p.Name, func(b *testing.B) {
 			c := p.client(b, 1)
 			ctx := context.Background()
 			exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(addProgram)}, nil)

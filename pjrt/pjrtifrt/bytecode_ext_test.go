@@ -8,6 +8,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/golden"
+	"github.com/openpathways/pathways/pjrt/pjrtifrt"
 )
 
 // TestBytecodeSignature compiles each testdata program as text and as the
@@ -16,31 +17,28 @@ import (
 // the module as it does from text.
 func TestBytecodeSignature(t *testing.T) {
 	files := golden.Files(t, "testdata/*.json", 1)
-	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
-			c := p.client(t, 8)
-			for _, f := range files {
-				g := golden.Load(t, f)
-				t.Run(g.Name, func(t *testing.T) {
-					opts := &ifrt.CompileOptions{Devices: c.AddressableDevices()[:g.Devices]}
-					var got []any
-					for _, form := range []string{".mlir", ".mlirbc"} {
-						module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+form)
-						exe, err := c.Compile(testContext(t), &ifrt.MLIRProgram{Module: module}, opts)
-						if err != nil {
-							t.Fatalf("Compile(%s): %v", form, err)
-						}
-						if exe.Parameters() == nil {
-							t.Errorf("%s: Parameters() is nil", form)
-						}
-						got = append(got, []any{exe.Parameters(), exe.Outputs(), exe.DonatableParameters()})
-						exe.Delete()
+	forEachClient(t, 8, func(t *testing.T, c *pjrtifrt.Client) {
+		for _, f := range files {
+			g := golden.Load(t, f)
+			t.Run(g.Name, func(t *testing.T) {
+				opts := &ifrt.CompileOptions{Devices: c.AddressableDevices()[:g.Devices]}
+				var got []any
+				for _, form := range []string{".mlir", ".mlirbc"} {
+					module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+form)
+					exe, err := c.Compile(testContext(t), &ifrt.MLIRProgram{Module: module}, opts)
+					if err != nil {
+						t.Fatalf("Compile(%s): %v", form, err)
 					}
-					if diff := cmp.Diff(got[0], got[1]); diff != "" {
-						t.Errorf("bytecode executable differs from text (-text +bytecode):\n%s", diff)
+					if exe.Parameters() == nil {
+						t.Errorf("%s: Parameters() is nil", form)
 					}
-				})
-			}
-		})
-	}
+					got = append(got, []any{exe.Parameters(), exe.Outputs(), exe.DonatableParameters()})
+					exe.Delete()
+				}
+				if diff := cmp.Diff(got[0], got[1]); diff != "" {
+					t.Errorf("bytecode executable differs from text (-text +bytecode):\n%s", diff)
+				}
+			})
+		}
+	})
 }

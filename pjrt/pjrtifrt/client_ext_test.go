@@ -14,7 +14,7 @@ import (
 )
 
 func TestOpen(t *testing.T) {
-	path := cpuPlugin.path(t)
+	path := cpuPlugin.Path(t)
 	ctx := testContext(t)
 	c, err := ifrt.Open(ctx, "pjrt:plugin="+path+",devices=4")
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
@@ -61,63 +61,60 @@ func TestOpen(t *testing.T) {
 // for every semantics and sharding, and only after PJRT is done: with zero copy,
 // not before the array is deleted (when its buffer may alias the host data).
 func TestHostBufferSemantics(t *testing.T) {
-	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
-			c := p.client(t, 2)
-			ctx := testContext(t)
-			devs := c.AddressableDevices()
-			shardings := map[string]ifrt.Sharding{"single": ifrt.NewSingleDeviceSharding(devs[1], "")}
-			shardings["tiled"], _ = ifrt.NewTiledSharding(devs, 2)
-			shardings["replicated"], _ = ifrt.NewHloSharding(devs, "", ifrt.Replicated())
-			for name, s := range shardings {
-				for _, sem := range []ifrt.HostBufferSemantics{ifrt.ImmutableOnlyDuringCall, ifrt.ImmutableUntilTransferCompletes, ifrt.ImmutableZeroCopy} {
-					t.Run(fmt.Sprint(name, "/", sem), func(t *testing.T) {
-						data := make([]byte, 4*64) // f32[64]
-						for i := range data {
-							data[i] = byte(i)
+	forEachClient(t, 2, func(t *testing.T, c *pjrtifrt.Client) {
+		ctx := testContext(t)
+		devs := c.AddressableDevices()
+		shardings := map[string]ifrt.Sharding{"single": ifrt.NewSingleDeviceSharding(devs[1], "")}
+		shardings["tiled"], _ = ifrt.NewTiledSharding(devs, 2)
+		shardings["replicated"], _ = ifrt.NewHloSharding(devs, "", ifrt.Replicated())
+		for name, s := range shardings {
+			for _, sem := range []ifrt.HostBufferSemantics{ifrt.ImmutableOnlyDuringCall, ifrt.ImmutableUntilTransferCompletes, ifrt.ImmutableZeroCopy} {
+				t.Run(fmt.Sprint(name, "/", sem), func(t *testing.T) {
+					data := make([]byte, 4*64) // f32[64]
+					for i := range data {
+						data[i] = byte(i)
+					}
+					var calls atomic.Int32
+					doneCh := make(chan struct{})
+					opts := &ifrt.HostBufferOptions{Semantics: sem, OnDoneWithHostBuffer: func() {
+						if calls.Add(1) == 1 {
+							close(doneCh)
 						}
-						var calls atomic.Int32
-						doneCh := make(chan struct{})
-						opts := &ifrt.HostBufferOptions{Semantics: sem, OnDoneWithHostBuffer: func() {
-							if calls.Add(1) == 1 {
-								close(doneCh)
-							}
-						}}
-						a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{64}, Sharding: s}, opts)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if sem == ifrt.ImmutableOnlyDuringCall && calls.Load() != 1 {
-							t.Errorf("OnDoneWithHostBuffer not called before return")
-						}
-						if got := get(t, a); string(got) != string(data) {
-							t.Errorf("contents differ")
-						}
-						if err := a.Ready().Await(ctx); err != nil {
-							t.Errorf("Ready: %v", err)
-						}
-						a.Delete()
-						select {
-						case <-doneCh:
-						case <-time.After(30 * time.Second):
-							t.Fatal("OnDoneWithHostBuffer never called")
-						}
-						time.Sleep(time.Millisecond)
-						if n := calls.Load(); n != 1 {
-							t.Errorf("OnDoneWithHostBuffer called %d times", n)
-						}
-					})
-				}
+					}}
+					a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{64}, Sharding: s}, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sem == ifrt.ImmutableOnlyDuringCall && calls.Load() != 1 {
+						t.Errorf("OnDoneWithHostBuffer not called before return")
+					}
+					if got := get(t, a); string(got) != string(data) {
+						t.Errorf("contents differ")
+					}
+					if err := a.Ready().Await(ctx); err != nil {
+						t.Errorf("Ready: %v", err)
+					}
+					a.Delete()
+					select {
+					case <-doneCh:
+					case <-time.After(30 * time.Second):
+						t.Fatal("OnDoneWithHostBuffer never called")
+					}
+					time.Sleep(time.Millisecond)
+					if n := calls.Load(); n != 1 {
+						t.Errorf("OnDoneWithHostBuffer called %d times", n)
+					}
+				})
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestReuseInputSharesBuffers checks that arrays sharing buffers (ReuseInput)
 // keep them until the last one is deleted, that an executable never donates a
 // shared buffer, and that closing the client frees everything.
 func TestReuseInputSharesBuffers(t *testing.T) {
-	cpuPlugin.path(t)
+	cpuPlugin.Path(t)
 	before := pjrt.Live()
 	c := cpuPlugin.client(t, 2)
 	ctx := testContext(t)
@@ -211,8 +208,8 @@ func TestErrors(t *testing.T) {
 // hang), and every PJRT object must be released.
 func TestCloseUnderLoad(t *testing.T) {
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
-			p.path(t)
+		t.Run(p.Name, func(t *testing.T) {
+			p.Path(t)
 			before := pjrt.Live()
 			ctx := testContext(t)
 			c := p.client(t, 4)

@@ -13,8 +13,8 @@ import (
 // PJRT object.
 func TestConformance(t *testing.T) {
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
-			p.path(t)
+		t.Run(p.Name, func(t *testing.T) {
+			p.Path(t)
 			before := pjrt.Live()
 			ifrttest.RunConformance(t, ifrttest.Harness{
 				NewClient: func(t *testing.T) ifrt.Client { return p.client(t, 8) },

@@ -14,26 +14,27 @@ import (
 
 const defaultTestTimeout = 2 * time.Minute
 
-// testPlugin is a PJRT plugin the tests load: from the variable env, else from
-// link under the module root (scripts/setup_plugins.sh installs both).
-type testPlugin struct{ name, env, link string }
+// testPlugin is a CPU plugin the tests load.
+type testPlugin struct{ testenv.Plugin }
 
 var (
-	cpuPlugin    = testPlugin{"xla_cpu", "PATHWAYS_PJRT_CPU_PLUGIN", ".plugins/cpu.so"}
-	lammpsPlugin = testPlugin{"lammps_cpu", "PATHWAYS_PJRT_LAMMPS_PLUGIN", ".plugins/lammps_cpu.so"}
+	cpuPlugin    = testPlugin{testenv.CPUPlugin}
+	lammpsPlugin = testPlugin{testenv.LammpsPlugin}
 	cpuPlugins   = []testPlugin{cpuPlugin, lammpsPlugin}
 )
 
-// path returns the plugin's file, or skips (fails with PATHWAYS_REQUIRE_PLUGINS=1).
-func (p testPlugin) path(t testing.TB) string {
-	t.Helper()
-	return testenv.Plugin{Name: p.name, Env: p.env, Link: p.link}.Path(t)
+// forEachClient runs f in a subtest for each CPU plugin, with a client of n
+// devices on it (testPlugin.client).
+func forEachClient(t *testing.T, n int, f func(t *testing.T, c *pjrtifrt.Client)) {
+	for _, p := range cpuPlugins {
+		t.Run(p.Name, func(t *testing.T) { f(t, p.client(t, n)) })
+	}
 }
 
 // client returns a pjrtifrt client with n devices, closed when the test ends.
 func (p testPlugin) client(t testing.TB, n int) *pjrtifrt.Client {
 	t.Helper()
-	path := p.path(t)
+	path := p.Path(t)
 	ctx := testenv.Context(t, defaultTestTimeout)
 	c, err := pjrtifrt.New(ctx, pjrtifrt.Config{PluginPath: path, Devices: n})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {

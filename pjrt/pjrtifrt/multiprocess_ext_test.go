@@ -53,7 +53,7 @@ func openProcesses(t *testing.T, plugin string, count int) []ifrt.Client {
 }
 
 func TestCPUPluginProcesses(t *testing.T) {
-	path := lammpsPlugin.path(t)
+	path := lammpsPlugin.Path(t)
 	clients := openProcesses(t, path, 2)
 	wantIDs := []ifrt.DeviceID{0, 1, 2048, 2049}
 	for i, c := range clients {
@@ -101,7 +101,7 @@ func TestCPUPluginProcesses(t *testing.T) {
 // TestCPUPluginIgnoringProcessID: xla-cpu-pjrt 0.81 ignores "process_id", so
 // process 1 would have process 0's device ids.
 func TestCPUPluginIgnoringProcessID(t *testing.T) {
-	path := cpuPlugin.path(t)
+	path := cpuPlugin.Path(t)
 	_, err := pjrtifrt.New(testContext(t), pjrtifrt.Config{PluginPath: path, Devices: 2,
 		Process: pjrtifrt.Process{Index: 1, Count: 2, KeyValueStore: &pjrt.MemoryKeyValueStore{}}})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
@@ -115,7 +115,7 @@ func TestCPUPluginIgnoringProcessID(t *testing.T) {
 // TestProcessWaitsForPeers: a process whose peers never come fails after its
 // timeout instead of waiting forever, and leaves nothing open.
 func TestProcessWaitsForPeers(t *testing.T) {
-	path := lammpsPlugin.path(t)
+	path := lammpsPlugin.Path(t)
 	_, err := pjrtifrt.New(testContext(t), pjrtifrt.Config{PluginPath: path, Devices: 1,
 		Process: pjrtifrt.Process{Index: 0, Count: 3, KeyValueStore: &pjrt.MemoryKeyValueStore{}, Timeout: 20 * time.Millisecond}})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {
@@ -136,7 +136,7 @@ func (s *ifrtStore) Get(ctx context.Context, key string, timeout time.Duration) 
 }
 
 func TestProcessStoreErrorKeepsItsCode(t *testing.T) {
-	path := lammpsPlugin.path(t)
+	path := lammpsPlugin.Path(t)
 	_, err := pjrtifrt.New(testContext(t), pjrtifrt.Config{PluginPath: path, Devices: 1,
 		Process: pjrtifrt.Process{Index: 0, Count: 2, KeyValueStore: &ifrtStore{}}})
 	if errors.Is(err, pjrt.ErrCgoUnavailable) {

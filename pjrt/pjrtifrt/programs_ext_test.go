@@ -202,22 +202,19 @@ func float(d ifrt.DType, b []byte) float64 {
 // with JAX's results.
 func TestJAXPrograms(t *testing.T) {
 	files := golden.Files(t, "testdata/*.json", 1)
-	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
-			c := p.client(t, 8)
-			for _, f := range files {
-				g := golden.Load(t, f)
-				for _, form := range []string{"mlir", "mlirbc"} {
-					t.Run(g.Name+"."+form, func(t *testing.T) {
-						module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+"."+form)
-						if err := run(t, c, module, g); err != nil {
-							t.Fatalf("Compile: %v", err)
-						}
-					})
-				}
+	forEachClient(t, 8, func(t *testing.T, c *pjrtifrt.Client) {
+		for _, f := range files {
+			g := golden.Load(t, f)
+			for _, form := range []string{"mlir", "mlirbc"} {
+				t.Run(g.Name+"."+form, func(t *testing.T) {
+					module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+"."+form)
+					if err := run(t, c, module, g); err != nil {
+						t.Fatalf("Compile: %v", err)
+					}
+				})
 			}
-		})
-	}
+		}
+	})
 }
 
 // corpusKnownDiffs lists corpus programs whose results on a plugin differ from
@@ -265,7 +262,7 @@ func TestGoldenCorpus(t *testing.T) {
 	}
 	sort.Strings(files)
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
 			c := p.client(t, 8)
 			for _, f := range files {
 				name := strings.TrimSuffix(filepath.Base(f), ".json")
@@ -274,7 +271,7 @@ func TestGoldenCorpus(t *testing.T) {
 				}
 				g := golden.Load(t, f)
 				t.Run(g.Name, func(t *testing.T) {
-					if why, ok := corpusKnownDiffs[p.name+"/"+g.Name]; ok {
+					if why, ok := corpusKnownDiffs[p.Name+"/"+g.Name]; ok {
 						t.Skip(why)
 					}
 					module := golden.ReadFile(t, strings.TrimSuffix(f, ".json")+".mlir")

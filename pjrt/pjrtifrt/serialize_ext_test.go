@@ -14,7 +14,7 @@ import (
 // bytes into a fresh client, where it runs without being compiled.
 func TestSerializeExecutable(t *testing.T) {
 	for _, p := range cpuPlugins {
-		t.Run(p.name, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
 			module, err := os.ReadFile("testdata/mul_add.mlir")
 			if err != nil {
 				t.Fatal(err)
