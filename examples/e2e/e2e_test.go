@@ -183,7 +183,8 @@ func (c *procCluster) kill9(slice int) {
 // runJAX runs testdata/<script> with the JAX client pointed at the proxy
 // server. The script prints JSON objects, one a line; {"waiting": step} makes
 // the test call onStep(step) and then answer step on the script's stdin. It
-// returns every printed field, and the script's stderr.
+// returns every printed field, and the script's stderr, whose tail it logs if
+// the test fails.
 func (c *procCluster) runJAX(python, script string, onStep func(step string)) (map[string]json.RawMessage, string) {
 	t := c.t
 	t.Helper()
@@ -233,7 +234,23 @@ func (c *procCluster) runJAX(python, script string, onStep func(step string)) (m
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%s failed: %v\nstderr:\n%s", script, err, lastLines(stderr.String(), 40))
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s stderr (tail):\n%s", script, lastLines(stderr.String(), 40))
+		}
+	})
 	return out, stderr.String()
+}
+
+// restartWorker1 is runJAX's onStep for the scripts that wait while worker 1
+// is killed ("killed") and while it starts again ("restarted").
+func (c *procCluster) restartWorker1(step string) {
+	switch step {
+	case "killed":
+		c.kill9(1)
+	case "restarted":
+		c.startWorker(1)
+	}
 }
 
 // checker compares printed fields with their expected JSON.
@@ -313,16 +330,12 @@ func testElasticCluster(t *testing.T, python, plugin string) {
 		// XLA flags of each type reach the workers' compiles; xla_dump_to shows it.
 		"--xla_cpu_enable_fast_math=false", "--xla_cpu_parallel_codegen_split_count=4", "--xla_dump_to="+dumpDir)
 
-	out, stderr := c.runJAX(python, "elastic_cluster.py", func(step string) {
-		switch step {
-		case "killed":
-			c.kill9(1)
-		case "restarted":
-			c.startWorker(1)
-		case "killed_both":
+	out, _ := c.runJAX(python, "elastic_cluster.py", func(step string) {
+		if step == "killed_both" {
 			c.kill9(0)
 			c.kill9(1)
 		}
+		c.restartWorker1(step)
 	})
 
 	check := checker(t, out)
@@ -353,9 +366,6 @@ func testElasticCluster(t *testing.T, python, plugin string) {
 	} else {
 		t.Logf("--xla_dump_to: %d files, e.g. %s", len(dumps), dumps[0].Name())
 	}
-	if t.Failed() {
-		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
-	}
 }
 
 // TestGoCPUCluster is the part of TestElasticCluster that needs no PJRT plugin:
@@ -370,14 +380,7 @@ func TestGoCPUCluster(t *testing.T) {
 func testGoCPUCluster(t *testing.T, python string) {
 	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, "gocpu", "--num_elastic_slices=1")
-	out, stderr := c.runJAX(python, "gocpu_cluster.py", func(step string) {
-		switch step {
-		case "killed":
-			c.kill9(1)
-		case "restarted":
-			c.startWorker(1)
-		}
-	})
+	out, _ := c.runJAX(python, "gocpu_cluster.py", c.restartWorker1)
 	check := checker(t, out)
 	checkDevices(t, out)
 	check("on_slices", `{"0": true, "1": true}`)
@@ -387,9 +390,6 @@ func testGoCPUCluster(t *testing.T, python string) {
 	check("slice0_after_loss", "true")
 	check("slice1_after_restart", "true")
 	errorSays(t, out, "old_array_after_restart", "DATA_LOSS")
-	if t.Failed() {
-		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
-	}
 }
 
 // TestGangCluster runs one program across two worker processes from stock
@@ -404,14 +404,7 @@ func TestGangCluster(t *testing.T) {
 func testGangCluster(t *testing.T, python, backend string) {
 	ctx := testenv.Context(t, testTimeout)
 	c := startCluster(t, ctx, backend, "--num_elastic_slices=1")
-	out, stderr := c.runJAX(python, "gang_cluster.py", func(step string) {
-		switch step {
-		case "killed":
-			c.kill9(1)
-		case "restarted":
-			c.startWorker(1)
-		}
-	})
+	out, _ := c.runJAX(python, "gang_cluster.py", c.restartWorker1)
 	check := checker(t, out)
 	check("spanning", "true")
 	errorSays(t, out, "lost", "DATA_LOSS")
@@ -419,7 +412,4 @@ func testGangCluster(t *testing.T, python, backend string) {
 	check("slice0_while_down", "true")
 	check("spanning_after_restart", "true")
 	t.Logf("the launch in flight failed %s s after the kill", out["lost_after_s"])
-	if t.Failed() {
-		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
-	}
 }

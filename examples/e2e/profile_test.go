@@ -67,7 +67,4 @@ func testProfileCluster(t *testing.T, python string) {
 			t.Errorf("%s: %v, want the jit's execution on one slice and the gang's launch", p, did[p])
 		}
 	}
-	if t.Failed() {
-		t.Logf("python stderr (tail):\n%s", lastLines(stderr, 40))
-	}
 }
