@@ -25,9 +25,7 @@ var (
 // forEachClient runs f in a subtest for each CPU plugin, with a client of n
 // devices on it (testPlugin.client).
 func forEachClient(t *testing.T, n int, f func(t *testing.T, c *pjrt.Client)) {
-	for _, p := range cpuPlugins {
-		t.Run(p.Name, func(t *testing.T) { f(t, p.client(t, n)) })
-	}
+	testenv.ForEachCPUPlugin(t, func(t *testing.T, p testenv.Plugin) { f(t, testPlugin{p}.client(t, n)) })
 }
 
 func (p testPlugin) load(t testing.TB) *pjrt.Plugin {

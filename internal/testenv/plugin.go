@@ -20,6 +20,13 @@ var (
 	LammpsPlugin = Plugin{"lammps_cpu", "PATHWAYS_PJRT_LAMMPS_PLUGIN", ".plugins/lammps_cpu.so"}
 )
 
+// ForEachCPUPlugin runs f in a subtest for each CPU plugin, named after it.
+func ForEachCPUPlugin(t *testing.T, f func(t *testing.T, p Plugin)) {
+	for _, p := range []Plugin{CPUPlugin, LammpsPlugin} {
+		t.Run(p.Name, func(t *testing.T) { f(t, p) })
+	}
+}
+
 // Lookup returns the plugin's file and whether it is there.
 func (p Plugin) Lookup() (string, bool) {
 	path := os.Getenv(p.Env)

@@ -26,9 +26,7 @@ var (
 // forEachClient runs f in a subtest for each CPU plugin, with a client of n
 // devices on it (testPlugin.client).
 func forEachClient(t *testing.T, n int, f func(t *testing.T, c *pjrtifrt.Client)) {
-	for _, p := range cpuPlugins {
-		t.Run(p.Name, func(t *testing.T) { f(t, p.client(t, n)) })
-	}
+	testenv.ForEachCPUPlugin(t, func(t *testing.T, p testenv.Plugin) { f(t, testPlugin{p}.client(t, n)) })
 }
 
 // client returns a pjrtifrt client with n devices, closed when the test ends.
