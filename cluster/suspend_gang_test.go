@@ -3,9 +3,6 @@ package cluster_test
 import (
 	"testing"
 
-	"google.golang.org/grpc"
-
-	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/rm"
 )
@@ -28,9 +25,7 @@ func TestGangLaunchOverASuspendedSlice(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l, _ := startSuspendable(t)
 			ctx := testContext(t)
-			var gate watchGate
-			defer gate.release()
-			c := connect(t, l.RMAddress, cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
+			c, gate := connectGated(t, l.RMAddress)
 			all := c.Devices()
 			exe := mustCompile(ctx, t, c, ifrt.DeviceList{all[0], all[2], all[4], all[6]})
 			x, err := psumInput(ctx, c, exe)

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/rm"
@@ -24,6 +25,16 @@ type watchGate struct {
 	moved           chan struct{}
 	// holdAfter, when set, holds the events after the first it matches.
 	holdAfter func(*rmpb.WatchEvent) bool
+}
+
+// connectGated connects to the RM at addr with its watch streams through a
+// new gate, released when the test ends (before the client closes).
+func connectGated(t *testing.T, addr string) (*cluster.Client, *watchGate) {
+	t.Helper()
+	g := &watchGate{}
+	c := connect(t, addr, cluster.WithDialOptions(grpc.WithChainStreamInterceptor(g.intercept)))
+	t.Cleanup(g.release)
+	return c, g
 }
 
 func (g *watchGate) hold() {

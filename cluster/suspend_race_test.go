@@ -35,9 +35,7 @@ func TestLaggingWatchCatchesUp(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l, _ := startSuspendable(t)
 			ctx := testContext(t)
-			var gate watchGate
-			defer gate.release()
-			c := connect(t, l.RMAddress, cluster.WithDialOptions(grpc.WithChainStreamInterceptor(gate.intercept)))
+			c, gate := connectGated(t, l.RMAddress)
 			arrays := makeSuspendArrays(t, ctx, c)
 
 			if tc.heard == rmpb.SliceState_SLICE_ACTIVE {
