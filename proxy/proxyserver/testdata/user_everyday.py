@@ -93,6 +93,11 @@ def sharding_patterns(devs, mesh):
     return jax.lax.with_sharding_constraint(h.sum(axis=1), repl)
   out["with_sharding_constraint"] = jax.jit(constrained)(jax.device_put(x, grid))
   out["transpose_sharded"] = jax.jit(lambda a: a.T, out_shardings=grid)(jax.device_put(x, grid))
+  ga = jax.device_put(x, grid)
+  # Eager ops and jit without out_shardings keep what is elementwise of a
+  # sharded argument sharded, as XLA does (gocpu replicates the rest).
+  out["eager_bcast"] = ga + jnp.arange(8.0, dtype=jnp.float32)
+  out["jit_noout"] = jax.jit(lambda a: jnp.tanh(a @ a) + a)(ga)
   out["reshard_put"] = jax.device_put(jax.device_put(x, grid), NamedSharding(mesh, P("b", "a")))
   return out
 
