@@ -4,10 +4,11 @@ import "fmt"
 
 // Error codes use the gRPC/absl numbering so callers map them 1:1.
 const (
-	InvalidArgument = 3
-	Aborted         = 10 // a participant of an SPMD execution failed or disagreed
-	Unimplemented   = 12
-	Internal        = 13
+	InvalidArgument   = 3
+	ResourceExhausted = 8  // a value over the interpreter's size limit
+	Aborted           = 10 // a participant of an SPMD execution failed or disagreed
+	Unimplemented     = 12
+	Internal          = 13
 )
 
 // Error is the error type this package returns; context errors from Run are
@@ -23,8 +24,8 @@ func NewError(code int, msg string) *Error { return &Error{code: code, Msg: msg}
 
 func (e *Error) Error() string { return "stablehlo: " + e.Msg }
 
-// Code returns the gRPC status code: InvalidArgument, Aborted, Unimplemented
-// or Internal.
+// Code returns the gRPC status code: InvalidArgument, ResourceExhausted,
+// Aborted, Unimplemented or Internal.
 func (e *Error) Code() int { return e.code }
 
 func errorf(code int, format string, args ...any) *Error {

@@ -177,7 +177,7 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 func (ev *evaluator) runOp(op *operation, in []*array) error {
 	for _, t := range op.resultTypes {
 		if t.NumElements() > maxElements || t.NumElements() < 0 {
-			return opError(op, invalidf("result %s is too large", t))
+			return opError(op, errorf(ResourceExhausted, "result %s is too large: the interpreter holds at most %d elements in one value", t, maxElements))
 		}
 	}
 	out, err := op.eval(ev, op, in)

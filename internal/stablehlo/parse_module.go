@@ -257,6 +257,7 @@ func (p *parser) finish() error {
 		}
 	}
 	m.inferProcessShardings()
+	p.inferResultShardings()
 	return nil
 }
 

@@ -20,6 +20,16 @@ def init():
   return jax
 
 
+def paired_devices(jax):
+  """The proxy's devices and as many local CPU devices, to run the same code on."""
+  proxy = jax.devices()
+  cpu = jax.devices("cpu")
+  n = len(proxy)
+  if len(cpu) < n:
+    fail(f"{len(cpu)} local CPU devices for {n} proxy devices: set XLA_FLAGS=--xla_force_host_platform_device_count={n}")
+  return proxy, cpu[:n]
+
+
 def emit(**kv):
   print(json.dumps(kv), flush=True)
 

@@ -23,12 +23,8 @@ jax = _common.init()
 import jax.numpy as jnp
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-proxy_devs = jax.devices()
-cpu_devs = jax.devices("cpu")
+proxy_devs, cpu_devs = _common.paired_devices(jax)
 n = len(proxy_devs)
-if len(cpu_devs) < n:
-  _common.fail(f"{len(cpu_devs)} local CPU devices for {n} proxy devices: set XLA_FLAGS=--xla_force_host_platform_device_count={n}")
-cpu_devs = cpu_devs[:n]
 model = 2 if n % 2 == 0 else 1
 
 

@@ -1,0 +1,88 @@
+package stablehlo
+
+import "slices"
+
+// inferResultShardings places each result of an SPMD @main that declares no
+// sharding as XLA's sharding propagation places it through elementwise ops:
+// a result computed elementwise from a sharded parameter (or a sharding
+// constraint) of its shape takes that sharding, so that `x * 2` of a sharded
+// x stays sharded instead of landing whole on every device. A result whose
+// sharded operands disagree, or that no elementwise chain links to one,
+// stays replicated, which is always correct. Modules with collectives or
+// shard_map are placed by inferProcessShardings.
+func (p *parser) inferResultShardings() {
+	m := p.mod
+	if m.collectives || m.numPartitions <= 1 {
+		return
+	}
+	f, r := m.main, m.main.body
+	known := map[int]string{} // slot -> sharding, "" once looked at and found none
+	for i, s := range r.args {
+		if i < len(f.params) {
+			known[s] = f.params[i].Sharding
+		}
+	}
+	defs := map[int]*operation{}
+	for _, op := range r.ops {
+		for _, s := range op.results {
+			defs[s] = op
+		}
+	}
+	var find func(s int) string
+	find = func(s int) string {
+		if sh, ok := known[s]; ok {
+			return sh
+		}
+		known[s] = ""
+		op := defs[s]
+		sh := ""
+		switch {
+		case op == nil:
+		case op.Name == "stablehlo.custom_call" && op.callee == "Sharding":
+			sh = stringAttr(op, "mhlo.sharding")
+		case op.Name == "sdy.sharding_constraint":
+			if a := op.attrs["sharding"]; a != nil {
+				sh, _ = sdyToHloSharding(a.Raw, p.meshes, nil)
+			}
+		case elementwise(op) && len(op.operandTyps) == len(op.operands):
+			shape := op.resultTypes[slices.Index(op.results, s)].Shape
+			for k, o := range op.operands {
+				if !slices.Equal(op.operandTyps[k].Shape, shape) {
+					continue // a broadcast scalar or the like places nothing
+				}
+				got := find(o)
+				if got != "" && sh != "" && got != sh {
+					sh = ""
+					break
+				}
+				if got != "" {
+					sh = got
+				}
+			}
+		}
+		known[s] = sh
+		return sh
+	}
+	for k, s := range r.rets {
+		if k < len(f.results) && m.resultPlacing[k] == "" {
+			m.resultPlacing[k] = find(s)
+		}
+	}
+}
+
+// elementwise reports whether each element of op's results depends only on
+// the elements at the same index of its operands.
+func elementwise(op *operation) bool {
+	name := trimDialect(op.Name)
+	if _, ok := binaryOps[name]; ok {
+		return true
+	}
+	if _, ok := unaryOps[name]; ok {
+		return true
+	}
+	switch name {
+	case "fused_elementwise", "select", "clamp", "convert", "compare", "reduce_precision", "is_finite":
+		return true
+	}
+	return false
+}
