@@ -28,26 +28,58 @@ func newFolder(ev *evaluator, body *region, e ElemType) (*folder, error) {
 
 // reduceInto receives from every other member of group its piece matching
 // own (same type and position) and stores the reduction of all pieces, in
-// group order, in acc (of own's size).
+// group order, in acc (of own's size). When own is one of the first two
+// pieces, the first step combines own and the other straight into acc, so
+// own is not first copied there.
 func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) error {
+	if len(group) == 1 {
+		copyRange(acc, 0, own)
+		return nil
+	}
 	size := own.size() * own.t.Elem.ByteSize()
 	for j, peer := range group {
 		if j == me {
-			if j == 0 {
-				copyRange(acc, 0, own)
-			} else if err := f.fold(acc, 0, own); err != nil {
-				return err
+			if j > 1 {
+				if err := f.fold(acc, 0, own); err != nil {
+					return err
+				}
 			}
 			continue
 		}
 		w := copyInto(acc, 0)
-		if j > 0 {
-			w = &elementWriter{elem: acc.t.Elem, limit: acc.size(), put: func(at int, run *array) error { return f.fold(acc, at, run) }}
+		switch {
+		case j == 0 && me == 1:
+			w.put = func(at int, run *array) error { return f.pair(acc, at, run, flat(own, at, at+run.size())) }
+		case j == 1 && me == 0:
+			w.put = func(at int, run *array) error { return f.pair(acc, at, flat(own, at, at+run.size()), run) }
+		case j > 0:
+			w.put = func(at int, run *array) error { return f.fold(acc, at, run) }
 		}
 		if err := x.recv(peer, size, w); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// pair sets dst[at+k] = computation(a[k], b[k]) for every k, a and b of
+// the same size and not overlapping dst.
+func (f *folder) pair(dst *array, at int, a, b *array) error {
+	n := a.size()
+	switch c := dst.t.Elem.class(); {
+	case !f.simple || (c != classF32 && c != classF64 && c != classInt && c != classUint):
+		copyRange(dst, at, a)
+		return f.fold(dst, at, b)
+	case c == classF32:
+		combineFloats(f.kind, dst.f32[at:at+n], a.f32, b.f32)
+	case c == classF64:
+		combineFloats(f.kind, dst.f64[at:at+n], a.f64, b.f64)
+	case c == classInt:
+		combineInts(f.kind, dst.i[at:at+n], a.i, b.i)
+	default:
+		combineInts(f.kind, dst.u[at:at+n], a.u, b.u)
+	}
+	flat(dst, at, at+n).normalize()
 	return nil
 }
 
@@ -65,13 +97,13 @@ func (f *folder) fold(acc *array, at int, run *array) error {
 	}
 	switch acc.t.Elem.class() {
 	case classF32:
-		foldFloats(f.kind, acc.f32[at:at+n], run.f32)
+		combineFloats(f.kind, acc.f32[at:at+n], acc.f32[at:at+n], run.f32)
 	case classF64:
-		foldFloats(f.kind, acc.f64[at:at+n], run.f64)
+		combineFloats(f.kind, acc.f64[at:at+n], acc.f64[at:at+n], run.f64)
 	case classInt:
-		foldInts(f.kind, acc.i[at:at+n], run.i)
+		combineInts(f.kind, acc.i[at:at+n], acc.i[at:at+n], run.i)
 	case classUint:
-		foldInts(f.kind, acc.u[at:at+n], run.u)
+		combineInts(f.kind, acc.u[at:at+n], acc.u[at:at+n], run.u)
 	default:
 		for k := 0; k < n; k++ {
 			combine(f.kind, acc, at+k, run, k)
@@ -81,33 +113,35 @@ func (f *folder) fold(acc *array, at int, run *array) error {
 	return nil
 }
 
-func foldFloats[T float32 | float64](kind binaryKind, acc, x []T) {
-	x = x[:len(acc)]
+// combineFloats sets dst[i] = kind(a[i], b[i]); dst may be a.
+func combineFloats[T float32 | float64](kind binaryKind, dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
 	switch kind {
 	case binAdd:
-		for i := range acc {
-			acc[i] += x[i]
+		for i := range dst {
+			dst[i] = a[i] + b[i]
 		}
 	case binMul:
-		for i := range acc {
-			acc[i] *= x[i]
+		for i := range dst {
+			dst[i] = a[i] * b[i]
 		}
 	default:
-		for i := range acc {
-			acc[i] = combineFloat(kind, acc[i], x[i])
+		for i := range dst {
+			dst[i] = combineFloat(kind, a[i], b[i])
 		}
 	}
 }
 
-func foldInts[T int64 | uint64](kind binaryKind, acc, x []T) {
-	x = x[:len(acc)]
+// combineInts sets dst[i] = kind(a[i], b[i]); dst may be a.
+func combineInts[T int64 | uint64](kind binaryKind, dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
 	if kind == binAdd {
-		for i := range acc {
-			acc[i] += x[i]
+		for i := range dst {
+			dst[i] = a[i] + b[i]
 		}
 		return
 	}
-	for i := range acc {
-		acc[i] = combineInt(kind, acc[i], x[i])
+	for i := range dst {
+		dst[i] = combineInt(kind, a[i], b[i])
 	}
 }
