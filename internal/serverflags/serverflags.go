@@ -135,7 +135,7 @@ func (l *Limits) Register(fs *flag.FlagSet) {
 	fs.Var(&l.MaxSessionHostBufferBytes, "max_session_host_buffer_bytes", "host-buffer bytes one session may hold, in transit or waiting, e.g. 8GiB (default half the machine's memory, "+half+"; none: no limit)")
 	fs.Var(&l.MaxHostBufferBytes, "max_host_buffer_bytes", "host-buffer bytes of all sessions together, with the arrays assembled from them (default the machine's memory; none: no limit)")
 	fs.Var(&l.MaxSessionLiveBytes, "max_session_live_bytes", "bytes of arrays one session may hold (default: none for a proxy server, whose arrays are on the workers; half the machine's memory for a worker with CPU devices)")
-	fs.IntVar(&l.MaxInflightUploads, "max_inflight_uploads", proxyserver.DefaultMaxInflightUploads, "host-buffer uploads one session may have open at once")
+	fs.IntVar(&l.MaxInflightUploads, "max_inflight_uploads", proxyserver.DefaultMaxInflightUploads, "host-buffer uploads one session may have taken at once; more wait")
 	l.MaxMessageBytes = proxyserver.DefaultMaxRecvMsgSize
 	fs.Var(&l.MaxMessageBytes, "max_message_bytes", "the largest gRPC message received (a compile request carries its whole program)")
 }

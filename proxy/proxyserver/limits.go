@@ -20,9 +20,11 @@ const (
 const NoLimit = -1
 
 // Limits bound what clients can make the server hold, so that no request or
-// client can exhaust its memory. A request over a limit fails with
-// RESOURCE_EXHAUSTED naming the limit (as its flag spells it) and the session
-// goes on. Zero fields take the defaults; NoLimit turns a limit off.
+// client can exhaust its memory. A request over a byte or session limit fails
+// with RESOURCE_EXHAUSTED naming the limit (as its flag spells it) and the
+// session goes on; past a count of calls in progress (MaxInflightUploads,
+// MaxInflightRequests) the next one waits instead. Zero fields take the
+// defaults; NoLimit turns a limit off.
 type Limits struct {
 	// MaxSessions bounds the sessions open at once (max_sessions). Default
 	// DefaultMaxSessions.
@@ -41,8 +43,9 @@ type Limits struct {
 	// more fails before it allocates; executions' outputs are counted when they
 	// exist. Default no limit: the backend's memory bounds it.
 	MaxSessionLiveBytes int64
-	// MaxInflightUploads bounds one session's HostBufferStore calls open at once
-	// (max_inflight_uploads). Default DefaultMaxInflightUploads.
+	// MaxInflightUploads bounds one session's HostBufferStore calls taken at
+	// once (max_inflight_uploads); a call past it waits, holding no bytes, until
+	// one ends. Default DefaultMaxInflightUploads.
 	MaxInflightUploads int
 	// MaxInflightRequests bounds one session's requests in progress; beyond it
 	// the server reads no more of the session's requests until one finishes,

@@ -3,6 +3,7 @@ package proxyserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -128,6 +129,75 @@ func TestUploadsCommitMemoryAsBytesArrive(t *testing.T) {
 		}
 	}
 	mustOK(t, s.call(makeArrayReq(t, 1, ifrt.F32, ifrt.Shape{2}, h.single(0))))
+}
+
+// TestUploadsPastTheLimitWait: jaxlib sends each device_put's bytes on a call
+// of its own, all at once, and ends the session when one fails; past
+// max_inflight_uploads the server refused a call, so a loop of 10 000 small
+// device_puts lost the session. Now a call past the limit waits for a slot, and
+// one given up while it waits ends alone.
+func TestUploadsPastTheLimitWait(t *testing.T) {
+	h := newHarness(t, func(c *proxyserver.Config) { c.Limits.MaxInflightUploads = 2 })
+	s := h.session(t)
+	// open starts an upload of f32[2] and sends its first element.
+	open := func(ctx context.Context, handle uint64) proxypb.GrpcIfrtService_HostBufferStoreClient {
+		t.Helper()
+		meta, _ := proto.Marshal(&proxypb.GrpcHostBufferStoreMetadata{SessionId: s.id, Handle: handle, BufferSize: 8})
+		st, err := h.client.HostBufferStore(metadata.AppendToOutgoingContext(ctx, proxyserver.HostBufferMetadataKey, string(meta)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Send(&proxypb.GrpcHostBufferStoreRequest{Data: f32bytes(1)}); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	finish := func(st proxypb.GrpcIfrtService_HostBufferStoreClient) error {
+		if err := st.Send(&proxypb.GrpcHostBufferStoreRequest{Data: f32bytes(2)}); err != nil {
+			return err
+		}
+		_, err := st.CloseAndRecv()
+		return err
+	}
+	first, second := open(ctxT(t), 1), open(ctxT(t), 2)
+	for _, st := range []proxypb.GrpcIfrtService_HostBufferStoreClient{first, second} {
+		if md, _ := st.Header(); md == nil {
+			t.Fatal("an upload within the limit was not taken")
+		}
+	}
+	// waits returns once the server says that upload handle waits for a slot.
+	waits := func(handle uint64) {
+		t.Helper()
+		want := fmt.Sprintf(`msg="ifrt proxy upload waits for a slot" session=%d handle=%d`, s.id, handle)
+		for ctx := ctxT(t); !strings.Contains(h.logs.String(), want); {
+			if ctx.Err() != nil {
+				t.Fatalf("upload %d past the limit never waited for a slot:\n%s", handle, h.logs.String())
+			}
+			runtime.Gosched()
+		}
+	}
+	giveUpCtx, giveUp := context.WithCancel(ctxT(t))
+	givenUp := open(giveUpCtx, 3)
+	waits(3)
+	giveUp()
+	if _, err := givenUp.CloseAndRecv(); !errorsIsCode(err, codes.Canceled) {
+		t.Errorf("an upload given up while it waited: %v, want CANCELED", err)
+	}
+	waiting := open(ctxT(t), 4)
+	waits(4)
+	waited := make(chan error, 1)
+	go func() { waited <- finish(waiting) }()
+	if err := finish(first); err != nil {
+		t.Fatalf("the first upload: %v", err)
+	}
+	if err := <-waited; err != nil {
+		t.Fatalf("the upload past the limit: %v, want it to wait for a slot and succeed", err)
+	}
+	if err := finish(second); err != nil {
+		t.Fatalf("the second upload: %v", err)
+	}
+	mustOK(t, s.call(makeArrayReq(t, 4, ifrt.F32, ifrt.Shape{2}, h.single(0))))
+	alive(t, s)
 }
 
 // TestUnusedHostBuffersAreBounded: 1,500 unused 1 MiB host buffers were held

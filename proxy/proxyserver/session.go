@@ -52,7 +52,7 @@ type session struct {
 	// The session's limits (Config.Limits).
 	hostBytes *budget       // host-buffer bytes
 	liveBytes *budget       // bytes of the arrays it holds
-	uploads   *budget       // HostBufferStore calls open
+	uploads   chan struct{} // one token per HostBufferStore call open; nil: no limit
 	inflight  chan struct{} // one token per request in progress; nil: no limit
 
 	failure   error // why the backend failed; set and read on the stream's goroutine
@@ -78,9 +78,12 @@ type session struct {
 func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessionServer, v *proxypb.IfrtProxyVersion, clientHost string) *session {
 	ctx, cancel := context.WithCancel(stream.Context())
 	lim := srv.cfg.Limits
-	var inflight chan struct{}
+	var inflight, uploads chan struct{}
 	if lim.MaxInflightRequests != NoLimit {
 		inflight = make(chan struct{}, lim.MaxInflightRequests)
+	}
+	if lim.MaxInflightUploads != NoLimit {
+		uploads = make(chan struct{}, lim.MaxInflightUploads)
 	}
 	return &session{
 		srv: srv, backend: srv.backend, id: id, version: v, stream: stream,
@@ -90,7 +93,7 @@ func newSession(srv *Server, id uint64, stream proxypb.GrpcIfrtService_IfrtSessi
 		buffers:    newHostBuffers(srv.act),
 		hostBytes:  newBudget("max_session_host_buffer_bytes", "bytes of host buffers of the session", lim.MaxSessionHostBufferBytes),
 		liveBytes:  newBudget("max_session_live_bytes", "bytes of arrays of the session", lim.MaxSessionLiveBytes),
-		uploads:    newBudget("max_inflight_uploads", "HostBufferStore calls of the session", int64(lim.MaxInflightUploads)),
+		uploads:    uploads,
 		inflight:   inflight,
 		ctx:        ctx,
 		cancel:     cancel,

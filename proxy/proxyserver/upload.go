@@ -38,12 +38,12 @@ func (s *Server) admitUpload(ctx context.Context, method string, meta *proxypb.G
 	if err := checkClientHandle(meta.GetHandle()); err != nil {
 		return nil, rpc.ToStatus(err)
 	}
-	if err := ss.uploads.reserve(1); err != nil {
-		return nil, rpc.ToStatus(err)
+	if err := ss.takeUploadSlot(ctx, meta.GetHandle()); err != nil {
+		return nil, err
 	}
 	res, err := reserveAll(size, ss.hostBytes, s.hostBytes)
 	if err != nil {
-		ss.uploads.release(1)
+		ss.giveUploadSlot()
 		return nil, rpc.ToStatus(err)
 	}
 	s.act.add()
@@ -67,8 +67,40 @@ func (u *upload) abort() {
 }
 
 func (u *upload) end() {
-	u.ss.uploads.release(1)
+	u.ss.giveUploadSlot()
 	u.s.act.done()
+}
+
+// takeUploadSlot waits until the session has fewer than max_inflight_uploads
+// uploads open. It waits rather than refuses because jaxlib sends every
+// device_put's bytes on a call of its own, all at once, and ends the whole
+// session when one fails: a loop of 10 000 small device_puts must slow down,
+// not break. A waiting call holds no bytes; it ends with its stream or its
+// session.
+func (ss *session) takeUploadSlot(ctx context.Context, handle uint64) error {
+	if ss.uploads == nil {
+		return nil
+	}
+	select {
+	case ss.uploads <- struct{}{}:
+		return nil
+	default:
+	}
+	ss.log.Debug("ifrt proxy upload waits for a slot", "handle", handle, "max_inflight_uploads", cap(ss.uploads))
+	select {
+	case ss.uploads <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return rpc.ToStatus(ifrt.Errorf(ifrt.Canceled, "HostBufferStore: the call ended while it waited for one of the session's %d upload slots (max_inflight_uploads)", cap(ss.uploads)))
+	case <-ss.ctx.Done():
+		return rpc.ToStatus(ifrt.Errorf(ifrt.Canceled, "HostBufferStore: the session ended while the call waited for an upload slot"))
+	}
+}
+
+func (ss *session) giveUploadSlot() {
+	if ss.uploads != nil {
+		<-ss.uploads
+	}
 }
 
 // receiveBuffer reads exactly size bytes from the stream, each chunk decoded

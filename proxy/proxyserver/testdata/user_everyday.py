@@ -334,7 +334,9 @@ sets = device_sets()
 cases = {}
 for fn in (key_patterns, scalar_patterns, sharding_patterns, ops_patterns, more_ops_patterns, mlp_patterns, host_patterns):
   res = {}
-  for name, (devs, mesh) in sets.items():
+  # Local CPU first: once the proxy's session is lost, every later call fails.
+  for name in ("cpu", "proxy"):
+    devs, mesh = sets[name]
     try:
       res[name] = fn(devs, mesh)
     except Exception as e:  # pylint: disable=broad-except
