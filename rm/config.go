@@ -27,8 +27,9 @@ const heartbeatsPerTimeout = 4
 type Config struct {
 	// InstanceType is the shape of every slice, "<kind>:<topology>", as the
 	// --instance_type flag: tpuv4:2x2x1, tpuv5:2x2x2, tpuv5e:4x4,
-	// tpuv5e1t:2x4, tpuv6e:2x2, tpuv6e1t:2x4, tpu7x:2x2x1, or cpu:<N> (one
-	// host with N CPU devices per slice). See ParseInstanceType.
+	// tpuv5e1t:2x4, tpuv6e:2x2, tpuv6e1t:2x4, tpu7x:2x2x1, cpu:<N> (one
+	// host with N CPU devices per slice), or gpu:<N> (one host with N CUDA
+	// GPUs per slice). See ParseInstanceType.
 	InstanceType string
 
 	// InstanceCount is the number of slices (--instance_count), at least 1.

@@ -42,10 +42,12 @@
 // # Instance types and device ids
 //
 // Config.InstanceType is "<kind>:<topology>" as Pathways' --instance_type:
-// tpuv4, tpuv5 (v5p), tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x, or cpu for
+// tpuv4, tpuv5 (v5p), tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x; cpu for
 // slices of one host with N CPU devices (cpu:4, cpu:2x2) or of H hosts of N
-// devices each (cpu:2hx4: 2 hosts of 4 devices). ParseInstanceType
-// documents hosts per slice and chips per host for each kind, with sources.
+// devices each (cpu:2hx4: 2 hosts of 4 devices); or gpu for slices of one
+// host with N GPUs on the CUDA plugin (gpu:8, platform "cuda").
+// ParseInstanceType documents hosts per slice and chips per host for each
+// kind, with sources.
 //
 // Device ids are a pure function of where a device sits:
 //

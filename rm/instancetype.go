@@ -13,9 +13,11 @@ import (
 type InstanceType struct {
 	// Name is the string it was parsed from, e.g. "tpuv5e:4x4".
 	Name string
-	// Kind is the part before the colon, e.g. "tpuv5e" or "cpu".
+	// Kind is the part before the colon, e.g. "tpuv5e", "cpu" or "gpu".
 	Kind string
-	// Platform is the PJRT platform of the devices: "tpu" or "cpu".
+	// Platform is the PJRT platform of the devices: "tpu", "cpu", or "cuda"
+	// for gpu slices (the name the CUDA plugin's PJRT_Client_PlatformName
+	// returns).
 	Platform string
 	// Topology is the slice's chip grid, e.g. [4 4] or [2 2 1]. For cpu it is
 	// the device grid of each host ([4] for cpu:4 and cpu:2hx4).
@@ -84,7 +86,9 @@ const (
 // devices; "cpu:<H>hx<N>" (or "cpu:<H>hx<A>x<B>...") is a slice of H hosts,
 // each with that many devices: cpu:2hx4 is 2 hosts of 4 devices, 8 per
 // slice. The "h" marks the leading factor as hosts, so every one-host
-// spelling keeps its meaning. Errors are INVALID_ARGUMENT.
+// spelling keeps its meaning. "gpu:<N>" is a slice of one host with N
+// NVIDIA GPUs, platform "cuda" (a worker on the CUDA PJRT plugin, which
+// shows each GPU as one device). Errors are INVALID_ARGUMENT.
 //
 // The TPU kinds are those Pathways on Cloud accepts. Chips per host follow the
 // GKE machine types behind each kind; a slice with fewer chips than that is
@@ -156,6 +160,16 @@ func ParseInstanceType(s string) (InstanceType, error) {
 			return bad("more than %d chips per slice", maxDevicesPerSlice)
 		}
 	}
+	if kind == "gpu" {
+		if t.Untwisted || len(parts) != 1 {
+			return bad("gpu slices are one host of N GPUs, e.g. gpu:8")
+		}
+		if chips > maxDevicesPerHost {
+			return bad("%d gpu devices on one host; at most %d", chips, maxDevicesPerHost)
+		}
+		t.Platform, t.Hosts, t.ChipsPerHost, t.DevicesPerChip = "cuda", 1, chips, 1
+		return t, nil
+	}
 	if kind == "cpu" {
 		if t.Untwisted {
 			return bad("cpu topologies cannot be untwisted")
@@ -171,7 +185,7 @@ func ParseInstanceType(s string) (InstanceType, error) {
 	}
 	k, ok := tpuKinds[kind]
 	if !ok {
-		return bad("unknown kind %q (known: cpu, tpuv4, tpuv5, tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x)", kind)
+		return bad("unknown kind %q (known: cpu, gpu, tpuv4, tpuv5, tpuv5e, tpuv5e1t, tpuv6e, tpuv6e1t, tpu7x)", kind)
 	}
 	if len(parts) != k.dims {
 		return bad("%s topologies have %d dimensions, e.g. %s", kind, k.dims, exampleTopology(k.dims))

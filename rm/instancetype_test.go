@@ -49,6 +49,9 @@ func TestParseInstanceType(t *testing.T) {
 		{"cpu:2hx4", "cpu", []int{4}, 2, 4, 4, 8},
 		{"cpu:4hx2x2", "cpu", []int{2, 2}, 4, 4, 4, 16},
 		{"cpu:1hx8", "cpu", []int{8}, 1, 8, 8, 8},
+		// GPU slices: one host of N GPUs, platform as the CUDA plugin names it.
+		{"gpu:1", "cuda", []int{1}, 1, 1, 1, 1},
+		{"gpu:8", "cuda", []int{8}, 1, 8, 8, 8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -91,6 +94,12 @@ func TestParseInstanceTypeErrors(t *testing.T) {
 		"tpuv5e:2hx4",      // TPU hosts come from the topology
 		"cpu:99999hx99999", // too many devices
 		"tpuv5e:1024x1025", // too many chips
+		"gpu:0",            // zero
+		"gpu:2x4",          // a count, not a grid
+		"gpu:2hx4",         // one host
+		"gpu:8_untwisted",
+		"gpu:5000", // too many devices on one host
+		"GPU:1",
 	} {
 		if it, err := ParseInstanceType(in); err == nil {
 			t.Errorf("ParseInstanceType(%q) = %+v, want an error", in, it)
@@ -101,7 +110,7 @@ func TestParseInstanceTypeErrors(t *testing.T) {
 }
 
 func FuzzParseInstanceType(f *testing.F) {
-	for _, s := range []string{"tpuv4:2x2x1", "tpuv5e:4x4", "tpuv5e1t:2x4", "tpu7x:4x4x4", "cpu:8", "cpu:2x2", "cpu:2hx4", "tpuv5:2x4x4_untwisted", "x:", ":"} {
+	for _, s := range []string{"tpuv4:2x2x1", "tpuv5e:4x4", "tpuv5e1t:2x4", "tpu7x:4x4x4", "cpu:8", "cpu:2x2", "cpu:2hx4", "gpu:8", "tpuv5:2x4x4_untwisted", "x:", ":"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

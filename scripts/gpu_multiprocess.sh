@@ -25,6 +25,7 @@
 # The plugin's sha256 is compared with the pins below and printed either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/gpu_common.sh
 
 JAX_CUDA_VERSION=0.11.2
 # jax-cuda12-pjrt 0.11.2, manylinux_2_27_x86_64: wheel, and the .so inside it.
@@ -58,25 +59,8 @@ elif [ ! -x "$BIN" ]; then
 	exit 1
 fi
 
-find_installed() {
-	python3 - <<'EOF' 2>/dev/null
-import importlib.util, os
-for name in ("jax_plugins.xla_cuda13", "jax_plugins.xla_cuda12"):
-    try:
-        spec = importlib.util.find_spec(name)
-    except ImportError:
-        continue
-    if spec and spec.submodule_search_locations:
-        for d in spec.submodule_search_locations:
-            so = os.path.join(d, "xla_cuda_plugin.so")
-            if os.path.exists(so):
-                print(so)
-                raise SystemExit
-EOF
-}
-
 plugin=${PATHWAYS_CUDA_PLUGIN:-}
-[ -n "$plugin" ] || plugin=$(find_installed || true)
+[ -n "$plugin" ] || plugin=$(find_cuda_plugin || true)
 if [ -z "$plugin" ]; then
 	echo "== installing jax-cuda12-pjrt==$JAX_CUDA_VERSION (pinned by sha256)"
 	req=$(mktemp)
@@ -100,11 +84,7 @@ echo "path: $plugin"
 echo "sha256: $sum ($pin)"
 python3 -m pip show jax-cuda13-pjrt jax-cuda12-pjrt 2>/dev/null | grep -E '^(Name|Version):' || true
 
-# XLA looks for ptxas and libdevice here when the nvidia wheels lack them.
-if [ -z "${XLA_FLAGS:-}" ] && [ -d /usr/local/cuda ]; then
-	export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda
-fi
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-1}
+cuda_env
 
 echo "== check"
 log=$(mktemp)

@@ -17,7 +17,8 @@
 //	--node_type                 "resource_manager"; absent (or "worker") runs a worker
 //	--server_port               gRPC port; default 29001 for the RM, 29005 for a worker (0: any free port)
 //	--instance_type             RM: the shape of every slice, <kind>:<topology> (tpuv5e:4x4, tpuv6e:2x4,
-//	                            tpu7x:2x2x1, cpu:4, cpu:2hx4 = 2 hosts of 4). Worker, optional: how many devices its
+//	                            tpu7x:2x2x1, cpu:4, cpu:2hx4 = 2 hosts of 4, gpu:8 = one host of 8 CUDA
+//	                            GPUs, for workers on the CUDA plugin). Worker, optional: how many devices its
 //	                            backend opens; by default the worker asks the RM
 //	--instance_count            RM: the number of slices (default 1)
 //	--resource_manager_address  worker: the RM's host:port (required)

@@ -40,11 +40,13 @@ if [[ -z ${SCRATCH_LOCATION:-} ]]; then
 	fi
 fi
 
-# WORKER_BACKEND is the workers' --backend: gocpu for cpu slices, else the TPU
-# plugin next to the binaries.
+# WORKER_BACKEND is the workers' --backend: gocpu for cpu slices, the CUDA
+# plugin next to the binaries for gpu slices, else the TPU plugin there.
 if [[ -z ${WORKER_BACKEND:-} ]]; then
 	if [[ $INSTANCE_TYPE == cpu:* ]]; then
 		WORKER_BACKEND=gocpu
+	elif [[ $INSTANCE_TYPE == gpu:* ]]; then
+		WORKER_BACKEND=pjrt:$PATHWAYS_BIN_DIR/xla_cuda_plugin.so
 	else
 		WORKER_BACKEND=pjrt:$PATHWAYS_BIN_DIR/libtpu.so
 	fi
@@ -52,13 +54,13 @@ fi
 
 # hosts_per_slice prints how many machines (workers) one slice of
 # INSTANCE_TYPE spans: for cpu the leading <H>h of cpu:<H>hx<N> (2 for
-# cpu:2hx4) or one, else the slice's chips over the chips of one TPU VM (8 for
+# cpu:2hx4) or one, for gpu one, else the slice's chips over the chips of one TPU VM (8 for
 # the *1t kinds, else 4), at least one. The resource manager counts the same
 # way (rm.ParseInstanceType).
 hosts_per_slice() {
 	local kind=${INSTANCE_TYPE%%:*} topo=${INSTANCE_TYPE#*:} chips=1 per=4 d
 	topo=${topo%_untwisted}
-	if [[ $kind == cpu ]]; then
+	if [[ $kind == cpu || $kind == gpu ]]; then
 		if [[ $topo =~ ^([0-9]+)hx ]]; then echo "${BASH_REMATCH[1]}"; else echo 1; fi
 		return
 	fi

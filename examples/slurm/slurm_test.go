@@ -369,7 +369,7 @@ func dumpLogs(t *testing.T, dir string) {
 // array's --nodes) against the resource manager's.
 func TestHostsPerSlice(t *testing.T) {
 	for _, typ := range []string{"cpu:4", "cpu:2x2", "tpuv5e:2x2", "tpuv5e:4x4", "tpuv5e:16x16", "tpuv5e1t:2x4",
-		"tpuv6e:2x4", "tpuv6e1t:2x4", "tpuv4:2x2x1", "tpuv4:2x2x4", "tpuv5:4x4x8_untwisted", "tpu7x:2x2x1", "tpu7x:4x4x4"} {
+		"tpuv6e:2x4", "tpuv6e1t:2x4", "tpuv4:2x2x1", "tpuv4:2x2x4", "tpuv5:4x4x8_untwisted", "tpu7x:2x2x1", "tpu7x:4x4x4", "gpu:1", "gpu:8"} {
 		it, err := rm.ParseInstanceType(typ)
 		if err != nil {
 			t.Fatal(err)
