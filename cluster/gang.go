@@ -297,6 +297,12 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 		}
 		pt.req.Partitions = append(pt.req.Partitions, lp)
 	}
+	// A launch travels apart from the session's stream, so it may overtake the
+	// requests that make its arguments (an execution just sent, a gathered
+	// block): each worker looks them up once its session has taken those.
+	for _, pt := range parts {
+		pt.req.AfterOpId = pt.client.LastOpID()
+	}
 	if err := e.launch(ctx, parts); err != nil {
 		return nil, err
 	}

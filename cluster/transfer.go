@@ -245,7 +245,10 @@ func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, d
 		if !s.array.As(&h) {
 			return nil, ifrt.Errorf(ifrt.Internal, "cluster: a shard on slice %d host %d has no proxy handle", s.place.link.key.slice, s.place.link.key.host)
 		}
-		piece := &workerpb.Piece{Array: &workerpb.ArrayRef{SessionId: srcClient.SessionID(), SessionToken: srcClient.SessionToken(), Handle: uint64(h)}, Domain: wireDomain(s.domain)}
+		// The request that makes the piece's array may still be on its way to
+		// its worker, overtaken by this gather: the worker waits for it.
+		ref := &workerpb.ArrayRef{SessionId: srcClient.SessionID(), SessionToken: srcClient.SessionToken(), Handle: uint64(h), AfterOpId: srcClient.LastOpID()}
+		piece := &workerpb.Piece{Array: ref, Domain: wireDomain(s.domain)}
 		if s.place.link != dst.link {
 			piece.WorkerAddress = s.place.link.address()
 		}

@@ -366,6 +366,13 @@ func (c *Client) SessionID() uint64 { return c.sessionID }
 // behalf outside the session's stream (a worker's peers) shows it.
 func (c *Client) SessionToken() string { return c.sessionToken }
 
+// LastOpID returns the op id of the last request sent on the session's stream
+// (0 before the first). The server takes requests in op-id order, so once it
+// has taken this one, every array handle of a request sent before the call
+// is known to it: a worker's peers pass it when they name an array of the
+// session (workerpb.ArrayRef.AfterOpId).
+func (c *Client) LastOpID() uint64 { return c.sess.lastOpID() }
+
 // Done returns a channel that is closed when the session ends: by Close, or
 // because the connection dropped or the server ended it.
 func (c *Client) Done() <-chan struct{} { return c.sess.done }

@@ -135,6 +135,13 @@ func (s *session) Err() error {
 	return s.err
 }
 
+// lastOpID returns the op id of the last request sent, 0 before the first.
+func (s *session) lastOpID() uint64 {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	return s.nextOp - 1
+}
+
 // send sends one request and registers f for its response. Handles waiting for a
 // batched DestructArrayRequest go out first.
 func (s *session) send(req *proxypb.IfrtRequest, f responseFunc) error {

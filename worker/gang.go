@@ -169,7 +169,7 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		}
 		r := &localRun{partition: p, dev: dev, args: make([]ifrt.Array, len(lp.GetArguments()))}
 		for k, h := range lp.GetArguments() {
-			if r.args[k], err = g.w.proxy.SessionArray(ctx, sid, token, h); err != nil {
+			if r.args[k], err = g.w.proxy.SessionArray(ctx, sid, token, h, req.GetAfterOpId()); err != nil {
 				return nil, fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
 			}
 		}

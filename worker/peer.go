@@ -84,7 +84,7 @@ func (p *peer) read(ctx context.Context, ref *workerpb.ArrayRef, region *workerp
 }
 
 func (p *peer) array(ctx context.Context, ref *workerpb.ArrayRef) (ifrt.Array, error) {
-	return p.w.proxy.SessionArray(ctx, ref.GetSessionId(), ref.GetSessionToken(), ref.GetHandle())
+	return p.w.proxy.SessionArray(ctx, ref.GetSessionId(), ref.GetSessionToken(), ref.GetHandle(), ref.GetAfterOpId())
 }
 
 // contents returns the dense contents of region (nil: all) of a. They may be

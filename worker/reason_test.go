@@ -16,7 +16,7 @@ func TestPeerErrorKeepsItsSentinel(t *testing.T) {
 	ctx, c := dialPeerTest(t, s)
 	a, h := upload(t, ctx, c, 2)
 	defer runtime.KeepAlive(a)
-	backendArray, err := s.w.Proxy().SessionArray(ctx, c.SessionID(), c.SessionToken(), h)
+	backendArray, err := s.w.Proxy().SessionArray(ctx, c.SessionID(), c.SessionToken(), h, c.LastOpID())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,17 @@ import (
 // client knows: a session is invisible to whoever lacks it (NotFound).
 
 // SessionArray returns the array that session sessionID holds under handle, waiting
-// until the request that makes it has finished. NotFound for an unknown session or
-// handle, or a wrong token.
-func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token string, handle uint64) (ifrt.Array, error) {
+// until the request that makes it has finished. afterOp is the op id of the last
+// request the session's client had sent when it named the array (0: none to wait
+// for): the handle is looked up once the session has planned that request, since
+// the caller may have come by another path than the session's stream and overtaken
+// it. NotFound for an unknown session or handle, or a wrong token.
+func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token string, handle, afterOp uint64) (ifrt.Array, error) {
 	ss, err := s.liveSession(sessionID, token)
 	if err != nil {
+		return nil, err
+	}
+	if err := ss.planned.await(ctx, ss.ctx.Done(), afterOp); err != nil {
 		return nil, err
 	}
 	ss.mu.Lock()

@@ -111,10 +111,10 @@ func TestSessionArraysNeedTheToken(t *testing.T) {
 	h := newHarness(t, nil)
 	s := h.session(t)
 	s.makeArray(1, f32bytes(1, 2), ifrt.F32, ifrt.Shape{2}, h.single(0))
-	if _, err := h.srv.SessionArray(ctxT(t), s.id, "", 1); !ifrtIs(err, ifrt.ErrNotFound) {
+	if _, err := h.srv.SessionArray(ctxT(t), s.id, "", 1, 0); !ifrtIs(err, ifrt.ErrNotFound) {
 		t.Errorf("SessionArray without the token: %v, want NOT_FOUND", err)
 	}
-	if _, err := h.srv.SessionArray(ctxT(t), s.id, s.token(t), 1); err != nil {
+	if _, err := h.srv.SessionArray(ctxT(t), s.id, s.token(t), 1, 0); err != nil {
 		t.Errorf("SessionArray with the token: %v", err)
 	}
 }

@@ -65,6 +65,7 @@ type session struct {
 	work     sync.WaitGroup
 	runner   *runner // runs the requests' work (runner.go)
 	sendMu   sync.Mutex
+	planned  plannedOps // how far the requests are planned (planned.go)
 
 	mu         sync.Mutex
 	arrays     map[uint64]*entry[ifrt.Array]
@@ -301,6 +302,9 @@ type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
 func (s *session) dispatch(req *proxypb.IfrtRequest) {
 	s.srv.act.add()
 	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: wire.RequestKind(req)}
+	// Planned once its handles are registered or it has failed; running it
+	// is not planning, and starts no sooner than that.
+	defer s.planned.advance(o.id)
 	ctx := s.startRequest(o, req)
 	if s.failure != nil {
 		s.finish(o, nil, s.failure)

@@ -327,8 +327,12 @@ type LaunchRequest struct {
 	// The worker (host:port) of each partition of the program.
 	PartitionWorkers []string          `protobuf:"bytes,7,rep,name=partition_workers,json=partitionWorkers,proto3" json:"partition_workers,omitempty"`
 	Partitions       []*LocalPartition `protobuf:"bytes,8,rep,name=partitions,proto3" json:"partitions,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The op id of the last request the client had sent on the session's
+	// IfrtSession stream: the worker looks the arguments up once its session
+	// has taken every request up to this one (see ArrayRef.after_op_id).
+	AfterOpId     uint64 `protobuf:"varint,9,opt,name=after_op_id,json=afterOpId,proto3" json:"after_op_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LaunchRequest) Reset() {
@@ -415,6 +419,13 @@ func (x *LaunchRequest) GetPartitions() []*LocalPartition {
 		return x.Partitions
 	}
 	return nil
+}
+
+func (x *LaunchRequest) GetAfterOpId() uint64 {
+	if x != nil {
+		return x.AfterOpId
+	}
+	return 0
 }
 
 type LaunchStreamRequest struct {
@@ -903,7 +914,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\x05R\bdeviceId\x12\x1c\n" +
 	"\targuments\x18\x03 \x03(\x06R\targuments\x12\x18\n" +
-	"\aoutputs\x18\x04 \x03(\x06R\aoutputs\"\xd5\x02\n" +
+	"\aoutputs\x18\x04 \x03(\x06R\aoutputs\"\xf5\x02\n" +
 	"\rLaunchRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12#\n" +
@@ -916,7 +927,8 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\x11partition_workers\x18\a \x03(\tR\x10partitionWorkers\x12F\n" +
 	"\n" +
 	"partitions\x18\b \x03(\v2&.openpathways.worker.v1.LocalPartitionR\n" +
-	"partitions\"\xa0\x01\n" +
+	"partitions\x12\x1e\n" +
+	"\vafter_op_id\x18\t \x01(\x04R\tafterOpId\"\xa0\x01\n" +
 	"\x13LaunchStreamRequest\x12?\n" +
 	"\x06launch\x18\x01 \x01(\v2%.openpathways.worker.v1.LaunchRequestH\x00R\x06launch\x12\x18\n" +
 	"\x06cancel\x18\x02 \x01(\x06H\x00R\x06cancel\x12#\n" +

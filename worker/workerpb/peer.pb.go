@@ -217,7 +217,12 @@ type ArrayRef struct {
 	Handle    uint64                 `protobuf:"fixed64,2,opt,name=handle,proto3" json:"handle,omitempty"`
 	// The session's token, which its server gave the session's client in the
 	// header of its IfrtSession stream ("openpathways-session-token").
-	SessionToken  string `protobuf:"bytes,3,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	SessionToken string `protobuf:"bytes,3,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	// The op id of the last request the session's client had sent when it
+	// named the array: the worker looks the handle up once its session has
+	// taken every request up to this one, since the request that makes the
+	// array may still be on its way there. 0: look it up at once.
+	AfterOpId     uint64 `protobuf:"varint,4,opt,name=after_op_id,json=afterOpId,proto3" json:"after_op_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -271,6 +276,13 @@ func (x *ArrayRef) GetSessionToken() string {
 		return x.SessionToken
 	}
 	return ""
+}
+
+func (x *ArrayRef) GetAfterOpId() uint64 {
+	if x != nil {
+		return x.AfterOpId
+	}
+	return 0
 }
 
 type ReadArrayRequest struct {
@@ -662,12 +674,13 @@ const file_worker_workerpb_peer_proto_rawDesc = "" +
 	"\n" +
 	"generation\x18\x02 \x01(\x04R\n" +
 	"generation\x12\x16\n" +
-	"\x06length\x18\x03 \x01(\x03R\x06length\"f\n" +
+	"\x06length\x18\x03 \x01(\x03R\x06length\"\x86\x01\n" +
 	"\bArrayRef\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\x06R\x06handle\x12#\n" +
-	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\"\xa7\x01\n" +
+	"\rsession_token\x18\x03 \x01(\tR\fsessionToken\x12\x1e\n" +
+	"\vafter_op_id\x18\x04 \x01(\x04R\tafterOpId\"\xa7\x01\n" +
 	"\x10ReadArrayRequest\x126\n" +
 	"\x05array\x18\x01 \x01(\v2 .openpathways.worker.v1.ArrayRefR\x05array\x126\n" +
 	"\x06region\x18\x02 \x01(\v2\x1e.openpathways.worker.v1.DomainR\x06region\x12#\n" +
