@@ -1,20 +1,43 @@
 package stablehlo
 
-import "slices"
+import (
+	"slices"
+)
 
 // inferResultShardings places each result of an SPMD @main that declares no
-// sharding as XLA's sharding propagation places it through elementwise ops:
-// a result computed elementwise from a sharded parameter (or a sharding
-// constraint) of its shape takes that sharding, so that `x * 2` of a sharded
-// x stays sharded instead of landing whole on every device. A result whose
-// sharded operands disagree, or that no elementwise chain links to one,
-// stays replicated, which is always correct. Modules with collectives or
-// shard_map are placed by inferProcessShardings.
+// sharding where XLA's sharding propagation places it. For a Shardy module
+// (sdy.sharding on @main's arguments) made only of ops whose propagation
+// rules are reproduced here — elementwise ops (chlo.square included),
+// sharding constraints, transpose, reshape, broadcast_in_dim, reduce,
+// dot_general, slice, dynamic_slice, gather, concatenate, pad, reverse,
+// sort and reduce_window, constants, and calls of functions made of these —
+// it runs the propagation Shardy runs inside XLA (see shardyResults). Any
+// other module (GSPMD's mhlo.sharding, loops, custom calls, ...) falls back
+// to the elementwise rule: a result computed elementwise from a sharded
+// parameter (or a sharding constraint) of its shape takes that sharding, so
+// that `x * 2` of a sharded x stays sharded instead of landing whole on
+// every device. A result nothing places stays replicated, which is always
+// correct. Modules with collectives or shard_map are placed by
+// inferProcessShardings.
 func (p *parser) inferResultShardings() {
 	m := p.mod
 	if m.collectives || m.numPartitions <= 1 {
 		return
 	}
+	if got, ok := p.shardyResults(); ok {
+		for k, s := range got {
+			if m.resultPlacing[k] == "" {
+				m.resultPlacing[k] = s
+			}
+		}
+		return
+	}
+	p.inferElementwiseResultShardings()
+}
+
+// inferElementwiseResultShardings follows elementwise chains only.
+func (p *parser) inferElementwiseResultShardings() {
+	m := p.mod
 	f, r := m.main, m.main.body
 	known := map[int]string{} // slot -> sharding, "" once looked at and found none
 	for i, s := range r.args {

@@ -4,8 +4,10 @@ import "testing"
 
 // TestResultShardingsFollowElementwiseOps: an SPMD result without a declared
 // sharding takes the sharding of what it is computed from elementwise (as
-// XLA's propagation gives `x * 2` of a sharded x), and stays replicated ("")
-// where nothing elementwise links it to one sharding.
+// XLA's propagation gives `x * 2` of a sharded x). Where sharded operands
+// disagree, or a reduction and a broadcast lie between, the result is what
+// XLA compiled for these very modules (TestResultShardingsFollowXLAPropagation
+// has more); a GSPMD sharding constraint is followed elementwise.
 func TestResultShardingsFollowElementwiseOps(t *testing.T) {
 	const rows, cols = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}", "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"
 	for _, c := range []struct{ name, body, want string }{
@@ -21,7 +23,7 @@ func TestResultShardingsFollowElementwiseOps(t *testing.T) {
     %s = stablehlo.subtract %arg0, %d : tensor<8x8xf32>
     return %s`, rows},
 		{"operands_disagree", `%s = stablehlo.add %arg0, %arg2 : tensor<8x8xf32>
-    return %s`, ""},
+    return %s`, "{devices=[2,4]<=[8]}"},
 		{"constraint", `%a = stablehlo.add %arg1, %arg1 : tensor<8x8xf32>
     %c = stablehlo.custom_call @Sharding(%a) {mhlo.sharding = "{devices=[8,1]<=[8]}"} : (tensor<8x8xf32>) -> tensor<8x8xf32>
     %e = stablehlo.exponential %c : tensor<8x8xf32>
@@ -32,7 +34,7 @@ func TestResultShardingsFollowElementwiseOps(t *testing.T) {
 		{"reduction", `%z = stablehlo.constant dense<0.0> : tensor<f32>
     %r = stablehlo.reduce(%arg0 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x8xf32>, tensor<f32>) -> tensor<8xf32>
     %b = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<8xf32>) -> tensor<8x8xf32>
-    return %b`, ""},
+    return %b`, rows},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := c.body + " : tensor<8x8xf32>"

@@ -95,9 +95,39 @@ def sharding_patterns(devs, mesh):
   out["transpose_sharded"] = jax.jit(lambda a: a.T, out_shardings=grid)(jax.device_put(x, grid))
   ga = jax.device_put(x, grid)
   # Eager ops and jit without out_shardings keep what is elementwise of a
-  # sharded argument sharded, as XLA does (gocpu replicates the rest).
+  # sharded argument sharded, as XLA does; gocpu replays XLA's propagation
+  # through the ops below (docs/gocpu.md).
   out["eager_bcast"] = ga + jnp.arange(8.0, dtype=jnp.float32)
   out["jit_noout"] = jax.jit(lambda a: jnp.tanh(a @ a) + a)(ga)
+  # Transposes, matmuls, reductions, broadcasts, slices and reshapes keep
+  # the sharding XLA's propagation gives them, eager or under jit.
+  ra = jax.device_put(x, rows)
+  cb = jax.device_put(w, NamedSharding(mesh, P(None, "b")))
+  out["eager_transpose"] = ga.T
+  out["eager_matmul_rows"] = ra @ w
+  out["eager_matmul_cols"] = x @ cb
+  out["eager_matmul_both"] = ra @ cb
+  out["eager_matmul_contracted"] = ga @ w
+  out["eager_matmul_self"] = ga @ ga.T
+  out["eager_sum0"] = ga.sum(0)
+  out["eager_sum1"] = ga.sum(1)
+  out["eager_mean_keepdims"] = ga.mean(1, keepdims=True)
+  out["eager_argmax"] = ga.argmax(1)
+  out["eager_slice_cols"] = ga[:, :4]
+  out["eager_slice_rows"] = ga[:4]
+  out["eager_index"] = ga[0]
+  out["eager_reshape_flat"] = ga.reshape(64)
+  out["eager_reshape_unit"] = ga.reshape(8, 1, 8)
+  out["eager_expand"] = ga[None]
+  out["eager_broadcast_to"] = jnp.broadcast_to(ra, (3, 8, 8))
+  out["jit_transpose"] = jax.jit(lambda a: a.T)(ga)
+  out["jit_slice"] = jax.jit(lambda a: a[:4, 2:6])(ga)
+  out["jit_reshape_split"] = jax.jit(lambda a: a.reshape(2, 4, 8))(ga)
+  out["jit_matmul"] = jax.jit(lambda a, b: a @ b)(ra, cb)
+  out["jit_mlp"] = jax.jit(lambda a, b: jax.nn.relu(a @ b).sum(1))(ra, cb)
+  out["jit_softmax"] = jax.jit(lambda a: jax.nn.softmax(a, axis=-1))(ga)
+  out["jit_layernorm"] = jax.jit(lambda a: (a - a.mean(-1, keepdims=True)) / jnp.sqrt(a.var(-1, keepdims=True) + 1e-5))(ra)
+  out["jit_multi_out"] = jax.jit(lambda a, b: (a * 2, a * 2 + b @ b.T, (a @ b).T))(ga, cb)
   out["reshard_put"] = jax.device_put(jax.device_put(x, grid), NamedSharding(mesh, P("b", "a")))
   return out
 
@@ -296,6 +326,12 @@ def host_patterns(devs, mesh):
   from jax.experimental import multihost_utils
   out["process_allgather"] = multihost_utils.process_allgather(a, tiled=True)
   out["big_roundtrip"] = np.array(float(np.asarray(jax.device_put(np.ones((16 << 20,), np.float32), devs[2])).sum()))
+  # An array computed a moment ago on one device, spread at once over every
+  # device (both slices): the request making it could be overtaken by the
+  # other slice's worker reading its piece (NOT_FOUND about 1 run in 4).
+  flat = NamedSharding(mesh, P(("a", "b")))
+  spread = [float(jax.device_put(jax.device_put(jnp.arange(16.0), devs[0]) + i, flat).sum()) for i in range(50)]
+  out["spread_fresh"] = np.array(spread)
   smalls = [jax.device_put(np.array([i], np.int32), devs[i % n]) for i in range(10000)]
   out["many_small"] = np.array(sum(int(v[0]) for v in jax.device_get(smalls)))
   return out

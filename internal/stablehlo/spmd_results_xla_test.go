@@ -1,0 +1,536 @@
+package stablehlo
+
+import "testing"
+
+// TestResultShardingsFollowXLAPropagation: an output JAX leaves unplaced
+// (an eager op, jit without out_shardings) takes the sharding XLA's
+// propagation gives it. Each module is the one JAX 0.10.2 and 0.12.0.1
+// lower for the expression named (jax.jit(f).lower(...).as_text(), or the
+// module an eager op dispatches), on a mesh a=2, b=4 of 8 CPU devices
+// unless it says otherwise, and each want is the output sharding XLA
+// compiled for that very module, the same in both versions ("" is
+// replicated).
+func TestResultShardingsFollowXLAPropagation(t *testing.T) {
+	for _, c := range []struct {
+		name, jax, module string
+		want              []string
+	}{
+		{"transpose P(a,b) -> P(b,a)", "x.T, x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"dot rows of lhs carry", "x @ ones((16,4)), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"dot contracted lhs dim does not carry", "x @ ones((16,4)), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`, []string{""}},
+		{"dot P(a,b) by replicated: contracted b drops", "x @ ones((16,4)), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x4xf32>
+    %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"dot rhs columns carry", "ones((4,8)) @ x, x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+    %1 = stablehlo.dot_general %0, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    return %1 : tensor<4x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"dot P(a) by P(None,b) keeps both", "a @ b, a P('a'), b P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"dot both claim a: equal sizes, lhs wins", "a @ b, a P('a'), b P(None,'a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"dot both claim a: larger rhs wins", "a @ b, a f32[8,16] P('a'), b f32[16,64] P(None,'a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<16x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>}) -> (tensor<8x64xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x64xf32>) -> tensor<8x64xf32>
+    return %0 : tensor<8x64xf32>
+  }
+}`, []string{"{devices=[1,2,4]<=[8] last_tile_dim_replicate}"}},
+		{"batched dot: batch from rhs, rows from lhs", "einsum('bij,bjk->bik', a, b), a P(None,'a'), b P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}, {}]>}, %arg1: tensor<8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}, {}]>}) -> (tensor<8x8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, DEFAULT] : (tensor<8x8x8xf32>, tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    return %0 : tensor<8x8x8xf32>
+  }
+}`, []string{"{devices=[4,2,1]<=[2,4]T(1,0)}"}},
+		{"batched dot: batch dims disagree", "einsum('bij,bjk->bik', a, b), a P('a'), b P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}, {}]>}, %arg1: tensor<8x8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}, {}]>}) -> (tensor<8x8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, DEFAULT] : (tensor<8x8x8xf32>, tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+    return %0 : tensor<8x8x8xf32>
+  }
+}`, []string{""}},
+		{"reduce drops the summed dim", "x.sum(0), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+    return %0 : tensor<16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"reduce over all dims", "x.sum(), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<f32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+}`, []string{""}},
+		{"argmax: two-result reduce in a call", "x.argmax(1), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<8xi32> {jax.result_info = "result"}) {
+    %0 = call @argmax(%arg0) : (tensor<8x16xf32>) -> tensor<8xi32>
+    return %0 : tensor<8xi32>
+  }
+  func.func private @argmax(%arg0: tensor<8x16xf32>) -> tensor<8xi32> {
+    %0 = stablehlo.iota dim = 1 : tensor<8x16xi32>
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:2 = stablehlo.reduce(%arg0 init: %cst), (%0 init: %c) across dimensions = [1] : (tensor<8x16xf32>, tensor<8x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<8xf32>, tensor<8xi32>)
+     reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: tensor<i32>)  {
+      %2 = stablehlo.compare GT, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = stablehlo.or %2, %3 : tensor<i1>
+      %5 = stablehlo.compare EQ, %arg1, %arg3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %6 = stablehlo.compare LT, %arg2, %arg4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %7 = stablehlo.and %5, %6 : tensor<i1>
+      %8 = stablehlo.or %4, %7 : tensor<i1>
+      %9 = stablehlo.select %4, %arg1, %arg3 : tensor<i1>, tensor<f32>
+      %10 = stablehlo.select %8, %arg2, %arg4 : tensor<i1>, tensor<i32>
+      stablehlo.return %9, %10 : tensor<f32>, tensor<i32>
+    }
+    return %1#1 : tensor<8xi32>
+  }
+}`, []string{"{devices=[2,4]<=[8] last_tile_dim_replicate}"}},
+		{"mean over the sharded dim", "x.mean(1), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %cst_0 = stablehlo.constant dense<1.600000e+01> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    %2 = stablehlo.divide %0, %1 : tensor<8xf32>
+    return %2 : tensor<8xf32>
+  }
+}`, []string{""}},
+		{"broadcast_in_dim adds a leading dim", "x[None], x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<1x8x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [1, 2] : (tensor<8x16xf32>) -> tensor<1x8x16xf32>
+    return %0 : tensor<1x8x16xf32>
+  }
+}`, []string{"{devices=[1,2,4]<=[8]}"}},
+		{"broadcast_to (3,8,16)", "jnp.broadcast_to(x, (3,8,16)), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<3x8x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [1, 2] : (tensor<8x16xf32>) -> tensor<3x8x16xf32>
+    return %0 : tensor<3x8x16xf32>
+  }
+}`, []string{"{devices=[1,1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"add a broadcast row", "x + jnp.arange(16.), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<16xf32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
+    %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<1x16xf32>) -> tensor<8x16xf32>
+    %3 = stablehlo.add %arg0, %2 : tensor<8x16xf32>
+    return %3 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"slice keeps a sharded dim that stays divisible", "jit(lambda x: x[:4]), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.slice %arg0 [0:4, 0:16] : (tensor<8x16xf32>) -> tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"slice keeps the axes that divide 4 rows", "jit(lambda x: x[:4]), x P(('a','b'))", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a", "b"}, {}]>}) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.slice %arg0 [0:4, 0:16] : (tensor<8x16xf32>) -> tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"slice: 8 devices do not divide 4 rows", "jit(lambda x: x[:4]), x P('x') on 8 devices", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=8]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.slice %arg0 [0:4, 0:16] : (tensor<8x16xf32>) -> tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+}`, []string{""}},
+		{"slice: 4 devices do not divide 6 columns", "jit(lambda x: x[:, :6]), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8x6xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.slice %arg0 [0:8, 0:6] : (tensor<8x16xf32>) -> tensor<8x6xf32>
+    return %0 : tensor<8x6xf32>
+  }
+}`, []string{""}},
+		{"eager x[:4] (gather): sliced dim drops", "x[:4] run eagerly, x P('a','b')", `module @jit_gather attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}, %arg1: tensor<1xi32>) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], start_index_map = [0]>, indices_are_sorted = true, slice_sizes = array<i64: 4, 16>}> : (tensor<8x16xf32>, tensor<1xi32>) -> tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"eager x[:, :4] (gather): whole dim keeps", "x[:, :4] run eagerly, x P('a')", `module @jit_gather attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<1xi32>) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
+    %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], start_index_map = [1]>, indices_are_sorted = true, slice_sizes = array<i64: 8, 4>}> : (tensor<8x16xf32>, tensor<1xi32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"eager x[0] (gather): collapsed dim goes", "x[0] run eagerly, x P('a','b')", `module @jit_gather attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}, %arg1: tensor<1xi32>) -> (tensor<16xf32> {jax.result_info = "result"}) {
+    %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0]>, indices_are_sorted = true, slice_sizes = array<i64: 1, 16>}> : (tensor<8x16xf32>, tensor<1xi32>) -> tensor<16xf32>
+    return %0 : tensor<16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"reshape inserts a size-1 dim", "x.reshape(8,1,16), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<8x1x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<8x1x16xf32>
+    return %0 : tensor<8x1x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8]}"}},
+		{"reshape merges: major dim sharding stays", "x.reshape(128), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<128xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<128xf32>
+    return %0 : tensor<128xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8] last_tile_dim_replicate}"}},
+		{"reshape merges: minor dim sharding drops", "x.reshape(128), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<128xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<128xf32>
+    return %0 : tensor<128xf32>
+  }
+}`, []string{""}},
+		{"reshape splits rows over a then b", "x.reshape(2,4,16), x P(('a','b'))", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a", "b"}, {}]>}) -> (tensor<2x4x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
+    return %0 : tensor<2x4x16xf32>
+  }
+}`, []string{"{devices=[2,4,1]<=[8]}"}},
+		{"reshape split needing a sub-axis drops it", "x.reshape(2,4,16), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<2x4x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
+    return %0 : tensor<2x4x16xf32>
+  }
+}`, []string{"{devices=[1,1,2,4]<=[8] last_tile_dim_replicate}"}},
+		{"reshape (8,16) to (16,8)", "x.reshape(16,8), x P(None,('a','b'))", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a", "b"}]>}) -> (tensor<16x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reshape %arg0 : (tensor<8x16xf32>) -> tensor<16x8xf32>
+    return %0 : tensor<16x8xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"elementwise merges dims", "a + b, a P('a'), b P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"elementwise conflict: first operand wins", "a + b, a P('a'), b P(None,'a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"elementwise conflict: more sharded dim wins", "a + b, a P(None,'a'), b P(('a','b'))", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a", "b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[8,1]<=[8]}"}},
+		{"elementwise disagreeing axes", "a + b, a P('a'), b P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}`, []string{""}},
+		{"multi-use operand waits for later priorities", "(x*2, x*2 + w), x P('a'), w P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result[0]"}, tensor<8x8xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<8x8xf32>
+    %cst_0 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8x8xf32>
+    %3 = stablehlo.multiply %arg0, %2 : tensor<8x8xf32>
+    %4 = stablehlo.add %3, %arg1 : tensor<8x8xf32>
+    return %1, %4 : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}", "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"elementwise placement beats the dot's", "tanh(x @ w) + w, x P('a'), w P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %1 = stablehlo.tanh %0 : tensor<8x8xf32>
+    %2 = stablehlo.add %1, %arg1 : tensor<8x8xf32>
+    return %2 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"dot result agrees with elementwise operand", "tanh(x @ w) + x, x P('a'), w P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %1 = stablehlo.tanh %0 : tensor<8x8xf32>
+    %2 = stablehlo.add %1, %arg0 : tensor<8x8xf32>
+    return %2 : tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"softmax", "jax.nn.softmax(x, axis=1), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.maximum across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8xf32>
+    %2 = stablehlo.maximum %1, %0 : tensor<8xf32>
+    %3 = stablehlo.broadcast_in_dim %2, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+    %5 = stablehlo.subtract %arg0, %4 : tensor<8x16xf32>
+    %6 = stablehlo.exponential %5 : tensor<8x16xf32>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %7 = stablehlo.reduce(%6 init: %cst_1) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+    %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<8xf32>) -> tensor<8x1xf32>
+    %9 = stablehlo.broadcast_in_dim %8, dims = [0, 1] : (tensor<8x1xf32>) -> tensor<8x16xf32>
+    %10 = stablehlo.divide %6, %9 : tensor<8x16xf32>
+    return %10 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"relu: call inlined", "jax.nn.relu(x), x P('a')", `module @jit_relu attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = call @relu(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+  func.func private @relu(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x16xf32>
+    %1 = stablehlo.maximum %arg0, %0 : tensor<8x16xf32>
+    return %1 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"layernorm: var with chlo.square", "(x - x.mean(-1, keepdims=True)) / sqrt(x.var(-1, keepdims=True) + 1e-5), x f32[8,16,32] P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}, {}]>}) -> (tensor<8x16x32xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [2] : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %cst_0 = stablehlo.constant dense<3.200000e+01> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8x16x1xf32>
+    %3 = stablehlo.divide %1, %2 : tensor<8x16x1xf32>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1, 2] : (tensor<8x16x1xf32>) -> tensor<8x16x32xf32>
+    %5 = stablehlo.subtract %arg0, %4 : tensor<8x16x32xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %6 = call @_var(%arg0, %c) : (tensor<8x16x32xf32>, tensor<i32>) -> tensor<8x16x1xf32>
+    %cst_1 = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+    %7 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<8x16x1xf32>
+    %8 = stablehlo.add %6, %7 : tensor<8x16x1xf32>
+    %9 = stablehlo.sqrt %8 : tensor<8x16x1xf32>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1, 2] : (tensor<8x16x1xf32>) -> tensor<8x16x32xf32>
+    %11 = stablehlo.divide %5, %10 : tensor<8x16x32xf32>
+    return %11 : tensor<8x16x32xf32>
+  }
+  func.func private @_var(%arg0: tensor<8x16x32xf32>, %arg1: tensor<i32>) -> tensor<8x16x1xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [2] : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %cst_0 = stablehlo.constant dense<3.200000e+01> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8x16x1xf32>
+    %3 = stablehlo.divide %1, %2 : tensor<8x16x1xf32>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1, 2] : (tensor<8x16x1xf32>) -> tensor<8x16x32xf32>
+    %5 = stablehlo.subtract %arg0, %4 : tensor<8x16x32xf32>
+    %6 = chlo.square %5 : tensor<8x16x32xf32> -> tensor<8x16x32xf32>
+    %7 = stablehlo.convert %arg1 : (tensor<i32>) -> tensor<f32>
+    %cst_1 = stablehlo.constant dense<3.200000e+01> : tensor<f32>
+    %8 = stablehlo.subtract %cst_1, %7 : tensor<f32>
+    %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %9 = stablehlo.reduce(%6 init: %cst_2) applies stablehlo.add across dimensions = [2] : (tensor<8x16x32xf32>, tensor<f32>) -> tensor<8x16xf32>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1] : (tensor<8x16xf32>) -> tensor<8x16x1xf32>
+    %11 = stablehlo.broadcast_in_dim %8, dims = [] : (tensor<f32>) -> tensor<8x16x1xf32>
+    %12 = stablehlo.divide %10, %11 : tensor<8x16x1xf32>
+    %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %13 = stablehlo.compare GT, %8, %cst_3, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %cst_4 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+    %14 = call @_where(%13, %12, %cst_4) : (tensor<i1>, tensor<8x16x1xf32>, tensor<f32>) -> tensor<8x16x1xf32>
+    return %14 : tensor<8x16x1xf32>
+  }
+  func.func private @_where(%arg0: tensor<i1>, %arg1: tensor<8x16x1xf32>, %arg2: tensor<f32>) -> tensor<8x16x1xf32> {
+    %0 = stablehlo.convert %arg2 : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<8x16x1xf32>
+    %2 = stablehlo.select %arg0, %arg1, %1 : tensor<i1>, tensor<8x16x1xf32>
+    return %2 : tensor<8x16x1xf32>
+  }
+}`, []string{"{devices=[2,1,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"1-D mesh: x @ x.T contracts x", "x @ x.T, x P(None,'x') on 8 devices", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=8]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<8x16xf32>) -> tensor<16x8xf32>
+    %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+    return %1 : tensor<8x8xf32>
+  }
+}`, []string{""}},
+		{"3-axis mesh, canonical iota", "x.sum(0), x P('y','z') on mesh x=2,y=2,z=2", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2, "z"=2]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y"}, {"z"}]>}) -> (tensor<16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<16xf32>
+    return %0 : tensor<16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[4,2]T(1,0) last_tile_dim_replicate}"}},
+		{"declared out_sharding next to an unplaced result", "jit(lambda x, w: (x @ w, x + w), out_shardings=(P('a','b'), None)), x P('a'), w P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result[0]", sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}, tensor<8x8xf32> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %1 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>
+    return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}", ""}},
+		{"sharding constraint on a dot", "with_sharding_constraint(x @ w, P('b')) + x, x P('a'), w P('b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}, %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {}]>}) -> (tensor<8x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"b"}, {}]> : tensor<8x8xf32>
+    %2 = stablehlo.add %1, %arg0 : tensor<8x8xf32>
+    return %2 : tensor<8x8xf32>
+  }
+}`, []string{""}},
+		{"concatenate", "jnp.concatenate([x, x], 0), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.concatenate %arg0, %arg0, dim = 0 : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
+    return %0 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"sort keeps the other dim", "jnp.sort(x, 1), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = call @sort(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+  func.func private @sort(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %1 = stablehlo.compare EQ, %arg1, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %2 = stablehlo.select %1, %cst_0, %arg1 : tensor<i1>, tensor<f32>
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_1 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %4 = stablehlo.select %3, %cst_1, %2 : tensor<i1>, tensor<f32>
+      %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %5 = stablehlo.compare EQ, %arg2, %cst_2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %6 = stablehlo.select %5, %cst_3, %arg2 : tensor<i1>, tensor<f32>
+      %7 = stablehlo.compare NE, %arg2, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %cst_4 = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %8 = stablehlo.select %7, %cst_4, %6 : tensor<i1>, tensor<f32>
+      %9 = stablehlo.compare LT, %4, %8, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %9 : tensor<i1>
+    }) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"reverse", "x[::-1], x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.reverse %arg0, dims = [0] : tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"pad", "jnp.pad(x, 1), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<10x18xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = call @_pad(%arg0, %c) : (tensor<8x16xf32>, tensor<i32>) -> tensor<10x18xf32>
+    return %0 : tensor<10x18xf32>
+  }
+  func.func private @_pad(%arg0: tensor<8x16xf32>, %arg1: tensor<i32>) -> tensor<10x18xf32> {
+    %0 = stablehlo.convert %arg1 : (tensor<i32>) -> tensor<f32>
+    %1 = stablehlo.pad %arg0, %0, low = [1, 1], high = [1, 1], interior = [0, 0] : (tensor<8x16xf32>, tensor<f32>) -> tensor<10x18xf32>
+    return %1 : tensor<10x18xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"cumsum (reduce_window)", "jnp.cumsum(x, 0), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]>
+  func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<8x16xf32> {jax.result_info = "result"}) {
+    %0 = call @cumsum(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+  func.func private @cumsum(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %0 = call @cumsum_0(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+  func.func private @cumsum_0(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<f32>
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1>, padding = dense<[[7, 0], [0, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 8, 1>, window_strides = array<i64: 1, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<8x16xf32>, tensor<f32>) -> tensor<8x16xf32>
+    return %1 : tensor<8x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := mustParse(t, c.module)
+			_, results := m.ProcessShardings()
+			if len(results) != len(c.want) {
+				t.Fatalf("%d results, want %d", len(results), len(c.want))
+			}
+			for k, want := range c.want {
+				got := results[k]
+				if got == "{replicated}" {
+					got = ""
+				}
+				if got != want {
+					t.Errorf("%s: result %d sharding %q, XLA gives %q", c.jax, k, got, want)
+				}
+			}
+		})
+	}
+}
