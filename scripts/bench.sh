@@ -30,5 +30,5 @@ go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnP
 go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
-PATHWAYS_BENCH=1 go test -count=1 -run 'TestDataplaneFigures|TestDataplaneMemory' -v ./proxy/proxyserver | grep -E 'tiny step|per 64 MiB|array size|^(ok|FAIL|---)'
-PATHWAYS_BENCH=1 go test -count=1 -run TestStepFigures -v ./proxy/proxyserver | grep -E 'tiny step|concurrent clients|CPU per step|^(ok|FAIL|---)'
+PATHWAYS_BENCH=1 go test -count=1 -run 'TestDataplaneFigures|TestDataplaneMemory' -v ./proxy/proxyserver/interop | grep -E 'tiny step|per 64 MiB|array size|^(ok|FAIL|---)'
+PATHWAYS_BENCH=1 go test -count=1 -run TestStepFigures -v ./proxy/proxyserver/interop | grep -E 'tiny step|concurrent clients|CPU per step|^(ok|FAIL|---)'

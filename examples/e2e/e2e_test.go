@@ -58,7 +58,7 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
 	t.Cleanup(func() {
 		p.stop(t)
 		if t.Failed() {
-			t.Logf("%s log (tail):\n%s", name, lastLines(p.logs.String(), 40))
+			t.Logf("%s log (tail):\n%s", name, testenv.LastLines(p.logs.String(), 40))
 		}
 	})
 	return p
@@ -102,14 +102,6 @@ func (p *proc) kill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.done
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func build(t *testing.T, dir, pkg string) string {
@@ -232,11 +224,11 @@ func (c *procCluster) runJAX(python, script string, onStep func(step string)) (m
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%s failed: %v\nstderr:\n%s", script, err, lastLines(stderr.String(), 40))
+		t.Fatalf("%s failed: %v\nstderr:\n%s", script, err, testenv.LastLines(stderr.String(), 40))
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("%s stderr (tail):\n%s", script, lastLines(stderr.String(), 40))
+			t.Logf("%s stderr (tail):\n%s", script, testenv.LastLines(stderr.String(), 40))
 		}
 	})
 	return out, stderr.String()

@@ -100,13 +100,13 @@ func (p *proc) readyLine(t *testing.T, ctx context.Context, prefix string) strin
 		select {
 		case line, ok := <-p.lines:
 			if !ok {
-				t.Fatalf("%s exited before it was ready: %v\n%s", p.name, p.err, lastLines(p.logs.String(), 30))
+				t.Fatalf("%s exited before it was ready: %v\n%s", p.name, p.err, testenv.LastLines(p.logs.String(), 30))
 			}
 			if strings.Contains(line, prefix) {
 				return line
 			}
 		case <-ctx.Done():
-			t.Fatalf("%s was not ready in time:\n%s", p.name, lastLines(p.logs.String(), 30))
+			t.Fatalf("%s was not ready in time:\n%s", p.name, testenv.LastLines(p.logs.String(), 30))
 		}
 	}
 }
@@ -119,7 +119,7 @@ func (h *hostileCluster) alive(t *testing.T) {
 	for _, p := range append([]*proc{h.rm, h.proxy}, h.workers...) {
 		select {
 		case <-p.done:
-			t.Fatalf("%s died: %v\n%s", p.name, p.err, lastLines(p.logs.String(), 30))
+			t.Fatalf("%s died: %v\n%s", p.name, p.err, testenv.LastLines(p.logs.String(), 30))
 		default:
 		}
 	}

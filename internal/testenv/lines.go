@@ -19,3 +19,13 @@ func (w *LineWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// LastLines returns the last n lines of s, for a test failure that shows the
+// end of a log or of a child process's output.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,8 +1,6 @@
 package proxyserver_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // addMul computes (a+b)*a on f32[4]; its first argument may be donated.
@@ -223,35 +222,6 @@ func TestDeviceAssignmentAndLayout(t *testing.T) {
 	wantErr(t, "layout on an unknown device", s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_GetDefaultLayoutRequest{GetDefaultLayoutRequest: &proxypb.GetDefaultLayoutRequest{Dtype: dt, DeviceId: 42}}}), ifrt.ErrNotFound, "")
 }
 
-// echoPlugin returns copies of its arguments; {"fail": N} makes the
-// execution fail with code N.
-func echoPlugin(_ context.Context, backend ifrt.Client, body json.RawMessage) (*proxyserver.PluginExecutable, error) {
-	var req struct {
-		Fail int `json:"fail"`
-	}
-	dec := json.NewDecoder(bytesReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return nil, ifrt.Errorf(ifrt.InvalidArgument, "echoRequest: %v", err)
-	}
-	return &proxyserver.PluginExecutable{
-		Execute: func(ctx context.Context, args []ifrt.Array) ([]ifrt.Array, error) {
-			if req.Fail != 0 {
-				return nil, ifrt.Errorf(ifrt.Code(req.Fail), "echoRequest: failing as asked")
-			}
-			var out []ifrt.Array
-			for _, a := range args {
-				c, err := backend.CopyArrays(ctx, []ifrt.Array{a}, a.Sharding().Devices(), nil, ifrt.AlwaysCopy)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, c...)
-			}
-			return out, nil
-		},
-	}, nil
-}
-
 func compilePlugin(t testing.TB, s *sess, program string) *proxypb.IfrtResponse {
 	t.Helper()
 	return s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CompileRequest{CompileRequest: &proxypb.CompileRequest{
@@ -262,7 +232,7 @@ func compilePlugin(t testing.TB, s *sess, program string) *proxypb.IfrtResponse 
 
 func TestPluginPrograms(t *testing.T) {
 	h := newHarness(t, func(c *proxyserver.Config) {
-		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": echoPlugin}
+		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": proxyservertest.EchoPlugin}
 	})
 	s := h.session(t)
 	wantErr(t, "an unknown key", compilePlugin(t, s, `{"noSuchRequest": {}}`), ifrt.ErrInvalidArgument, "Bad PluginProgram")

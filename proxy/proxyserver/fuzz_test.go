@@ -12,6 +12,7 @@ import (
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 // seedRequests are valid requests of every kind, over the handles that
@@ -87,7 +88,7 @@ func FuzzIfrtRequest(f *testing.F) {
 	h := newHarness(f, func(c *proxyserver.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(errLogs, &slog.HandlerOptions{Level: slog.LevelError}))
 		c.MaxHostBufferSize = 1 << 24 // keep allocations of the fuzzed sizes small
-		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": echoPlugin}
+		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": proxyservertest.EchoPlugin}
 	})
 	for _, r := range seedRequests(f, h) {
 		b, err := proto.Marshal(r)

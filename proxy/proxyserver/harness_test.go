@@ -110,7 +110,7 @@ func newHarnessOn(t testing.TB, mod func(*proxyserver.Config), tcp bool) *harnes
 		}
 		backend.Close()
 		if t.Failed() {
-			t.Logf("server log (tail):\n%s", lastLines(logs.String(), 40))
+			t.Logf("server log (tail):\n%s", testenv.LastLines(logs.String(), 40))
 		}
 	})
 	return h

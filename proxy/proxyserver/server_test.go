@@ -27,6 +27,7 @@ import (
 	"github.com/openpathways/pathways/proxy/internal/wire"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/proxy/proxyserver"
+	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -545,7 +546,7 @@ func TestDeleteWaitsForEarlierUses(t *testing.T) {
 func TestSessionTeardownFreesEverything(t *testing.T) {
 	checkGoroutines(t)
 	h := newHarness(t, func(c *proxyserver.Config) {
-		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": echoPlugin}
+		c.PluginPrograms = map[string]proxyserver.PluginHandler{"echoRequest": proxyservertest.EchoPlugin}
 	})
 	for range 2 {
 		s := h.session(t)

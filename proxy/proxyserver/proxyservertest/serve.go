@@ -1,6 +1,7 @@
 // Package proxyservertest serves a proxy server for a test: OverGocpu makes one
 // over a fresh gocpu backend, Serve serves it on a loopback TCP port until the
-// test ends, then shuts it down and checks how its Serve ended.
+// test ends, then shuts it down and checks how its Serve ended. EchoPlugin is
+// a plugin program for tests of Config.PluginPrograms.
 //
 // Cleanups run last-registered first, so what the caller registers before
 // calling Serve (closing the backend, printing the server's log) runs after

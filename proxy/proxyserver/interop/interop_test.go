@@ -1,4 +1,4 @@
-package proxyserver_test
+package interop_test
 
 import (
 	"bufio"
@@ -19,6 +19,12 @@ import (
 	"github.com/openpathways/pathways/proxy/proxyserver"
 	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
+
+// testTimeout bounds every blocking step of a test that is not a script run.
+const testTimeout = 20 * time.Second
+
+// syncBuffer is the log sink these tests hand their servers.
+type syncBuffer = testenv.SyncBuffer
 
 // interopBackend is a backend the interop tests serve to the real JAX client.
 type interopBackend struct {
@@ -177,18 +183,10 @@ func (s *interopServer) runSteps(t *testing.T, script string, onStep func(step s
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		return out, fmt.Errorf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, stdout.String(), lastLines(stderr.String(), 60))
+		return out, fmt.Errorf("%s: %v\nstdout:\n%s\nstderr:\n%s", script, err, stdout.String(), testenv.LastLines(stderr.String(), 60))
 	}
-	t.Logf("%s stderr (tail):\n%s", script, lastLines(stderr.String(), 8))
+	t.Logf("%s stderr (tail):\n%s", script, testenv.LastLines(stderr.String(), 8))
 	return out, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // expectFreed waits for the client's session to end and checks the backend
@@ -279,7 +277,7 @@ type pyError struct {
 
 func TestInteropErrors(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
-		s := startInteropServer(t, jax, b, map[string]proxyserver.PluginHandler{"testRequest": echoPlugin})
+		s := startInteropServer(t, jax, b, map[string]proxyserver.PluginHandler{"testRequest": proxyservertest.EchoPlugin})
 		out, err := s.runScript(t, "errors.py")
 		if err != nil {
 			t.Fatal(err)

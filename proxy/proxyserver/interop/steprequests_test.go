@@ -1,4 +1,4 @@
-package proxyserver_test
+package interop_test
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func TestStepRequests(t *testing.T) {
 	}
 	const steps = 20
 	python := testenv.Python(t)
-	ctx := ctxT(t)
+	ctx := testenv.Context(t, testTimeout)
 	l, err := local.Start(ctx, local.Config{
 		Slices: 1, DevicesPerSlice: 8, NoProxy: true,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),

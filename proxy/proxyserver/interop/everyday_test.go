@@ -1,4 +1,4 @@
-package proxyserver_test
+package interop_test
 
 import (
 	"strings"
