@@ -60,7 +60,8 @@
 //	MEGASCALE_NUM_SLICES           worker: checked against the RM's slice count
 //	MEGASCALE_COORDINATOR_ADDRESS  logged (cross-slice collectives go through the Pathways client)
 //	HOST_ADDRESS                   worker: the host (or host:port) it advertises to the RM and to
-//	                               clients; default the machine's host name. RM: logged
+//	                               clients; default the --listen_address when it is one IP,
+//	                               else the machine's host name. RM: logged
 //	TPU_SKIP_MDS_QUERY             accepted; no metadata server is ever queried
 //	TPU_WORKER_ID                  worker: its host index in the slice (GKE sets it on TPU pods);
 //	                               unset, the RM gives it a free host of the slice

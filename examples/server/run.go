@@ -449,13 +449,18 @@ func openBackend(ctx context.Context, spec string, it rm.InstanceType) (ifrt.Cli
 }
 
 // advertised is the address the worker gives the RM: HOST_ADDRESS (with the
-// listening port unless it has one), else the host name and the port.
+// listening port unless it has one), else the address it listens on when that
+// is one address (--listen_address=127.0.0.1: the host name may resolve to an
+// interface it does not listen on), else the host name and the port.
 func advertised(hostAddress string, lis net.Addr) (string, error) {
-	_, port, err := net.SplitHostPort(lis.String())
+	listenHost, port, err := net.SplitHostPort(lis.String())
 	if err != nil {
 		return "", err
 	}
 	host := hostAddress
+	if ip := net.ParseIP(listenHost); host == "" && ip != nil && !ip.IsUnspecified() {
+		host = listenHost
+	}
 	if host == "" {
 		if host, err = os.Hostname(); err != nil {
 			return "", fmt.Errorf("no %s and no host name: %w", envconfig.HostAddress, err)

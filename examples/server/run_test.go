@@ -81,6 +81,18 @@ func TestAdvertised(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", host, got, err, want)
 		}
 	}
+	// Without HOST_ADDRESS, a worker listening on one address
+	// (--listen_address) gives that address, not its host name.
+	for listen, want := range map[string]string{"127.0.0.1:29005": "127.0.0.1:29005", "[::1]:29006": "[::1]:29006"} {
+		if got, err := advertised("", fakeAddr(listen)); err != nil || got != want {
+			t.Errorf("listening on %s: %q, %v; want %q", listen, got, err, want)
+		}
+	}
+	if host, err := os.Hostname(); err == nil {
+		if got, err := advertised("", lis); err != nil || got != net.JoinHostPort(host, "29005") {
+			t.Errorf("listening on every interface: %q, %v; want the host name %q and the port", got, err, host)
+		}
+	}
 }
 
 type fakeAddr string
