@@ -46,11 +46,26 @@ func (c *bcConverter) elemType(op *mlirbc.Operation, t mlirbc.Type) TensorType {
 		}
 		return TensorType{raw: t.Name}
 	case *mlirbc.VHLOComplexType:
-		return TensorType{raw: "complex<" + c.elemType(op, t.Elem).String() + ">"}
+		return complexType(c.elemType(op, t.Elem))
 	case *mlirbc.ComplexType:
-		return TensorType{raw: "complex<" + c.elemType(op, t.Elem).String() + ">"}
+		return complexType(c.elemType(op, t.Elem))
 	}
 	return c.tensorType(op, t)
+}
+
+// complexType is the element type complex<part>: C64 or C128, and for
+// other parts (complex<f16>, complex<i32>) its spelling.
+func complexType(part TensorType) TensorType {
+	if part.raw == "" {
+		switch part.Elem {
+		case F32:
+			return TensorType{Elem: C64}
+		case F64:
+			return TensorType{Elem: C128}
+		}
+		return TensorType{raw: "complex<" + part.Elem.String() + ">"}
+	}
+	return TensorType{raw: "complex<" + part.raw + ">"}
 }
 
 // tensorType converts a value type: a ranked tensor of static shape, or a
@@ -83,14 +98,14 @@ func (c *bcConverter) tensorType(op *mlirbc.Operation, t mlirbc.Type) TensorType
 		}
 	}
 	e := c.elemType(op, elem)
-	if !e.supported() {
+	if e.raw != "" { // an element type with no ElemType, kept by its spelling
 		var b strings.Builder
 		b.WriteString("tensor<")
 		for _, d := range shape {
 			b.WriteString(strconv.FormatInt(d, 10))
 			b.WriteByte('x')
 		}
-		b.WriteString(e.String())
+		b.WriteString(e.raw)
 		b.WriteByte('>')
 		return TensorType{Shape: shape, raw: b.String()}
 	}

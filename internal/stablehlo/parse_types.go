@@ -20,7 +20,11 @@ func (p *parser) parseType() TensorType {
 		if p.isPunct("<") { // complex<f32>, tuple<...>, memref<...>
 			p.skipBalanced()
 		}
-		return TensorType{raw: string(p.lex.src[start:p.lastEnd()])}
+		spelling := string(p.lex.src[start:p.lastEnd()])
+		if e, ok := ParseElemType(spelling); ok { // complex<f32>, complex<f64>
+			return TensorType{Elem: e}
+		}
+		return TensorType{raw: spelling}
 	case p.tok.kind == tokBang:
 		p.advance()
 		if p.isPunct("<") {

@@ -9,8 +9,11 @@ import (
 // ElemType is a tensor element type.
 type ElemType int
 
-// Element types the interpreter supports. ElemInvalid marks anything else
-// (complex, f8, token, ...), which parses but does not run.
+// Element types of tensors. The interpreter runs all but C64 and C128,
+// which the reader names so that the backends that only describe a program
+// (pjrtifrt) can give complex parameters and results their ifrt types.
+// ElemInvalid marks anything else (f8, token, ...). Types the interpreter
+// does not run parse, and make Module.Unsupported name them.
 const (
 	ElemInvalid ElemType = iota
 	Bool                 // i1, one byte per element (0 or 1) in Tensor.Data
@@ -26,16 +29,19 @@ const (
 	BF16
 	F32
 	F64
+	C64  // complex<f32>: not run by the interpreter
+	C128 // complex<f64>: not run by the interpreter
 )
 
 var elemNames = [...]string{
 	ElemInvalid: "invalid", Bool: "i1", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
 	U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64", F16: "f16", BF16: "bf16", F32: "f32", F64: "f64",
+	C64: "complex<f32>", C128: "complex<f64>",
 }
 
-var elemSizes = [...]int{0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8}
+var elemSizes = [...]int{0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16}
 
-// String returns the MLIR spelling, e.g. "f32", "ui8", "i1".
+// String returns the MLIR spelling, e.g. "f32", "ui8", "i1", "complex<f32>".
 func (e ElemType) String() string {
 	if e < 0 || int(e) >= len(elemNames) {
 		return "invalid"
@@ -74,12 +80,16 @@ func (e ElemType) isSigned() bool   { return e >= I8 && e <= I64 }
 func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
 func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }
 
+// runnable reports whether the interpreter computes with e: every element
+// type but ElemInvalid and the complex ones.
+func (e ElemType) runnable() bool { return e != ElemInvalid && e != C64 && e != C128 }
+
 // TensorType is a ranked tensor type with static shape.
 type TensorType struct {
 	Elem  ElemType
 	Shape []int64
-	// raw keeps the original spelling of types the interpreter cannot run
-	// (e.g. "complex<f32>", "!stablehlo.token") so errors can name them.
+	// raw keeps the original spelling of types with no ElemType (e.g.
+	// "tensor<4xf8E4M3FN>", "!stablehlo.token") so errors can name them.
 	raw string
 }
 
@@ -121,7 +131,8 @@ func (t TensorType) Equal(o TensorType) bool {
 	return true
 }
 
-func (t TensorType) supported() bool { return t.Elem != ElemInvalid && t.raw == "" }
+// supported reports whether the interpreter runs values of type t.
+func (t TensorType) supported() bool { return t.Elem.runnable() && t.raw == "" }
 
 // Tensor is a dense row-major little-endian array. Bool uses one byte per element.
 type Tensor struct {
