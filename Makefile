@@ -21,7 +21,7 @@ setup:
 	else echo "setup: not root, so no Slurm: its test will skip"; fi
 
 # The timeout is per package: proxy/proxyserver/interop runs the real JAX
-# client, four jaxlibs over four backends, ~35 minutes under -race on 2 cores.
+# client, four jaxlibs over four backends, 25-30 minutes under -race on 2 cores.
 test: setup lint testnocgo
 	$(GO) test -race -timeout 60m ./...
 
