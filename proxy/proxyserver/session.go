@@ -302,8 +302,8 @@ type runFunc func(ctx context.Context) (*proxypb.IfrtResponse, error)
 func (s *session) dispatch(req *proxypb.IfrtRequest) {
 	s.srv.act.add()
 	o := &op{id: req.GetRequestMetadata().GetOpId(), kind: wire.RequestKind(req)}
-	// Planned once its handles are registered or it has failed; running it
-	// is not planning, and starts no sooner than that.
+	// Planning registers the request's handles (or fails it); peers waiting
+	// for this op id need only that, not its run, which may start first.
 	defer s.planned.advance(o.id)
 	ctx := s.startRequest(o, req)
 	if s.failure != nil {
