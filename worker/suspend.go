@@ -171,13 +171,31 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 			spec: ifrt.ArraySpec{DType: h.Array.DType(), Shape: h.Array.Shape(), Sharding: h.Array.Sharding(), Layout: h.Array.Layout()},
 		})
 	}
+	if testHookBeforeSave != nil {
+		testHookBeforeSave(held)
+	}
+	gone := make([]bool, len(saved.arrays))
 	err = storage.Parallel(ctx, len(saved.arrays), func(ctx context.Context, i int) error {
-		return sp.save(ctx, loc, &saved.arrays[i])
+		err := sp.save(ctx, loc, &saved.arrays[i])
+		if err != nil && saved.arrays[i].held.Array.IsDeleted() {
+			// Its client deleted it after Pause (deletes still run while
+			// paused): nothing to save, and nothing to give back.
+			gone[i] = true
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		w.proxy.Unpause()
 		return "", err
 	}
+	kept := saved.arrays[:0]
+	for i, s := range saved.arrays {
+		if !gone[i] {
+			kept = append(kept, s)
+		}
+	}
+	saved.arrays = kept
 	freed := make([]proxyserver.HeldArray, len(saved.arrays))
 	for i, s := range saved.arrays {
 		freed[i] = s.held
@@ -194,6 +212,10 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 // flight (a program that never ends would otherwise hold it forever); past
 // it the suspension fails and the slice stays active.
 const inFlightWait = 5 * time.Minute
+
+// testHookBeforeSave, when set, sees the arrays a suspension is about to
+// save (tests delete some, as a client's delete arriving then would).
+var testHookBeforeSave func([]proxyserver.HeldArray)
 
 // zarrOf describes a saved array: one uncompressed chunk.
 func zarrOf(spec ifrt.ArraySpec) zarr.Array {
