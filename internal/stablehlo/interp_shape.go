@@ -328,7 +328,9 @@ func sliceBlock(a *array, start, limit []int64) *array {
 		t.Shape[d] = limit[d] - start[d]
 		base += int(start[d]) * src[d]
 	}
-	return take(a, t, mapIndices(t.Shape, src, base))
+	out := newArray(t)
+	forEachRow(t.Shape, src, base, func(at, k, n int) { copyRun(out, k, a, at, n) })
+	return out
 }
 
 // placeBlock copies block into dst at start.
@@ -338,8 +340,57 @@ func placeBlock(dst *array, start []int64, block *array) {
 	for d := range start {
 		base += int(start[d]) * st[d]
 	}
-	for k, p := range mapIndices(block.t.Shape, st, base) {
-		copyElem(dst, p, block, k)
+	forEachRow(block.t.Shape, st, base, func(at, k, n int) { copyRun(dst, at, block, k, n) })
+}
+
+// forEachRow walks a block of shape inside an array of strides st whose
+// element base is the block's first: f gets each innermost row's first
+// element in the array (at) and in the block (k), and its length n. Rows
+// are contiguous in both, so block copies move whole rows.
+func forEachRow(shape []int64, st []int, base int, f func(at, k, n int)) {
+	rank := len(shape)
+	if rank == 0 {
+		f(base, 0, 1)
+		return
+	}
+	n := int(shape[rank-1])
+	rows := 1
+	for _, d := range shape {
+		rows *= int(d)
+	}
+	if rows == 0 {
+		return
+	}
+	rows /= n
+	cur := make([]int64, rank-1)
+	at := base
+	for k := 0; k < rows; k++ {
+		f(at, k*n, n)
+		for d := rank - 2; d >= 0; d-- {
+			cur[d]++
+			at += st[d]
+			if cur[d] < shape[d] {
+				break
+			}
+			at -= int(shape[d]) * st[d]
+			cur[d] = 0
+		}
+	}
+}
+
+// copyRun sets dst[di:di+n] = src[si:si+n] (same element class).
+func copyRun(dst *array, di int, src *array, si, n int) {
+	switch dst.t.Elem.class() {
+	case classF32:
+		copy(dst.f32[di:di+n], src.f32[si:si+n])
+	case classF64:
+		copy(dst.f64[di:di+n], src.f64[si:si+n])
+	case classInt:
+		copy(dst.i[di:di+n], src.i[si:si+n])
+	case classUint:
+		copy(dst.u[di:di+n], src.u[si:si+n])
+	default:
+		copy(dst.b[di:di+n], src.b[si:si+n])
 	}
 }
 
