@@ -121,15 +121,6 @@ func (g *gang) Launch(ctx context.Context, req *workerpb.LaunchRequest) (*worker
 	return unary(ctx, g.w, "gang", "Gang/Launch", req, g.launch)
 }
 
-// localRun is one partition this worker runs in a launch.
-type localRun struct {
-	partition int
-	dev       *ifrt.Device
-	args      []ifrt.Array
-	outs      []ifrt.Array
-	err       error
-}
-
 func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *workerpb.LaunchResponse, err error) {
 	sid, token := req.GetSessionId(), req.GetSessionToken()
 	waited := false
@@ -151,7 +142,7 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 	if len(req.GetPartitionWorkers()) != n {
 		return nil, ifrt.Errorf(ifrt.InvalidArgument, "worker: %s has %d partitions, the launch names workers for %d", prog.Name(), n, len(req.GetPartitionWorkers()))
 	}
-	runs := make([]*localRun, len(req.GetPartitions()))
+	parts := make([]gocpu.GangPart, len(req.GetPartitions()))
 	local := map[int]bool{}
 	for i, lp := range req.GetPartitions() {
 		p := int(lp.GetPartition())
@@ -167,13 +158,12 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		if err != nil {
 			return nil, err
 		}
-		r := &localRun{partition: p, dev: dev, args: make([]ifrt.Array, len(lp.GetArguments()))}
+		parts[i] = gocpu.GangPart{Partition: p, Device: dev, Args: make([]ifrt.Array, len(lp.GetArguments()))}
 		for k, h := range lp.GetArguments() {
-			if r.args[k], err = g.w.proxy.SessionArray(ctx, sid, token, h, req.GetAfterOpId()); err != nil {
+			if parts[i].Args[k], err = g.w.proxy.SessionArray(ctx, sid, token, h, req.GetAfterOpId()); err != nil {
 				return nil, fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
 			}
 		}
-		runs[i] = r
 	}
 	if err := g.order.wait(ctx, req.GetSequencerIncarnation(), req.GetSequence()); err != nil {
 		return nil, err
@@ -194,41 +184,28 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		case <-ctx.Done():
 		}
 	}()
-	run := func(r *localRun) {
-		r.outs, r.err = g.runner.run(ctx, prog, r.partition, r.dev, r.args, l.endpoint(ctx, r.partition))
+	for i := range parts {
+		parts[i].Comm = l.endpoint(ctx, parts[i].Partition)
 	}
-	if len(runs) == 1 {
-		run(runs[0]) // no partner here to run beside: no goroutine
-	} else {
-		var wg sync.WaitGroup
-		for _, r := range runs {
-			wg.Go(func() { run(r) })
-		}
-		wg.Wait()
-	}
+	outs, err := g.runner.run(ctx, prog, parts, groupsOf(prog, req.GetPartitionWorkers()))
 	sent, closeErr := l.closeStreams()
-	var first error
-	for _, r := range runs {
-		if r.err != nil && first == nil {
-			first = r.err
-		}
-	}
-	if first != nil || closeErr != nil {
-		for _, r := range runs {
-			deleteAll(r.outs)
+	if err != nil || closeErr != nil {
+		for _, o := range outs {
+			deleteAll(o)
 		}
 		if cause := l.cause(); cause != nil {
 			return nil, cause // what ended the launch everywhere, not its echo here
 		}
-		if first == nil {
-			first = closeErr
+		if err == nil {
+			err = closeErr
 		}
-		return nil, first
+		return nil, err
 	}
+	var first error
 	for i, lp := range req.GetPartitions() {
 		for k, h := range lp.GetOutputs() {
-			if err := g.w.proxy.AddSessionArray(sid, token, h, runs[i].outs[k]); err != nil {
-				runs[i].outs[k].Delete()
+			if err := g.w.proxy.AddSessionArray(sid, token, h, outs[i][k]); err != nil {
+				outs[i][k].Delete()
 				first = err
 			}
 		}
@@ -237,6 +214,24 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 		return nil, first
 	}
 	return &workerpb.LaunchResponse{SentBytes: sent}, nil
+}
+
+// groupsOf groups a launch's partitions by worker (an index per address
+// in partition order) for a program the workers run once each
+// (GangExecutable.Grouped), nil for one whose partitions run apart.
+func groupsOf(prog *gocpu.GangExecutable, workers []string) []int {
+	if !prog.Grouped() {
+		return nil
+	}
+	index := map[string]int{}
+	group := make([]int, len(workers))
+	for p, addr := range workers {
+		if _, ok := index[addr]; !ok {
+			index[addr] = len(index)
+		}
+		group[p] = index[addr]
+	}
+	return group
 }
 
 func deleteAll(as []ifrt.Array) {

@@ -7,17 +7,16 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
-	"github.com/openpathways/pathways/internal/stablehlo"
 )
 
 // partitionRunner compiles gang programs and runs this worker's partitions of
 // their launches, on arrays of the worker's backend.
 type partitionRunner interface {
 	compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error)
-	// run runs partition p on the backend's device dev with the backend's
-	// arrays args, returning the backend's arrays on dev. It calls
-	// comm.Done once, as GangExecutable.Run does.
-	run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error)
+	// run runs this worker's partitions of a launch, as
+	// GangExecutable.RunGroup does: parts' devices and arguments are the
+	// backend's, and so are the outputs. It calls each part's Comm.Done once.
+	run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error)
 }
 
 // newPartitionRunner runs partitions on the backend itself when it is gocpu,
@@ -38,8 +37,8 @@ func (r gocpuRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExe
 	return r.c.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
 }
 
-func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
-	return prog.Run(ctx, p, dev, args, comm)
+func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
+	return prog.RunGroup(ctx, parts, group)
 }
 
 // hostRunner runs partitions on the host interpreter for a backend that
@@ -96,33 +95,51 @@ func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExe
 	return prog, nil
 }
 
-func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
-	hostDev := r.byID[dev.ID]
-	in := make([]ifrt.Array, len(args))
-	defer deleteAll(in)
+func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
+	onHost := make([]gocpu.GangPart, len(parts))
+	defer func() {
+		for _, part := range onHost {
+			deleteAll(part.Args)
+		}
+	}()
 	var err error
-	if hostDev == nil {
-		err = ifrt.Errorf(ifrt.InvalidArgument, "worker: device %d is not one of the backend's", dev.ID)
-	}
-	for k := 0; err == nil && k < len(args); k++ {
-		if in[k], err = moveThroughHost(ctx, r.host, args[k], hostDev); err != nil {
-			err = fmt.Errorf("worker: argument %d of partition %d: %w", k, p, err)
+	for j := 0; err == nil && j < len(parts); j++ {
+		part := parts[j]
+		onHost[j] = gocpu.GangPart{Partition: part.Partition, Device: r.byID[part.Device.ID], Args: make([]ifrt.Array, len(part.Args)), Comm: part.Comm}
+		if onHost[j].Device == nil {
+			err = ifrt.Errorf(ifrt.InvalidArgument, "worker: device %d is not one of the backend's", part.Device.ID)
+		}
+		for k := 0; err == nil && k < len(part.Args); k++ {
+			if onHost[j].Args[k], err = moveThroughHost(ctx, r.host, part.Args[k], onHost[j].Device); err != nil {
+				err = fmt.Errorf("worker: argument %d of partition %d: %w", k, part.Partition, err)
+			}
 		}
 	}
 	if err != nil {
-		comm.Done(err)
+		for _, part := range parts {
+			part.Comm.Done(err)
+		}
 		return nil, err
 	}
-	outs, err := prog.Run(ctx, p, hostDev, in, comm)
+	outs, err := prog.RunGroup(ctx, onHost, group)
 	if err != nil {
 		return nil, err
 	}
-	defer deleteAll(outs)
-	res := make([]ifrt.Array, len(outs))
-	for k, o := range outs {
-		if res[k], err = moveThroughHost(ctx, r.w.cfg.Backend, o, dev); err != nil {
-			deleteAll(res)
-			return nil, fmt.Errorf("worker: output %d of partition %d: %w", k, p, err)
+	defer func() {
+		for _, o := range outs {
+			deleteAll(o)
+		}
+	}()
+	res := make([][]ifrt.Array, len(parts))
+	for j, part := range parts {
+		res[j] = make([]ifrt.Array, len(outs[j]))
+		for k, o := range outs[j] {
+			if res[j][k], err = moveThroughHost(ctx, r.w.cfg.Backend, o, part.Device); err != nil {
+				for _, done := range res {
+					deleteAll(done)
+				}
+				return nil, fmt.Errorf("worker: output %d of partition %d: %w", k, part.Partition, err)
+			}
 		}
 	}
 	return res, nil

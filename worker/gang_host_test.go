@@ -68,7 +68,13 @@ func TestHostRunner(t *testing.T) {
 		group := stablehlo.NewLocalGroup(2)
 		var wg sync.WaitGroup
 		for p, dev := range devs {
-			wg.Go(func() { outs[p], errs[p] = r.run(ctx, prog, p, dev, args[p:p+1], group.Endpoint(p)) })
+			wg.Go(func() {
+				part := gocpu.GangPart{Partition: p, Device: dev, Args: args[p : p+1], Comm: group.Endpoint(p)}
+				var o [][]ifrt.Array
+				if o, errs[p] = r.run(ctx, prog, []gocpu.GangPart{part}, nil); errs[p] == nil {
+					outs[p] = o[0]
+				}
+			})
 		}
 		wg.Wait()
 		return outs, errs

@@ -3,6 +3,7 @@ package gocpu
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/stablehlo"
@@ -64,40 +65,108 @@ func (g *GangExecutable) DonatableParameters() []int { return slices.Clone(g.don
 // to the other partitions; Run calls comm.Done once, as
 // stablehlo.Module.RunProcess does.
 func (g *GangExecutable) Run(ctx context.Context, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
-	fail := func(err error) ([]ifrt.Array, error) {
-		comm.Done(err)
+	outs, err := g.RunGroup(ctx, []GangPart{{Partition: p, Device: dev, Args: args, Comm: comm}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
+}
+
+// GangPart is one partition of a RunGroup call: its device of this client,
+// its blocks of the parameters (as Run takes them) and its Communicator.
+type GangPart struct {
+	Partition int
+	Device    *ifrt.Device
+	Args      []ifrt.Array
+	Comm      stablehlo.Communicator
+}
+
+// Grouped reports whether the program is auto-sharded (no collectives or
+// manual regions: every partition computes the same global values), so that
+// RunGroup runs it once for all the partitions of a process.
+func (g *GangExecutable) Grouped() bool { return !g.module.UsesCollectives() }
+
+// RunGroup runs several partitions of this client and returns each one's
+// outputs, as Run does for one. With group nil each partition runs as its
+// own process (stablehlo.Module.RunProcess), as in Run. Otherwise the
+// program must be Grouped, group[p] names the process (worker) of partition
+// p, and parts are every partition of this process's group: the group
+// computes the program once (stablehlo.Module.RunGroup), each of its
+// parameters' blocks that it lacks arriving once. Every process of a launch
+// must call RunGroup alike, with group nil or with the same group. RunGroup
+// calls each part's Comm.Done once.
+func (g *GangExecutable) RunGroup(ctx context.Context, parts []GangPart, group []int) ([][]ifrt.Array, error) {
+	fail := func(err error) ([][]ifrt.Array, error) {
+		for _, part := range parts {
+			part.Comm.Done(err)
+		}
 		return nil, err
 	}
 	if err := g.client.checkOpen(); err != nil {
 		return fail(err)
 	}
+	in := make([][]*stablehlo.Tensor, len(parts))
+	procs := make([]stablehlo.Process, len(parts))
+	for j, part := range parts {
+		var err error
+		if in[j], err = g.tensors(part.Device, part.Args); err != nil {
+			return fail(err)
+		}
+		procs[j] = stablehlo.Process{Partition: part.Partition, Comm: part.Comm}
+	}
+	var res [][]*stablehlo.Tensor
+	var err error
+	if group != nil {
+		res, err = g.module.RunGroup(ctx, procs, group, in)
+	} else {
+		res = make([][]*stablehlo.Tensor, len(parts))
+		errs := make([]error, len(parts))
+		run := func(j int) { res[j], errs[j] = g.module.RunProcess(ctx, procs[j], in[j]) }
+		if len(parts) == 1 {
+			run(0) // no partner here to run beside: no goroutine
+		} else {
+			var wg sync.WaitGroup
+			for j := range parts {
+				wg.Go(func() { run(j) })
+			}
+			wg.Wait()
+		}
+		err = stablehlo.FirstFailure(errs)
+	}
+	if err != nil {
+		return nil, fromStablehlo(err)
+	}
+	outs := make([][]ifrt.Array, len(parts))
+	for j, part := range parts {
+		outs[j] = make([]ifrt.Array, len(res[j]))
+		for k, t := range res[j] {
+			spec := ifrt.ArraySpec{DType: g.outputs[k].DType, Shape: ifrt.Shape(slices.Clone(t.Type.Shape)), Sharding: ifrt.NewSingleDeviceSharding(part.Device, "")}
+			outs[j][k] = g.client.newArray(spec, [][]byte{t.Data})
+		}
+	}
+	return outs, nil
+}
+
+// tensors checks a partition's device and arguments and views their data.
+func (g *GangExecutable) tensors(dev *ifrt.Device, args []ifrt.Array) ([]*stablehlo.Tensor, error) {
 	if !slices.Contains(g.client.devices, dev) {
-		return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: device %d is not a device of this client", dev.ID))
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: device %d is not a device of this client", dev.ID)
 	}
 	if len(args) != len(g.params) {
-		return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", g.Name(), len(g.params), len(args)))
+		return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: %s takes %d arguments, got %d", g.Name(), len(g.params), len(args))
 	}
 	arrays, err := g.client.check.Arrays(args)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	in := make([]*stablehlo.Tensor, len(arrays))
 	for i, a := range arrays {
 		data, err := a.dense()
 		if err != nil {
-			return fail(ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err))
+			return nil, ifrt.Errorf(ifrt.InvalidArgument, "gocpu: argument %d: %w", i, err)
 		}
 		v := g.module.Main().Params()[i]
 		in[i] = &stablehlo.Tensor{Type: stablehlo.TensorType{Elem: v.Type.Elem, Shape: slices.Clone([]int64(a.ArraySpec.Shape))}, Data: data}
 	}
-	res, err := g.module.RunProcess(ctx, stablehlo.Process{Partition: p, Comm: comm}, in)
-	if err != nil {
-		return nil, fromStablehlo(err)
-	}
-	outs := make([]ifrt.Array, len(res))
-	for k, t := range res {
-		spec := ifrt.ArraySpec{DType: g.outputs[k].DType, Shape: ifrt.Shape(slices.Clone(t.Type.Shape)), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
-		outs[k] = g.client.newArray(spec, [][]byte{t.Data})
-	}
-	return outs, nil
+	return in, nil
 }

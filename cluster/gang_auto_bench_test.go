@@ -1,0 +1,77 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/openpathways/pathways/cluster/local"
+	"github.com/openpathways/pathways/ifrt"
+)
+
+// autoSharded is x*x+x over f32[n], sharded over p partitions and
+// auto-sharded (no collectives): a program spanning workers runs it the
+// simple way, each worker gathering x and computing it whole.
+func autoSharded(p, n int) string {
+	return fmt.Sprintf(`module @auto attributes {mhlo.num_partitions = %[1]d : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%%x: tensor<%[2]dxf32> {mhlo.sharding = "{devices=[%[1]d]<=[%[1]d]}"}) -> (tensor<%[2]dxf32> {mhlo.sharding = "{devices=[%[1]d]<=[%[1]d]}"}) {
+    %%0 = stablehlo.multiply %%x, %%x : tensor<%[2]dxf32>
+    %%1 = stablehlo.add %%0, %%x : tensor<%[2]dxf32>
+    return %%1 : tensor<%[2]dxf32>
+  }
+}`, p, n)
+}
+
+// BenchmarkAutoShardedSpanning runs an auto-sharded program of 16 MiB
+// over the 8 devices of two slices (two workers of 4 devices) and over the
+// 4 devices of one, in one run, and reports the spanning run's time as a
+// multiple of the one-slice run's, the best of each. Each worker runs the
+// global program once for its 4 partitions (it ran it 4 times before).
+func BenchmarkAutoShardedSpanning(b *testing.B) {
+	const n = 4 << 20
+	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	ctx := context.Background()
+	all := l.Client.Devices()
+	setup := func(devs ifrt.DeviceList) (ifrt.LoadedExecutable, ifrt.Array) {
+		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(autoSharded(len(devs), n))}, &ifrt.CompileOptions{Devices: devs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := ifrt.NewTiledSharding(devs, int64(len(devs)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		values := make([]float32, n)
+		for i := range values {
+			values[i] = float32(i % 97)
+		}
+		x, err := ifrt.MakeArrayFromSlice(ctx, l.Client, values, ifrt.Shape{n}, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return exe, x
+	}
+	run := func(exe ifrt.LoadedExecutable, x ifrt.Array) time.Duration {
+		start := time.Now()
+		res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := res.Status.Await(ctx); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(start)
+		res.Outputs[0].Delete()
+		return d
+	}
+	spanExe, spanX := setup(all)
+	oneExe, oneX := setup(all[:4])
+	spanning, one := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for b.Loop() {
+		spanning = min(spanning, run(spanExe, spanX))
+		one = min(one, run(oneExe, oneX))
+	}
+	b.ReportMetric(float64(spanning)/float64(one), "x-of-one-slice")
+}
