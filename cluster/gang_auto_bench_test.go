@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpathways/pathways/cluster"
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
 )
@@ -24,18 +25,24 @@ func autoSharded(p, n int) string {
 }`, p, n)
 }
 
-// BenchmarkAutoShardedSpanning runs an auto-sharded program of 16 MiB
-// over the 8 devices of two slices (two workers of 4 devices) and over the
-// 4 devices of one, in one run, and reports the spanning run's time as a
-// multiple of the one-slice run's, the best of each. Each worker runs the
-// global program once for its 4 partitions (it ran it 4 times before).
+// BenchmarkAutoShardedSpanning runs an auto-sharded program of 4 KiB (a
+// tiny step) and of 16 MiB over the 8 devices of two slices (two workers of
+// 4 devices) and over the 4 devices of one, in one run, and reports the
+// spanning run's time as a multiple of the one-slice run's, the best of
+// each. Each worker runs the global program once for its 4 partitions (it
+// ran it 4 times before).
 func BenchmarkAutoShardedSpanning(b *testing.B) {
-	const n = 4 << 20
 	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
+	for _, n := range []int{1 << 10, 4 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", 4*n>>10), func(b *testing.B) { benchmarkAutoSharded(b, l.Client, n) })
+	}
+}
+
+func benchmarkAutoSharded(b *testing.B, c *cluster.Client, n int) {
 	ctx := context.Background()
-	all := l.Client.Devices()
+	all := c.Devices()
 	setup := func(devs ifrt.DeviceList) (ifrt.LoadedExecutable, ifrt.Array) {
-		exe, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(autoSharded(len(devs), n))}, &ifrt.CompileOptions{Devices: devs})
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(autoSharded(len(devs), n))}, &ifrt.CompileOptions{Devices: devs})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +54,7 @@ func BenchmarkAutoShardedSpanning(b *testing.B) {
 		for i := range values {
 			values[i] = float32(i % 97)
 		}
-		x, err := ifrt.MakeArrayFromSlice(ctx, l.Client, values, ifrt.Shape{n}, s)
+		x, err := ifrt.MakeArrayFromSlice(ctx, c, values, ifrt.Shape{int64(n)}, s)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,5 +80,6 @@ func BenchmarkAutoShardedSpanning(b *testing.B) {
 		spanning = min(spanning, run(spanExe, spanX))
 		one = min(one, run(oneExe, oneX))
 	}
+	b.ReportMetric(float64(spanning.Microseconds()), "spanning-µs")
 	b.ReportMetric(float64(spanning)/float64(one), "x-of-one-slice")
 }
