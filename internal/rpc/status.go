@@ -146,3 +146,18 @@ func CallError(ctx context.Context, prefix string, err error) error {
 	}
 	return &ifrt.Error{Code: ie.Code, Msg: prefix + ie.Msg, Err: ie.Err}
 }
+
+// ServerFault reports whether err, a server's error (not a gRPC status),
+// says the server failed rather than the request: INTERNAL, DATA_LOSS or
+// UNKNOWN. Servers log such failures at Warn, a client's mistakes
+// (INVALID_ARGUMENT, NOT_FOUND, ...) at Debug.
+func ServerFault(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch code, _ := CodeAndMessage(err); code {
+	case ifrt.Internal, ifrt.DataLoss, ifrt.Unknown:
+		return true
+	}
+	return false
+}

@@ -63,3 +63,21 @@ func TestMessagesAreValidUTF8(t *testing.T) {
 		t.Errorf("a gRPC status with invalid UTF-8 kept it: %q", st.Message())
 	}
 }
+
+func TestServerFault(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{ifrt.Errorf(ifrt.Internal, "x"), true},
+		{ifrt.Errorf(ifrt.DataLoss, "x"), true},
+		{errors.New("no code"), true},
+		{ifrt.Errorf(ifrt.InvalidArgument, "x"), false},
+		{ifrt.ErrArrayDeleted, false},
+	} {
+		if got := rpc.ServerFault(tc.err); got != tc.want {
+			t.Errorf("ServerFault(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

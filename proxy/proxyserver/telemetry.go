@@ -113,7 +113,8 @@ func (s *session) startRequest(o *op, req *proxypb.IfrtRequest) context.Context 
 	return s.withSessionKey(ctx, o.jaxSession)
 }
 
-// endRequest ends o's span, counts it and logs it at Debug.
+// endRequest ends o's span, counts it and logs it: at Warn when the server
+// failed it (rpc.ServerFault), at Debug otherwise.
 func (s *session) endRequest(o *op, err error) {
 	attrs := metric.WithAttributes(attribute.String("ifrt_proxy.request", o.kind), rpc.CodeAttribute(err), s.srv.roleAttr())
 	requestsTotal.Add(s.ctx, 1, attrs)
@@ -126,9 +127,12 @@ func (s *session) endRequest(o *op, err error) {
 	if o.jaxSession != "" {
 		log = log.With(logging.JAXSessionKey, o.jaxSession)
 	}
-	if err != nil {
+	switch {
+	case rpc.ServerFault(err):
+		log.Warn("ifrt proxy request failed", "op_id", o.id, "kind", o.kind, "error", err)
+	case err != nil:
 		log.Debug("ifrt proxy request failed", "op_id", o.id, "kind", o.kind, "error", err)
-	} else {
+	default:
 		log.Debug("ifrt proxy request done", "op_id", o.id, "kind", o.kind)
 	}
 }
