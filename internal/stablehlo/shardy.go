@@ -418,6 +418,12 @@ func (e *sdyEngine) emit(r *region, ids map[int]int, tensorOf func(string, int) 
 		if op.attrs["sdy.sharding"] != nil || op.attrs["mhlo.sharding"] != nil {
 			return nil, false // an op placed by hand
 		}
+		if flows, ok := e.emitDataFlow(op, id, ids, tensorOf, depth); flows {
+			if !ok {
+				return nil, false
+			}
+			continue
+		}
 		n := &sdyNode{name: trimDialect(op.Name), op: op, operands: mapAll(op.operands), results: mapAll(op.results)}
 		if n.name == "chlo.square" && len(n.operands) == 1 && len(op.resultTypes) == 1 && op.resultTypes[0].Elem.isFloat() {
 			// XLA expands it to x * x before propagating.
@@ -492,4 +498,68 @@ func (n *sdyNode) regions() []*region {
 		return nil
 	}
 	return n.op.regions
+}
+
+// emitDataFlow adds a while, case or optimization_barrier, ops whose results
+// Shardy ties to their sources by data-flow edges: result i takes what flows
+// from operand i (while, barrier) and from what each region returns in
+// place i (while's body, case's branches), and a loop's block arguments are
+// its operands. Each edge becomes an elementwise node from its sources to
+// the result. flows is false for other ops; ok false when the op's regions
+// hold an op whose propagation is not reproduced here.
+func (e *sdyEngine) emitDataFlow(op *operation, id func(int) int, ids map[int]int, tensorOf func(string, int) (sdyTensor, bool), depth int) (flows, ok bool) {
+	name := trimDialect(op.Name)
+	var sources [][]int // per result: its sources' graph ids
+	switch name {
+	case "optimization_barrier":
+		if len(op.operands) != len(op.results) {
+			return true, false
+		}
+		for _, s := range op.operands {
+			sources = append(sources, []int{id(s)})
+		}
+	case "while":
+		if len(op.regions) != 2 || len(op.operands) != len(op.results) {
+			return true, false
+		}
+		for _, r := range op.regions {
+			if len(r.args) != len(op.operands) {
+				return true, false
+			}
+			for i, s := range r.args {
+				ids[s] = id(op.operands[i])
+			}
+		}
+		body := op.regions[1]
+		if _, ok := e.emit(op.regions[0], ids, tensorOf, depth); !ok {
+			return true, false
+		}
+		rets, ok := e.emit(body, ids, tensorOf, depth)
+		if !ok || len(rets) != len(op.results) {
+			return true, false
+		}
+		for i, s := range op.operands {
+			sources = append(sources, []int{id(s), rets[i]})
+		}
+	case "case":
+		sources = make([][]int, len(op.results))
+		for _, r := range op.regions {
+			rets, ok := e.emit(r, ids, tensorOf, depth)
+			if !ok || len(rets) != len(op.results) {
+				return true, false
+			}
+			for i, s := range rets {
+				sources[i] = append(sources[i], s)
+			}
+		}
+	default:
+		return false, false
+	}
+	for i, res := range op.results {
+		n := &sdyNode{name: "data_flow_edge", op: op, operands: sources[i], results: []int{id(res)}}
+		if !e.addNode(n, [][]int64{op.resultTypes[i].Shape}) {
+			return true, false
+		}
+	}
+	return true, true
 }

@@ -9,7 +9,8 @@ import "testing"
 // module an eager op dispatches), on a mesh a=2, b=4 of 8 CPU devices
 // unless it says otherwise, and each want is the output sharding XLA
 // compiled for that very module, the same in both versions ("" is
-// replicated).
+// replicated). The while, case and optimization_barrier cases use
+// f32[16,16] arguments.
 func TestResultShardingsFollowXLAPropagation(t *testing.T) {
 	for _, c := range []struct {
 		name, jax, module string
@@ -515,6 +516,215 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
     return %1 : tensor<8x16xf32>
   }
 }`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"while/case/barrier: fori_ew ab", "fori_loop(0, 3, c*2+1, x), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0) : tensor<i32>, tensor<16x16xf32>
+    cond {
+      %c_1 = stablehlo.constant dense<3> : tensor<i32>
+      %1 = stablehlo.compare LT, %iterArg, %c_1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    } do {
+      %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+      %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %2 = stablehlo.multiply %iterArg_0, %1 : tensor<16x16xf32>
+      %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %3 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %4 = stablehlo.add %2, %3 : tensor<16x16xf32>
+      %c_2 = stablehlo.constant dense<1> : tensor<i32>
+      %5 = stablehlo.add %iterArg, %c_2 : tensor<i32>
+      stablehlo.return %5, %4 : tensor<i32>, tensor<16x16xf32>
+    }
+    return %0#1 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"while/case/barrier: fori_acc_zeros a", "fori_loop accumulating x*i into zeros_like(x), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %c_0 = stablehlo.constant dense<0> : tensor<i32>
+    %1:4 = stablehlo.while(%iterArg = %arg0, %iterArg_1 = %c_0, %iterArg_2 = %c, %iterArg_3 = %0) : tensor<16x16xf32>, tensor<i32>, tensor<i32>, tensor<16x16xf32>
+    cond {
+      %c_4 = stablehlo.constant dense<3> : tensor<i32>
+      %2 = stablehlo.compare LT, %iterArg_1, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      %c_4 = stablehlo.constant dense<1> : tensor<i32>
+      %2 = stablehlo.add %iterArg_2, %c_4 : tensor<i32>
+      %3 = stablehlo.convert %iterArg_2 : (tensor<i32>) -> tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %5 = stablehlo.multiply %iterArg, %4 : tensor<16x16xf32>
+      %6 = stablehlo.add %iterArg_3, %5 : tensor<16x16xf32>
+      %c_5 = stablehlo.constant dense<1> : tensor<i32>
+      %7 = stablehlo.add %iterArg_1, %c_5 : tensor<i32>
+      stablehlo.return %iterArg, %7, %2, %6 : tensor<16x16xf32>, tensor<i32>, tensor<i32>, tensor<16x16xf32>
+    }
+    return %1#3 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"while/case/barrier: fori_two_carries b", "fori_loop over (x, x+1) -> (s0+s1, s1*2), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %1 = stablehlo.add %arg0, %0 : tensor<16x16xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %2:3 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0, %iterArg_1 = %1) : tensor<i32>, tensor<16x16xf32>, tensor<16x16xf32>
+    cond {
+      %c_2 = stablehlo.constant dense<3> : tensor<i32>
+      %3 = stablehlo.compare LT, %iterArg, %c_2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %3 : tensor<i1>
+    } do {
+      %3 = stablehlo.add %iterArg_0, %iterArg_1 : tensor<16x16xf32>
+      %cst_2 = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %5 = stablehlo.multiply %iterArg_1, %4 : tensor<16x16xf32>
+      %c_3 = stablehlo.constant dense<1> : tensor<i32>
+      %6 = stablehlo.add %iterArg, %c_3 : tensor<i32>
+      stablehlo.return %6, %3, %5 : tensor<i32>, tensor<16x16xf32>, tensor<16x16xf32>
+    }
+    return %2#1, %2#2 : tensor<16x16xf32>, tensor<16x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"while/case/barrier: fori_sum_carry ab", "fori_loop adding x.sum(0) to zeros(16), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1:3 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %c, %iterArg_1 = %0) : tensor<16x16xf32>, tensor<i32>, tensor<16xf32>
+    cond {
+      %c_2 = stablehlo.constant dense<3> : tensor<i32>
+      %2 = stablehlo.compare LT, %iterArg_0, %c_2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %2 = stablehlo.reduce(%iterArg init: %cst_2) applies stablehlo.add across dimensions = [0] : (tensor<16x16xf32>, tensor<f32>) -> tensor<16xf32>
+      %3 = stablehlo.add %iterArg_1, %2 : tensor<16xf32>
+      %c_3 = stablehlo.constant dense<1> : tensor<i32>
+      %4 = stablehlo.add %iterArg_0, %c_3 : tensor<i32>
+      stablehlo.return %iterArg, %4, %3 : tensor<16x16xf32>, tensor<i32>, tensor<16xf32>
+    }
+    return %1#2 : tensor<16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"while/case/barrier: while_cond_on_data ba", "while_loop(c.sum() < 1e6, c*2+1, x), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.while(%iterArg = %arg0) : tensor<16x16xf32>
+    cond {
+      %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %1 = stablehlo.reduce(%iterArg init: %cst) applies stablehlo.add across dimensions = [0, 1] : (tensor<16x16xf32>, tensor<f32>) -> tensor<f32>
+      %cst_0 = stablehlo.constant dense<1.000000e+06> : tensor<f32>
+      %2 = stablehlo.compare LT, %1, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    } do {
+      %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+      %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %2 = stablehlo.multiply %iterArg, %1 : tensor<16x16xf32>
+      %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %3 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %4 = stablehlo.add %2, %3 : tensor<16x16xf32>
+      stablehlo.return %4 : tensor<16x16xf32>
+    }
+    return %0 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"while/case/barrier: fori_and_other ab", "(fori_loop(0, 2, c+1, x), x*3, x.T), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}, tensor<16x16xf32> {jax.result_info = "result[2]"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg0) : tensor<i32>, tensor<16x16xf32>
+    cond {
+      %c_1 = stablehlo.constant dense<2> : tensor<i32>
+      %4 = stablehlo.compare LT, %iterArg, %c_1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %4 : tensor<i1>
+    } do {
+      %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %5 = stablehlo.add %iterArg_0, %4 : tensor<16x16xf32>
+      %c_2 = stablehlo.constant dense<1> : tensor<i32>
+      %6 = stablehlo.add %iterArg, %c_2 : tensor<i32>
+      stablehlo.return %6, %5 : tensor<i32>, tensor<16x16xf32>
+    }
+    %cst = stablehlo.constant dense<3.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = stablehlo.multiply %arg0, %1 : tensor<16x16xf32>
+    %3 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    return %0#1, %2, %3 : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}", "{devices=[2,4]<=[8]}", "{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"while/case/barrier: cond_reduce ab", "cond(x[0,0] > 0, v.sum(0), v.max(0), x), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.slice %arg0 [0:1, 0:1] : (tensor<16x16xf32>) -> tensor<1x1xf32>
+    %1 = stablehlo.reshape %0 : (tensor<1x1xf32>) -> tensor<f32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %2 = stablehlo.compare GT, %1, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %3 = stablehlo.convert %2 : (tensor<i1>) -> tensor<i32>
+    %4 = "stablehlo.case"(%3) ({
+      %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %5 = stablehlo.reduce(%arg0 init: %cst_0) applies stablehlo.maximum across dimensions = [0] : (tensor<16x16xf32>, tensor<f32>) -> tensor<16xf32>
+      stablehlo.return %5 : tensor<16xf32>
+    }, {
+      %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %5 = stablehlo.reduce(%arg0 init: %cst_0) applies stablehlo.add across dimensions = [0] : (tensor<16x16xf32>, tensor<f32>) -> tensor<16xf32>
+      stablehlo.return %5 : tensor<16xf32>
+    }) : (tensor<i32>) -> tensor<16xf32>
+    return %4 : tensor<16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"while/case/barrier: switch3 ba", "switch(1, [v, v*2, -v], x), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %c_0 = stablehlo.constant dense<1> : tensor<i32>
+    %c_1 = stablehlo.constant dense<2> : tensor<i32>
+    %0 = stablehlo.clamp %c, %c_0, %c_1 : tensor<i32>
+    %1 = "stablehlo.case"(%0) ({
+      stablehlo.return %arg0 : tensor<16x16xf32>
+    }, {
+      %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+      %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+      %3 = stablehlo.multiply %arg0, %2 : tensor<16x16xf32>
+      stablehlo.return %3 : tensor<16x16xf32>
+    }, {
+      %2 = stablehlo.negate %arg0 : tensor<16x16xf32>
+      stablehlo.return %2 : tensor<16x16xf32>
+    }) : (tensor<i32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"while/case/barrier: barrier_pair a", "optimization_barrier((x*2, x.sum(0))), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<16x16xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %2 = stablehlo.reduce(%arg0 init: %cst_0) applies stablehlo.add across dimensions = [0] : (tensor<16x16xf32>, tensor<f32>) -> tensor<16xf32>
+    %3:2 = stablehlo.optimization_barrier %1, %2 : tensor<16x16xf32>, tensor<16xf32>
+    return %3#0, %3#1 : tensor<16x16xf32>, tensor<16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}", ""}},
+		{"while/case/barrier: grad_remat b", "grad(sum(checkpoint(sin(u)*u))), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %1:2 = stablehlo.optimization_barrier %arg0, %0 : tensor<16x16xf32>, tensor<16x16xf32>
+    %2 = stablehlo.sine %1#0 : tensor<16x16xf32>
+    %3 = stablehlo.cosine %1#0 : tensor<16x16xf32>
+    %4 = stablehlo.multiply %2, %1#1 : tensor<16x16xf32>
+    %5 = stablehlo.multiply %1#1, %1#0 : tensor<16x16xf32>
+    %6 = stablehlo.multiply %5, %3 : tensor<16x16xf32>
+    %7 = stablehlo.add %4, %6 : tensor<16x16xf32>
+    return %7 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.module)
