@@ -129,6 +129,15 @@ def sharding_patterns(devs, mesh):
   out["jit_layernorm"] = jax.jit(lambda a: (a - a.mean(-1, keepdims=True)) / jnp.sqrt(a.var(-1, keepdims=True) + 1e-5))(ra)
   out["jit_multi_out"] = jax.jit(lambda a, b: (a * 2, a * 2 + b @ b.T, (a @ b).T))(ga, cb)
   out["reshard_put"] = jax.device_put(jax.device_put(x, grid), NamedSharding(mesh, P("b", "a")))
+  # Loops, conds and checkpoints keep what flows through them (XLA's
+  # data-flow edges), so a loop's result goes into a jit with in_shardings
+  # as it does locally (it came back replicated: ValueError).
+  loop = jax.jit(lambda a: jax.lax.fori_loop(0, 3, lambda _, c: c * 2 + 1, a))(ga)
+  out["jit_fori"] = loop
+  out["jit_fori_then_in_shardings"] = jax.jit(lambda a: a + 1, in_shardings=grid)(loop)
+  out["jit_while"] = jax.jit(lambda a: jax.lax.while_loop(lambda c: c.sum() < 1e6, lambda c: c * 2 + 1, a))(ra)
+  out["jit_cond"] = jax.jit(lambda a: jax.lax.cond(a[0, 0] > 0, lambda v: v.sum(0), lambda v: v.max(0), a))(ga)
+  out["jit_checkpoint_grad"] = jax.jit(jax.grad(lambda v: jax.checkpoint(lambda u: jnp.sin(u) * u)(v).sum()))(ga)
   return out
 
 
