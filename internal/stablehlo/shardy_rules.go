@@ -277,6 +277,37 @@ func (e *sdyEngine) ruleOf(n *sdyNode, in, out [][]int64) *sdyRule {
 		if len(in) != 2 || len(out) != 1 || !gatherRule(r, op, in[0], in[1], out[0]) {
 			return nil
 		}
+	case n.name == "scatter":
+		k := len(out)
+		if k == 0 || len(in) != 2*k+1 || !scatterRule(r, op, k, in[0], in[k], in[k+1]) {
+			return nil
+		}
+	case n.name == "convolution":
+		if len(in) != 2 || len(out) != 1 || !convolutionRule(r, op, in[0], in[1], out[0]) {
+			return nil
+		}
+	case n.name == "dynamic_update_slice":
+		if len(in) < 2 || len(out) != 1 || len(in[0]) != len(in[1]) || !slices.Equal(in[0], out[0]) {
+			return nil
+		}
+		// Shardy: operand and result share each dimension; the update
+		// shares those it spans whole, and is replicated along the others.
+		for d, size := range in[0] {
+			dims := make([]int, len(in))
+			for i := range dims {
+				dims[i] = -1
+			}
+			dims[0] = d
+			if in[1][d] == size {
+				dims[1] = d
+				r.factor(size, factorPassThrough, false, dims, []int{d})
+				continue
+			}
+			r.factor(size, factorPassThrough, false, dims, []int{d})
+			update := slices.Clone(dims)
+			update[0], update[1] = -1, d
+			r.factor(in[1][d], factorNeedReplication, false, update, []int{-1})
+		}
 	default:
 		return nil
 	}
@@ -382,6 +413,56 @@ func gatherRule(r *sdyRule, op *operation, input, indices, slicesShape []int64) 
 	if err != nil {
 		return false
 	}
+	return gatherScatterRule(r, false, g, input, indices, slicesShape,
+		func(inputDim, indicesDim, slicesDim int, size int64, kind sdyFactorKind, blocked bool) {
+			r.factor(size, kind, blocked, []int{inputDim, indicesDim}, []int{slicesDim})
+		})
+}
+
+// scatterRule factors a scatter of n inputs as Shardy does: its operands
+// are the n inputs, the indices and the n updates; the results are placed
+// as the inputs.
+func scatterRule(r *sdyRule, op *operation, n int, input, indices, updates []int64) bool {
+	a := op.attrs["scatter_dimension_numbers"]
+	var g gatherDims
+	var ivd []int64
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *[]int64
+	}{{"update_window_dims", &g.offsetDims}, {"inserted_window_dims", &g.collapsed}, {"input_batching_dims", &g.operandBatch},
+		{"scatter_indices_batching_dims", &g.indicesBatch}, {"index_vector_dim", &ivd}} {
+		if err == nil {
+			*f.dst, err = dialectInts(a, f.name)
+		}
+	}
+	if err != nil {
+		return false
+	}
+	if len(ivd) == 1 {
+		g.indexVectorDim = ivd[0]
+	}
+	return gatherScatterRule(r, true, g, input, indices, updates,
+		func(inputDim, indicesDim, slicesDim int, size int64, kind sdyFactorKind, blocked bool) {
+			operands := make([]int, 0, 2*n+1)
+			results := make([]int, 0, n)
+			for range n {
+				operands = append(operands, inputDim)
+				results = append(results, inputDim)
+			}
+			operands = append(operands, indicesDim)
+			for range n {
+				operands = append(operands, slicesDim)
+			}
+			r.factor(size, kind, blocked, operands, results)
+		})
+}
+
+// gatherScatterRule adds a gather's or scatter's factors through add, as
+// Shardy's addGatherScatterFactors does: slices are a gather's result or a
+// scatter's updates.
+func gatherScatterRule(r *sdyRule, scatter bool, g gatherDims, input, indices, slicesShape []int64,
+	add func(inputDim, indicesDim, slicesDim int, size int64, kind sdyFactorKind, blocked bool)) bool {
 	ivd := int(g.indexVectorDim)
 	inputDim, batchPos := 0, 0
 	for sd, size := range slicesShape {
@@ -395,12 +476,15 @@ func gatherRule(r *sdyRule, op *operation, input, indices, slicesShape []int64) 
 			inSize := input[inputDim]
 			switch {
 			case inSize == size:
-				r.factor(inSize, factorPassThrough, false, []int{inputDim, -1}, []int{sd})
+				add(inputDim, -1, sd, inSize, factorPassThrough, false)
+			case scatter:
+				add(inputDim, -1, -1, inSize, factorPassThrough, false)
+				add(-1, -1, sd, size, factorNeedReplication, false)
 			case size == 1:
-				r.factor(inSize, factorReduction, false, []int{inputDim, -1}, []int{-1})
-				r.factor(size, factorNeedReplication, false, []int{-1, -1}, []int{sd})
+				add(inputDim, -1, -1, inSize, factorReduction, false)
+				add(-1, -1, sd, size, factorNeedReplication, false)
 			default:
-				r.factor(inSize, factorNeedReplication, true, []int{inputDim, -1}, []int{sd})
+				add(inputDim, -1, sd, inSize, factorNeedReplication, true)
 			}
 			inputDim++
 			continue
@@ -416,7 +500,11 @@ func gatherRule(r *sdyRule, op *operation, input, indices, slicesShape []int64) 
 		if k := slices.Index(g.indicesBatch, int64(id)); k >= 0 && k < len(g.operandBatch) {
 			inBatch = int(g.operandBatch[k])
 		}
-		r.factor(size, factorPassThrough, false, []int{inBatch, id}, []int{sd})
+		kind := factorPassThrough
+		if scatter && inBatch < 0 {
+			kind = factorReduction // the scatter's results are all-reduced
+		}
+		add(inBatch, id, sd, size, kind, false)
 		batchPos++
 	}
 	for _, c := range g.collapsed {
@@ -424,13 +512,75 @@ func gatherRule(r *sdyRule, op *operation, input, indices, slicesShape []int64) 
 			return false
 		}
 		kind := factorReduction
-		if input[c] == 1 {
+		switch {
+		case scatter:
+			kind = factorPassThrough
+		case input[c] == 1:
 			kind = factorNeedReplication
 		}
-		r.factor(input[c], kind, false, []int{int(c), -1}, []int{-1})
+		add(int(c), -1, -1, input[c], kind, false)
 	}
 	if ivd < len(indices) {
-		r.factor(indices[ivd], factorNeedReplication, false, []int{-1, ivd}, []int{-1})
+		add(-1, ivd, -1, indices[ivd], factorNeedReplication, false)
 	}
+	return true
+}
+
+// convolutionRule factors a convolution as Shardy does when propagation is
+// not conservative: batch and feature groups, the batch, each spatial
+// dimension as its number of windows (input ↔ output) and its window size
+// (input ↔ kernel, a reduction), the larger one major, the input features
+// (a reduction) and the output features.
+func convolutionRule(r *sdyRule, op *operation, lhs, rhs, out []int64) bool {
+	a := op.attr("dimension_numbers", "dim_numbers")
+	if a == nil {
+		return false
+	}
+	d, err := parseConvDims(a.Raw)
+	ns := len(d.inSpatial)
+	if err != nil || len(lhs) != ns+2 || len(rhs) != ns+2 || len(out) != ns+2 || len(d.kSpatial) != ns || len(d.outSpatial) != ns {
+		return false
+	}
+	groups, batchGroups := int64(1), int64(1)
+	if g := op.attrs["feature_group_count"]; g != nil {
+		groups = g.Int
+	}
+	if g := op.attrs["batch_group_count"]; g != nil {
+		batchGroups = g.Int
+	}
+	if groups < 1 || batchGroups < 1 || out[d.outFeature]%(groups*batchGroups) != 0 {
+		return false
+	}
+	if batchGroups > 1 {
+		r.factor(batchGroups, factorPassThrough, false, []int{d.inBatch, d.kOut}, []int{d.outBatch})
+	}
+	r.factor(out[d.outBatch], factorPassThrough, false, []int{d.inBatch, -1}, []int{d.outBatch})
+	for i := range ns {
+		lhsDim, rhsDim, outDim := d.inSpatial[i], d.kSpatial[i], d.outSpatial[i]
+		windows, size, remaining := out[outDim], rhs[rhsDim], lhs[lhsDim]
+		spatial := func(f int64, contracting bool) {
+			if f = min(remaining, f); f <= 1 {
+				return
+			}
+			if contracting {
+				r.factor(f, factorReduction, false, []int{lhsDim, rhsDim}, []int{-1})
+			} else {
+				r.factor(f, factorPermutation, false, []int{lhsDim, -1}, []int{outDim})
+			}
+			remaining /= f
+		}
+		if windows >= size {
+			spatial(windows, false)
+			spatial(size, true)
+		} else {
+			spatial(size, true)
+			spatial(windows, false)
+		}
+	}
+	if groups > 1 {
+		r.factor(groups, factorPassThrough, false, []int{d.inFeature, d.kOut}, []int{d.outFeature})
+	}
+	r.factor(rhs[d.kIn], factorReduction, false, []int{d.inFeature, d.kIn}, []int{-1})
+	r.factor(out[d.outFeature]/(groups*batchGroups), factorPassThrough, false, []int{-1, d.kOut}, []int{d.outFeature})
 	return true
 }

@@ -9,8 +9,9 @@ import (
 // (sdy.sharding on @main's arguments) made only of ops whose propagation
 // rules are reproduced here — elementwise ops (chlo.square included),
 // sharding constraints, transpose, reshape, broadcast_in_dim, reduce,
-// dot_general, slice, dynamic_slice, gather, concatenate, pad, reverse,
-// sort and reduce_window, constants, calls of functions made of these, and
+// dot_general, slice, dynamic_slice, dynamic_update_slice, gather, scatter,
+// convolution, concatenate, pad, reverse, sort and reduce_window, constants,
+// calls of functions made of these, and
 // while, case and optimization_barrier over such regions (Shardy's data-flow
 // edges: each result takes what its operand and the regions return) —
 // it runs the propagation Shardy runs inside XLA (see shardyResults). Any

@@ -9,8 +9,9 @@ import "testing"
 // module an eager op dispatches), on a mesh a=2, b=4 of 8 CPU devices
 // unless it says otherwise, and each want is the output sharding XLA
 // compiled for that very module, the same in both versions ("" is
-// replicated). The while, case and optimization_barrier cases use
-// f32[16,16] arguments.
+// replicated). The while, case, optimization_barrier, scatter and
+// dynamic_update_slice cases use f32[16,16] arguments unless they say
+// otherwise.
 func TestResultShardingsFollowXLAPropagation(t *testing.T) {
 	for _, c := range []struct {
 		name, jax, module string
@@ -725,6 +726,255 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
     return %7 : tensor<16x16xf32>
   }
 }`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"scatter/update/conv: at_add_col ab", "x.at[:, 0].add(1.0), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %2 = "stablehlo.scatter"(%arg0, %0, %1) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1]>, unique_indices = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %3 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %3 : tensor<f32>
+    }) : (tensor<16x16xf32>, tensor<1xi32>, tensor<16xf32>) -> tensor<16x16xf32>
+    return %2 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"scatter/update/conv: at_set_row b", "x.at[3].set(0.0), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<3> : tensor<i32>
+    %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %2 = "stablehlo.scatter"(%arg0, %0, %1) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      stablehlo.return %arg2 : tensor<f32>
+    }) : (tensor<16x16xf32>, tensor<1xi32>, tensor<16xf32>) -> tensor<16x16xf32>
+    return %2 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"scatter/update/conv: at_mul_idx ba", "x.at[[1, 3]].multiply(2.0), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<[1, 3]> : tensor<2xi32>
+    %c_0 = stablehlo.constant dense<0> : tensor<i32>
+    %0 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<2xi32>
+    %1 = stablehlo.compare LT, %c, %0, SIGNED : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>
+    %c_1 = stablehlo.constant dense<16> : tensor<i32>
+    %2 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<i32>) -> tensor<2xi32>
+    %3 = stablehlo.add %c, %2 : tensor<2xi32>
+    %4 = stablehlo.select %1, %3, %c : tensor<2xi1>, tensor<2xi32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [0] : (tensor<2xi32>) -> tensor<2x1xi32>
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %6 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x16xf32>
+    %7 = "stablehlo.scatter"(%arg0, %5, %6) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %8 = stablehlo.multiply %arg1, %arg2 : tensor<f32>
+      stablehlo.return %8 : tensor<f32>
+    }) : (tensor<16x16xf32>, tensor<2x1xi32>, tensor<2x16xf32>) -> tensor<16x16xf32>
+    return %7 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"scatter/update/conv: dus ba", "dynamic_update_slice(x, ones((2,2)), (1,1)), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x2xf32>
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %c_0 = stablehlo.constant dense<1> : tensor<i32>
+    %1 = stablehlo.dynamic_update_slice %arg0, %0, %c, %c_0 : (tensor<16x16xf32>, tensor<2x2xf32>, tensor<i32>, tensor<i32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"scatter/update/conv: segment_sum a", "segment_sum(x, ids, 4), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<4x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<[0, 1, 1, 3, 2, 0, 3, 1, 0, 1, 2, 3, 3, 2, 1, 0]> : tensor<16xi32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [0] : (tensor<16xi32>) -> tensor<16x1xi32>
+    %2 = "stablehlo.scatter"(%0, %1, %arg0) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %3 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %3 : tensor<f32>
+    }) : (tensor<4x16xf32>, tensor<16x1xi32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+    return %2 : tensor<4x16xf32>
+  }
+}`, []string{""}},
+		{"scatter/update/conv: zeros_at_add_x b", "zeros((32,16)).at[ids*2].add(x), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}) -> (tensor<32x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<[0, 1, 1, 3, 2, 0, 3, 1, 0, 1, 2, 3, 3, 2, 1, 0]> : tensor<16xi32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<32x16xf32>
+    %c_0 = stablehlo.constant dense<2> : tensor<i32>
+    %1 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<16xi32>
+    %2 = stablehlo.multiply %c, %1 : tensor<16xi32>
+    %c_1 = stablehlo.constant dense<0> : tensor<i32>
+    %3 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<i32>) -> tensor<16xi32>
+    %4 = stablehlo.compare LT, %2, %3, SIGNED : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi1>
+    %c_2 = stablehlo.constant dense<32> : tensor<i32>
+    %5 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<i32>) -> tensor<16xi32>
+    %6 = stablehlo.add %2, %5 : tensor<16xi32>
+    %7 = stablehlo.select %4, %6, %2 : tensor<16xi1>, tensor<16xi32>
+    %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<16xi32>) -> tensor<16x1xi32>
+    %9 = "stablehlo.scatter"(%0, %8, %arg0) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %10 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %10 : tensor<f32>
+    }) : (tensor<32x16xf32>, tensor<16x1xi32>, tensor<16x16xf32>) -> tensor<32x16xf32>
+    return %9 : tensor<32x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"scatter/update/conv: scan_stack ab", "scan(c*0.5+r, tanh(r+c)) over x's rows, x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %2:4 = stablehlo.while(%iterArg = %arg0, %iterArg_1 = %c, %iterArg_2 = %0, %iterArg_3 = %1) : tensor<16x16xf32>, tensor<i32>, tensor<16xf32>, tensor<16x16xf32>
+    cond {
+      %c_4 = stablehlo.constant dense<16> : tensor<i32>
+      %3 = stablehlo.compare LT, %iterArg_1, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %3 : tensor<i1>
+    } do {
+      %3 = func.call @dynamic_index_in_dim(%iterArg, %iterArg_1) : (tensor<16x16xf32>, tensor<i32>) -> tensor<16xf32>
+      %cst_4 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+      %4 = stablehlo.broadcast_in_dim %cst_4, dims = [] : (tensor<f32>) -> tensor<16xf32>
+      %5 = stablehlo.multiply %iterArg_2, %4 : tensor<16xf32>
+      %6 = stablehlo.add %5, %3 : tensor<16xf32>
+      %7 = stablehlo.add %3, %iterArg_2 : tensor<16xf32>
+      %8 = stablehlo.tanh %7 : tensor<16xf32>
+      %9 = func.call @dynamic_update_index_in_dim(%iterArg_3, %8, %iterArg_1) : (tensor<16x16xf32>, tensor<16xf32>, tensor<i32>) -> tensor<16x16xf32>
+      %c_5 = stablehlo.constant dense<1> : tensor<i32>
+      %10 = stablehlo.add %iterArg_1, %c_5 : tensor<i32>
+      stablehlo.return %iterArg, %10, %6, %9 : tensor<16x16xf32>, tensor<i32>, tensor<16xf32>, tensor<16x16xf32>
+    }
+    return %2#2, %2#3 : tensor<16xf32>, tensor<16x16xf32>
+  }
+  func.func private @dynamic_index_in_dim(%arg0: tensor<16x16xf32>, %arg1: tensor<i32>) -> tensor<16xf32> {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = stablehlo.dynamic_slice %arg0, %arg1, %c, sizes = [1, 16] : (tensor<16x16xf32>, tensor<i32>, tensor<i32>) -> tensor<1x16xf32>
+    %1 = stablehlo.reshape %0 : (tensor<1x16xf32>) -> tensor<16xf32>
+    return %1 : tensor<16xf32>
+  }
+  func.func private @dynamic_update_index_in_dim(%arg0: tensor<16x16xf32>, %arg1: tensor<16xf32>, %arg2: tensor<i32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<16xf32>) -> tensor<1x16xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.dynamic_update_slice %arg0, %0, %arg2, %c : (tensor<16x16xf32>, tensor<1x16xf32>, tensor<i32>, tensor<i32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"scatter/update/conv: grad_take ba", "grad(take(v, ids, 0).sum()), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<[0, 1, 1, 3, 2, 0, 3, 1, 0, 1, 2, 3, 3, 2, 1, 0]> : tensor<16xi32>
+    %0 = call @_take(%c) : (tensor<16xi32>) -> tensor<16x1xi32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = call @_take_0(%0, %1) : (tensor<16x1xi32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    return %2 : tensor<16x16xf32>
+  }
+  func.func private @_take(%arg0: tensor<16xi32>) -> tensor<16x1xi32> {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<16xi32>
+    %1 = stablehlo.compare LT, %arg0, %0, SIGNED : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi1>
+    %c_0 = stablehlo.constant dense<16> : tensor<i32>
+    %2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<16xi32>
+    %3 = stablehlo.add %arg0, %2 : tensor<16xi32>
+    %4 = call @_where(%1, %3, %arg0) : (tensor<16xi1>, tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [0] : (tensor<16xi32>) -> tensor<16x1xi32>
+    return %5 : tensor<16x1xi32>
+  }
+  func.func private @_where(%arg0: tensor<16xi1>, %arg1: tensor<16xi32>, %arg2: tensor<16xi32>) -> tensor<16xi32> {
+    %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<16xi1>, tensor<16xi32>
+    return %0 : tensor<16xi32>
+  }
+  func.func private @_take_0(%arg0: tensor<16x1xi32>, %arg1: tensor<16x16xf32>) -> tensor<16x16xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %1 = "stablehlo.scatter"(%0, %arg0, %arg1) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+    ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
+      %2 = stablehlo.add %arg2, %arg3 : tensor<f32>
+      stablehlo.return %2 : tensor<f32>
+    }) : (tensor<16x16xf32>, tensor<16x1xi32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+}`, []string{""}},
+		{"scatter/update/conv: scan_fori_mix a", "fori_loop(0, 2, c.at[i].add(1.0), x), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %c_0 = stablehlo.constant dense<0> : tensor<i32>
+    %0:3 = stablehlo.while(%iterArg = %c_0, %iterArg_1 = %c, %iterArg_2 = %arg0) : tensor<i32>, tensor<i32>, tensor<16x16xf32>
+    cond {
+      %c_3 = stablehlo.constant dense<2> : tensor<i32>
+      %1 = stablehlo.compare LT, %iterArg, %c_3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    } do {
+      %c_3 = stablehlo.constant dense<1> : tensor<i32>
+      %1 = stablehlo.add %iterArg_1, %c_3 : tensor<i32>
+      %c_4 = stablehlo.constant dense<0> : tensor<i32>
+      %2 = stablehlo.compare LT, %iterArg_1, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %c_5 = stablehlo.constant dense<16> : tensor<i32>
+      %3 = stablehlo.add %iterArg_1, %c_5 : tensor<i32>
+      %4 = stablehlo.select %2, %3, %iterArg_1 : tensor<i1>, tensor<i32>
+      %5 = stablehlo.convert %4 : tensor<i32>
+      %6 = stablehlo.broadcast_in_dim %5, dims = [] : (tensor<i32>) -> tensor<1xi32>
+      %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+      %7 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16xf32>
+      %8 = "stablehlo.scatter"(%iterArg_2, %6, %7) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+      ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+        %10 = stablehlo.add %arg1, %arg2 : tensor<f32>
+        stablehlo.return %10 : tensor<f32>
+      }) : (tensor<16x16xf32>, tensor<1xi32>, tensor<16xf32>) -> tensor<16x16xf32>
+      %c_6 = stablehlo.constant dense<1> : tensor<i32>
+      %9 = stablehlo.add %iterArg, %c_6 : tensor<i32>
+      stablehlo.return %9, %1, %8 : tensor<i32>, tensor<i32>, tensor<16x16xf32>
+    }
+    return %0#2 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"scatter/update/conv: conv ab", "conv 3x3 SAME of x[None, None], x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [2, 3] : (tensor<16x16xf32>) -> tensor<1x1x16x16xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<1x1x3x3xf32>
+    %2 = stablehlo.convolution(%0, %1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<1x1x16x16xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x16x16xf32>
+    %3 = stablehlo.reshape %2 : (tensor<1x1x16x16xf32>) -> tensor<16x16xf32>
+    return %3 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"scatter/update/conv: conv_valid_s2 ab", "NHWC conv 3x3 stride 2 VALID, x f32[8,16,16,4] P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x16x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}, {}, {}]>}) -> (tensor<8x7x7x8xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.111111112> : tensor<3x3x4x8xf32>
+    %0 = stablehlo.convolution(%arg0, %cst) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x4xf32>, tensor<3x3x4x8xf32>) -> tensor<8x7x7x8xf32>
+    return %0 : tensor<8x7x7x8xf32>
+  }
+}`, []string{"{devices=[2,1,1,1,4]<=[8] last_tile_dim_replicate}"}},
+		{"scatter/update/conv: depthwise c", "NHWC depthwise conv (feature_group_count 4), x P(None,None,None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x16x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}, {"b"}]>}) -> (tensor<8x16x16x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.111111112> : tensor<3x3x1x4xf32>
+    %0 = stablehlo.convolution(%arg0, %cst) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x4xf32>, tensor<3x3x1x4xf32>) -> tensor<8x16x16x4xf32>
+    return %0 : tensor<8x16x16x4xf32>
+  }
+}`, []string{"{devices=[1,1,1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"scatter/update/conv: grad_conv a", "grad of an NHWC conv's sum, x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> (tensor<8x16x16x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.111111112> : tensor<3x3x4x8xf32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8x16x16x8xf32>
+    %1 = stablehlo.reverse %cst, dims = [0, 1] : tensor<3x3x4x8xf32>
+    %2 = stablehlo.convolution(%0, %1) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x8xf32>, tensor<3x3x4x8xf32>) -> tensor<8x16x16x4xf32>
+    return %2 : tensor<8x16x16x4xf32>
+  }
+}`, []string{""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.module)

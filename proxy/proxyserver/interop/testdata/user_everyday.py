@@ -138,6 +138,13 @@ def sharding_patterns(devs, mesh):
   out["jit_while"] = jax.jit(lambda a: jax.lax.while_loop(lambda c: c.sum() < 1e6, lambda c: c * 2 + 1, a))(ra)
   out["jit_cond"] = jax.jit(lambda a: jax.lax.cond(a[0, 0] > 0, lambda v: v.sum(0), lambda v: v.max(0), a))(ga)
   out["jit_checkpoint_grad"] = jax.jit(jax.grad(lambda v: jax.checkpoint(lambda u: jnp.sin(u) * u)(v).sum()))(ga)
+  # So do scatters (.at[]), scans (dynamic_update_slice) and convolutions.
+  out["eager_at_set"] = ra.at[5, 1].set(100.0)
+  out["jit_at_add_then_in_shardings"] = jax.jit(lambda a: a * 2, in_shardings=grid)(jax.jit(lambda a: a.at[:, 0].add(1.0))(ga))
+  out["jit_segment_sum"] = jax.jit(lambda a: jax.ops.segment_sum(a, jnp.array([0, 1, 1, 3, 2, 0, 3, 1]), num_segments=4))(ra)
+  out["jit_scan_stack"] = jax.jit(lambda a: jax.lax.scan(lambda c, r: (c * 0.5 + r, jnp.tanh(r + c)), jnp.zeros(8, jnp.float32), a))(ga)
+  images = jax.device_put(np.linspace(-1, 1, 8 * 6 * 6 * 2, dtype=np.float32).reshape(8, 6, 6, 2), NamedSharding(mesh, P("a")))
+  out["jit_conv"] = jax.jit(lambda a: jax.lax.conv_general_dilated(a, jnp.ones((3, 3, 2, 4), jnp.float32) / 9, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))(images)
   return out
 
 
