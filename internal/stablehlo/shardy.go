@@ -255,7 +255,8 @@ func (p *parser) shardyResults() (out []string, ok bool) {
 	meshNames, _, _, _ := parseSdyMesh(p.meshes[e.meshName])
 	tensorOf := func(raw string, rank int) (sdyTensor, bool) {
 		mesh, dims, closed, ok := splitSdySharding(raw)
-		if !ok || len(dims) != rank || (mesh != e.meshName && rank != 0) {
+		empty := strings.TrimSpace(p.meshes[mesh]) == "<[]>" // JAX's mesh for PRNG keys and scalars
+		if !ok || len(dims) != rank || (mesh != e.meshName && rank != 0 && !empty) {
 			return sdyTensor{}, false
 		}
 		t := sdyTensor{dims: make([][]int, rank), closed: closed, set: true}

@@ -21,6 +21,19 @@ func (e *sdyEngine) ruleOf(n *sdyNode, in, out [][]int64) *sdyRule {
 	_, isBinary := binaryOps[n.name]
 	_, isUnary := unaryOps[n.name]
 	switch {
+	case n.name == "chlo.top_k":
+		// XLA's mhlo.topk custom call: the batch dimensions pass through,
+		// the sorted one needs replication.
+		if len(in) != 1 || len(out) != 2 || len(out[0]) != len(in[0]) || !slices.Equal(out[0], out[1]) {
+			return nil
+		}
+		for d, size := range in[0] {
+			if size == out[0][d] {
+				r.factor(size, factorPassThrough, false, []int{d}, []int{d, d})
+			} else {
+				r.factor(size, factorNeedReplication, true, []int{d}, []int{d, d})
+			}
+		}
 	case strings.HasPrefix(n.name, "chlo."):
 		return nil // XLA expands these before propagation
 	case isBinary || isUnary || n.name == "sdy.sharding_constraint" || n.name == "convert" || n.name == "data_flow_edge" ||

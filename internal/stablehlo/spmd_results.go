@@ -10,7 +10,7 @@ import (
 // rules are reproduced here — elementwise ops (chlo.square included),
 // sharding constraints, transpose, reshape, broadcast_in_dim, reduce,
 // dot_general, slice, dynamic_slice, dynamic_update_slice, gather, scatter,
-// convolution, concatenate, pad, reverse, sort and reduce_window, constants,
+// convolution, top_k, concatenate, pad, reverse, sort and reduce_window, constants,
 // calls of functions made of these, and
 // while, case and optimization_barrier over such regions (Shardy's data-flow
 // edges: each result takes what its operand and the regions return) —

@@ -975,6 +975,452 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
     return %2 : tensor<8x16x16x4xf32>
   }
 }`, []string{""}},
+		{"keys/top_k: dropout_keyarg key ab", "where(bernoulli(k, 0.5, x.shape), x, 0) with the key k an argument (jax.random.key), x P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}]>}, %arg1: tensor<2xui32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %0 = call @_bernoulli(%arg1, %cst) : (tensor<2xui32>, tensor<f32>) -> tensor<16x16xi1>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = call @_where(%0, %arg0, %cst_0) : (tensor<16x16xi1>, tensor<16x16xf32>, tensor<f32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+  func.func private @_bernoulli(%arg0: tensor<2xui32>, %arg1: tensor<f32>) -> tensor<16x16xi1> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = call @_uniform(%arg0, %cst, %cst_0) : (tensor<2xui32>, tensor<f32>, tensor<f32>) -> tensor<16x16xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = stablehlo.compare LT, %0, %1, FLOAT : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xi1>
+    return %2 : tensor<16x16xi1>
+  }
+  func.func private @_uniform(%arg0: tensor<2xui32>, %arg1: tensor<f32>, %arg2: tensor<f32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.convert %arg1 : tensor<f32>
+    %1 = stablehlo.convert %arg2 : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %3 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %4 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %5 = stablehlo.reshape %4 : (tensor<1xui32>) -> tensor<ui32>
+    %6 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %7 = stablehlo.reshape %6 : (tensor<1xui32>) -> tensor<ui32>
+    %8 = stablehlo.iota dim = 0 : tensor<16x16xui64>
+    %9 = stablehlo.iota dim = 1 : tensor<16x16xui64>
+    %c = stablehlo.constant dense<16> : tensor<ui64>
+    %10 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %11 = stablehlo.multiply %10, %8 : tensor<16x16xui64>
+    %c_0 = stablehlo.constant dense<1> : tensor<ui64>
+    %12 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %13 = stablehlo.multiply %12, %9 : tensor<16x16xui64>
+    %14 = stablehlo.add %11, %13 : tensor<16x16xui64>
+    %c_1 = stablehlo.constant dense<32> : tensor<ui64>
+    %15 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %16 = stablehlo.shift_right_logical %14, %15 : tensor<16x16xui64>
+    %17 = stablehlo.convert %14 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %18 = stablehlo.convert %16 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %19:2 = call @threefry2x32(%5, %7, %18, %17) : (tensor<ui32>, tensor<ui32>, tensor<16x16xui32>, tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>)
+    %20 = stablehlo.xor %19#0, %19#1 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<9> : tensor<ui32>
+    %21 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %22 = stablehlo.shift_right_logical %20, %21 : tensor<16x16xui32>
+    %c_3 = stablehlo.constant dense<1065353216> : tensor<ui32>
+    %23 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %24 = stablehlo.or %22, %23 : tensor<16x16xui32>
+    %25 = stablehlo.bitcast_convert %24 : (tensor<16x16xui32>) -> tensor<16x16xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %26 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %27 = stablehlo.subtract %25, %26 : tensor<16x16xf32>
+    %28 = stablehlo.subtract %3, %2 : tensor<1x1xf32>
+    %29 = stablehlo.broadcast_in_dim %28, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %30 = stablehlo.multiply %27, %29 : tensor<16x16xf32>
+    %31 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %32 = stablehlo.add %30, %31 : tensor<16x16xf32>
+    %33 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %34 = stablehlo.maximum %33, %32 : tensor<16x16xf32>
+    return %34 : tensor<16x16xf32>
+  }
+  func.func private @threefry2x32(%arg0: tensor<ui32>, %arg1: tensor<ui32>, %arg2: tensor<16x16xui32>, %arg3: tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>) {
+    %c = stablehlo.constant dense<[13, 15, 26, 6]> : tensor<4xui32>
+    %c_0 = stablehlo.constant dense<[17, 29, 16, 24]> : tensor<4xui32>
+    %0 = stablehlo.xor %arg0, %arg1 : tensor<ui32>
+    %c_1 = stablehlo.constant dense<466688986> : tensor<ui32>
+    %1 = stablehlo.xor %0, %c_1 : tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %3 = stablehlo.add %arg2, %2 : tensor<16x16xui32>
+    %4 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %5 = stablehlo.add %arg3, %4 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %6:9 = stablehlo.while(%iterArg = %c_3, %iterArg_4 = %c_2, %iterArg_5 = %3, %iterArg_6 = %5, %iterArg_7 = %arg1, %iterArg_8 = %1, %iterArg_9 = %arg0, %iterArg_10 = %c, %iterArg_11 = %c_0) : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    cond {
+      %c_12 = stablehlo.constant dense<5> : tensor<i32>
+      %7 = stablehlo.compare LT, %iterArg, %c_12, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    } do {
+      %c_12 = stablehlo.constant dense<1> : tensor<i32>
+      %7 = stablehlo.add %iterArg_4, %c_12 : tensor<i32>
+      %8 = stablehlo.slice %iterArg_10 [0:1] : (tensor<4xui32>) -> tensor<1xui32>
+      %9 = stablehlo.reshape %8 : (tensor<1xui32>) -> tensor<ui32>
+      %10 = stablehlo.slice %iterArg_10 [1:2] : (tensor<4xui32>) -> tensor<1xui32>
+      %11 = stablehlo.reshape %10 : (tensor<1xui32>) -> tensor<ui32>
+      %12 = stablehlo.slice %iterArg_10 [2:3] : (tensor<4xui32>) -> tensor<1xui32>
+      %13 = stablehlo.reshape %12 : (tensor<1xui32>) -> tensor<ui32>
+      %14 = stablehlo.slice %iterArg_10 [3:4] : (tensor<4xui32>) -> tensor<1xui32>
+      %15 = stablehlo.reshape %14 : (tensor<1xui32>) -> tensor<ui32>
+      %16 = stablehlo.add %iterArg_5, %iterArg_6 : tensor<16x16xui32>
+      %17 = stablehlo.broadcast_in_dim %9, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %18 = stablehlo.shift_left %iterArg_6, %17 : tensor<16x16xui32>
+      %c_13 = stablehlo.constant dense<32> : tensor<ui32>
+      %19 = stablehlo.subtract %c_13, %9 : tensor<ui32>
+      %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %21 = stablehlo.shift_right_logical %iterArg_6, %20 : tensor<16x16xui32>
+      %22 = stablehlo.or %18, %21 : tensor<16x16xui32>
+      %23 = stablehlo.xor %16, %22 : tensor<16x16xui32>
+      %24 = stablehlo.add %16, %23 : tensor<16x16xui32>
+      %25 = stablehlo.broadcast_in_dim %11, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %26 = stablehlo.shift_left %23, %25 : tensor<16x16xui32>
+      %c_14 = stablehlo.constant dense<32> : tensor<ui32>
+      %27 = stablehlo.subtract %c_14, %11 : tensor<ui32>
+      %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %29 = stablehlo.shift_right_logical %23, %28 : tensor<16x16xui32>
+      %30 = stablehlo.or %26, %29 : tensor<16x16xui32>
+      %31 = stablehlo.xor %24, %30 : tensor<16x16xui32>
+      %32 = stablehlo.add %24, %31 : tensor<16x16xui32>
+      %33 = stablehlo.broadcast_in_dim %13, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %34 = stablehlo.shift_left %31, %33 : tensor<16x16xui32>
+      %c_15 = stablehlo.constant dense<32> : tensor<ui32>
+      %35 = stablehlo.subtract %c_15, %13 : tensor<ui32>
+      %36 = stablehlo.broadcast_in_dim %35, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %37 = stablehlo.shift_right_logical %31, %36 : tensor<16x16xui32>
+      %38 = stablehlo.or %34, %37 : tensor<16x16xui32>
+      %39 = stablehlo.xor %32, %38 : tensor<16x16xui32>
+      %40 = stablehlo.add %32, %39 : tensor<16x16xui32>
+      %41 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %42 = stablehlo.shift_left %39, %41 : tensor<16x16xui32>
+      %c_16 = stablehlo.constant dense<32> : tensor<ui32>
+      %43 = stablehlo.subtract %c_16, %15 : tensor<ui32>
+      %44 = stablehlo.broadcast_in_dim %43, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %45 = stablehlo.shift_right_logical %39, %44 : tensor<16x16xui32>
+      %46 = stablehlo.or %42, %45 : tensor<16x16xui32>
+      %47 = stablehlo.xor %40, %46 : tensor<16x16xui32>
+      %48 = stablehlo.broadcast_in_dim %iterArg_7, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %49 = stablehlo.add %40, %48 : tensor<16x16xui32>
+      %50 = stablehlo.broadcast_in_dim %iterArg_8, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %51 = stablehlo.add %47, %50 : tensor<16x16xui32>
+      %c_17 = stablehlo.constant dense<1> : tensor<i32>
+      %52 = stablehlo.add %iterArg_4, %c_17 : tensor<i32>
+      %53 = stablehlo.convert %52 : (tensor<i32>) -> tensor<ui32>
+      %54 = stablehlo.broadcast_in_dim %53, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %55 = stablehlo.add %51, %54 : tensor<16x16xui32>
+      %c_18 = stablehlo.constant dense<1> : tensor<i32>
+      %56 = stablehlo.add %iterArg, %c_18 : tensor<i32>
+      stablehlo.return %56, %7, %49, %55, %iterArg_8, %iterArg_9, %iterArg_7, %iterArg_11, %iterArg_10 : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    }
+    return %6#2, %6#3 : tensor<16x16xui32>, tensor<16x16xui32>
+  }
+  func.func private @_where(%arg0: tensor<16x16xi1>, %arg1: tensor<16x16xf32>, %arg2: tensor<f32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.convert %arg2 : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = stablehlo.select %arg0, %arg1, %1 : tensor<16x16xi1>, tensor<16x16xf32>
+    return %2 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[2,4]<=[8]}"}},
+		{"keys/top_k: dropout_keyarg old b", "the same with k = PRNGKey(1), x P(None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}, %arg1: tensor<2xui32>) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %0 = call @_bernoulli(%arg1, %cst) : (tensor<2xui32>, tensor<f32>) -> tensor<16x16xi1>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = call @_where(%0, %arg0, %cst_0) : (tensor<16x16xi1>, tensor<16x16xf32>, tensor<f32>) -> tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+  func.func private @_bernoulli(%arg0: tensor<2xui32>, %arg1: tensor<f32>) -> tensor<16x16xi1> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = call @_uniform(%arg0, %cst, %cst_0) : (tensor<2xui32>, tensor<f32>, tensor<f32>) -> tensor<16x16xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = stablehlo.compare LT, %0, %1, FLOAT : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xi1>
+    return %2 : tensor<16x16xi1>
+  }
+  func.func private @_uniform(%arg0: tensor<2xui32>, %arg1: tensor<f32>, %arg2: tensor<f32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.convert %arg1 : tensor<f32>
+    %1 = stablehlo.convert %arg2 : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %3 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %4 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %5 = stablehlo.reshape %4 : (tensor<1xui32>) -> tensor<ui32>
+    %6 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %7 = stablehlo.reshape %6 : (tensor<1xui32>) -> tensor<ui32>
+    %8 = stablehlo.iota dim = 0 : tensor<16x16xui64>
+    %9 = stablehlo.iota dim = 1 : tensor<16x16xui64>
+    %c = stablehlo.constant dense<16> : tensor<ui64>
+    %10 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %11 = stablehlo.multiply %10, %8 : tensor<16x16xui64>
+    %c_0 = stablehlo.constant dense<1> : tensor<ui64>
+    %12 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %13 = stablehlo.multiply %12, %9 : tensor<16x16xui64>
+    %14 = stablehlo.add %11, %13 : tensor<16x16xui64>
+    %c_1 = stablehlo.constant dense<32> : tensor<ui64>
+    %15 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %16 = stablehlo.shift_right_logical %14, %15 : tensor<16x16xui64>
+    %17 = stablehlo.convert %14 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %18 = stablehlo.convert %16 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %19:2 = call @threefry2x32(%5, %7, %18, %17) : (tensor<ui32>, tensor<ui32>, tensor<16x16xui32>, tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>)
+    %20 = stablehlo.xor %19#0, %19#1 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<9> : tensor<ui32>
+    %21 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %22 = stablehlo.shift_right_logical %20, %21 : tensor<16x16xui32>
+    %c_3 = stablehlo.constant dense<1065353216> : tensor<ui32>
+    %23 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %24 = stablehlo.or %22, %23 : tensor<16x16xui32>
+    %25 = stablehlo.bitcast_convert %24 : (tensor<16x16xui32>) -> tensor<16x16xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %26 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %27 = stablehlo.subtract %25, %26 : tensor<16x16xf32>
+    %28 = stablehlo.subtract %3, %2 : tensor<1x1xf32>
+    %29 = stablehlo.broadcast_in_dim %28, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %30 = stablehlo.multiply %27, %29 : tensor<16x16xf32>
+    %31 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %32 = stablehlo.add %30, %31 : tensor<16x16xf32>
+    %33 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %34 = stablehlo.maximum %33, %32 : tensor<16x16xf32>
+    return %34 : tensor<16x16xf32>
+  }
+  func.func private @threefry2x32(%arg0: tensor<ui32>, %arg1: tensor<ui32>, %arg2: tensor<16x16xui32>, %arg3: tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>) {
+    %c = stablehlo.constant dense<[13, 15, 26, 6]> : tensor<4xui32>
+    %c_0 = stablehlo.constant dense<[17, 29, 16, 24]> : tensor<4xui32>
+    %0 = stablehlo.xor %arg0, %arg1 : tensor<ui32>
+    %c_1 = stablehlo.constant dense<466688986> : tensor<ui32>
+    %1 = stablehlo.xor %0, %c_1 : tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %3 = stablehlo.add %arg2, %2 : tensor<16x16xui32>
+    %4 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %5 = stablehlo.add %arg3, %4 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %6:9 = stablehlo.while(%iterArg = %c_3, %iterArg_4 = %c_2, %iterArg_5 = %3, %iterArg_6 = %5, %iterArg_7 = %arg1, %iterArg_8 = %1, %iterArg_9 = %arg0, %iterArg_10 = %c, %iterArg_11 = %c_0) : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    cond {
+      %c_12 = stablehlo.constant dense<5> : tensor<i32>
+      %7 = stablehlo.compare LT, %iterArg, %c_12, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    } do {
+      %c_12 = stablehlo.constant dense<1> : tensor<i32>
+      %7 = stablehlo.add %iterArg_4, %c_12 : tensor<i32>
+      %8 = stablehlo.slice %iterArg_10 [0:1] : (tensor<4xui32>) -> tensor<1xui32>
+      %9 = stablehlo.reshape %8 : (tensor<1xui32>) -> tensor<ui32>
+      %10 = stablehlo.slice %iterArg_10 [1:2] : (tensor<4xui32>) -> tensor<1xui32>
+      %11 = stablehlo.reshape %10 : (tensor<1xui32>) -> tensor<ui32>
+      %12 = stablehlo.slice %iterArg_10 [2:3] : (tensor<4xui32>) -> tensor<1xui32>
+      %13 = stablehlo.reshape %12 : (tensor<1xui32>) -> tensor<ui32>
+      %14 = stablehlo.slice %iterArg_10 [3:4] : (tensor<4xui32>) -> tensor<1xui32>
+      %15 = stablehlo.reshape %14 : (tensor<1xui32>) -> tensor<ui32>
+      %16 = stablehlo.add %iterArg_5, %iterArg_6 : tensor<16x16xui32>
+      %17 = stablehlo.broadcast_in_dim %9, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %18 = stablehlo.shift_left %iterArg_6, %17 : tensor<16x16xui32>
+      %c_13 = stablehlo.constant dense<32> : tensor<ui32>
+      %19 = stablehlo.subtract %c_13, %9 : tensor<ui32>
+      %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %21 = stablehlo.shift_right_logical %iterArg_6, %20 : tensor<16x16xui32>
+      %22 = stablehlo.or %18, %21 : tensor<16x16xui32>
+      %23 = stablehlo.xor %16, %22 : tensor<16x16xui32>
+      %24 = stablehlo.add %16, %23 : tensor<16x16xui32>
+      %25 = stablehlo.broadcast_in_dim %11, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %26 = stablehlo.shift_left %23, %25 : tensor<16x16xui32>
+      %c_14 = stablehlo.constant dense<32> : tensor<ui32>
+      %27 = stablehlo.subtract %c_14, %11 : tensor<ui32>
+      %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %29 = stablehlo.shift_right_logical %23, %28 : tensor<16x16xui32>
+      %30 = stablehlo.or %26, %29 : tensor<16x16xui32>
+      %31 = stablehlo.xor %24, %30 : tensor<16x16xui32>
+      %32 = stablehlo.add %24, %31 : tensor<16x16xui32>
+      %33 = stablehlo.broadcast_in_dim %13, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %34 = stablehlo.shift_left %31, %33 : tensor<16x16xui32>
+      %c_15 = stablehlo.constant dense<32> : tensor<ui32>
+      %35 = stablehlo.subtract %c_15, %13 : tensor<ui32>
+      %36 = stablehlo.broadcast_in_dim %35, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %37 = stablehlo.shift_right_logical %31, %36 : tensor<16x16xui32>
+      %38 = stablehlo.or %34, %37 : tensor<16x16xui32>
+      %39 = stablehlo.xor %32, %38 : tensor<16x16xui32>
+      %40 = stablehlo.add %32, %39 : tensor<16x16xui32>
+      %41 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %42 = stablehlo.shift_left %39, %41 : tensor<16x16xui32>
+      %c_16 = stablehlo.constant dense<32> : tensor<ui32>
+      %43 = stablehlo.subtract %c_16, %15 : tensor<ui32>
+      %44 = stablehlo.broadcast_in_dim %43, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %45 = stablehlo.shift_right_logical %39, %44 : tensor<16x16xui32>
+      %46 = stablehlo.or %42, %45 : tensor<16x16xui32>
+      %47 = stablehlo.xor %40, %46 : tensor<16x16xui32>
+      %48 = stablehlo.broadcast_in_dim %iterArg_7, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %49 = stablehlo.add %40, %48 : tensor<16x16xui32>
+      %50 = stablehlo.broadcast_in_dim %iterArg_8, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %51 = stablehlo.add %47, %50 : tensor<16x16xui32>
+      %c_17 = stablehlo.constant dense<1> : tensor<i32>
+      %52 = stablehlo.add %iterArg_4, %c_17 : tensor<i32>
+      %53 = stablehlo.convert %52 : (tensor<i32>) -> tensor<ui32>
+      %54 = stablehlo.broadcast_in_dim %53, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %55 = stablehlo.add %51, %54 : tensor<16x16xui32>
+      %c_18 = stablehlo.constant dense<1> : tensor<i32>
+      %56 = stablehlo.add %iterArg, %c_18 : tensor<i32>
+      stablehlo.return %56, %7, %49, %55, %iterArg_8, %iterArg_9, %iterArg_7, %iterArg_11, %iterArg_10 : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    }
+    return %6#2, %6#3 : tensor<16x16xui32>, tensor<16x16xui32>
+  }
+  func.func private @_where(%arg0: tensor<16x16xi1>, %arg1: tensor<16x16xf32>, %arg2: tensor<f32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.convert %arg2 : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %2 = stablehlo.select %arg0, %arg1, %1 : tensor<16x16xi1>, tensor<16x16xf32>
+    return %2 : tensor<16x16xf32>
+  }
+}`, []string{"{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"keys/top_k: normal_keyarg key ba", "x + normal(k, x.shape), k an argument, x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}, %arg1: tensor<2xui32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}) -> (tensor<16x16xf32> {jax.result_info = "result"}) {
+    %0 = call @_normal(%arg1) : (tensor<2xui32>) -> tensor<16x16xf32>
+    %1 = stablehlo.add %arg0, %0 : tensor<16x16xf32>
+    return %1 : tensor<16x16xf32>
+  }
+  func.func private @_normal(%arg0: tensor<2xui32>) -> tensor<16x16xf32> {
+    %0 = call @_normal_real(%arg0) : (tensor<2xui32>) -> tensor<16x16xf32>
+    return %0 : tensor<16x16xf32>
+  }
+  func.func private @_normal_real(%arg0: tensor<2xui32>) -> tensor<16x16xf32> {
+    %cst = stablehlo.constant dense<-0.99999994> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = call @_uniform(%arg0, %cst, %cst_0) : (tensor<2xui32>, tensor<f32>, tensor<f32>) -> tensor<16x16xf32>
+    %1 = chlo.erf_inv %0 : tensor<16x16xf32> -> tensor<16x16xf32>
+    %cst_1 = stablehlo.constant dense<1.41421354> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %3 = stablehlo.multiply %2, %1 : tensor<16x16xf32>
+    return %3 : tensor<16x16xf32>
+  }
+  func.func private @_uniform(%arg0: tensor<2xui32>, %arg1: tensor<f32>, %arg2: tensor<f32>) -> tensor<16x16xf32> {
+    %0 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %1 = stablehlo.broadcast_in_dim %arg2, dims = [] : (tensor<f32>) -> tensor<1x1xf32>
+    %2 = stablehlo.slice %arg0 [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+    %3 = stablehlo.reshape %2 : (tensor<1xui32>) -> tensor<ui32>
+    %4 = stablehlo.slice %arg0 [1:2] : (tensor<2xui32>) -> tensor<1xui32>
+    %5 = stablehlo.reshape %4 : (tensor<1xui32>) -> tensor<ui32>
+    %6 = stablehlo.iota dim = 0 : tensor<16x16xui64>
+    %7 = stablehlo.iota dim = 1 : tensor<16x16xui64>
+    %c = stablehlo.constant dense<16> : tensor<ui64>
+    %8 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %9 = stablehlo.multiply %8, %6 : tensor<16x16xui64>
+    %c_0 = stablehlo.constant dense<1> : tensor<ui64>
+    %10 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %11 = stablehlo.multiply %10, %7 : tensor<16x16xui64>
+    %12 = stablehlo.add %9, %11 : tensor<16x16xui64>
+    %c_1 = stablehlo.constant dense<32> : tensor<ui64>
+    %13 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui64>) -> tensor<16x16xui64>
+    %14 = stablehlo.shift_right_logical %12, %13 : tensor<16x16xui64>
+    %15 = stablehlo.convert %12 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %16 = stablehlo.convert %14 : (tensor<16x16xui64>) -> tensor<16x16xui32>
+    %17:2 = call @threefry2x32(%3, %5, %16, %15) : (tensor<ui32>, tensor<ui32>, tensor<16x16xui32>, tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>)
+    %18 = stablehlo.xor %17#0, %17#1 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<9> : tensor<ui32>
+    %19 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %20 = stablehlo.shift_right_logical %18, %19 : tensor<16x16xui32>
+    %c_3 = stablehlo.constant dense<1065353216> : tensor<ui32>
+    %21 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %22 = stablehlo.or %20, %21 : tensor<16x16xui32>
+    %23 = stablehlo.bitcast_convert %22 : (tensor<16x16xui32>) -> tensor<16x16xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %24 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %25 = stablehlo.subtract %23, %24 : tensor<16x16xf32>
+    %26 = stablehlo.subtract %1, %0 : tensor<1x1xf32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %28 = stablehlo.multiply %25, %27 : tensor<16x16xf32>
+    %29 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %30 = stablehlo.add %28, %29 : tensor<16x16xf32>
+    %31 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<1x1xf32>) -> tensor<16x16xf32>
+    %32 = stablehlo.maximum %31, %30 : tensor<16x16xf32>
+    return %32 : tensor<16x16xf32>
+  }
+  func.func private @threefry2x32(%arg0: tensor<ui32>, %arg1: tensor<ui32>, %arg2: tensor<16x16xui32>, %arg3: tensor<16x16xui32>) -> (tensor<16x16xui32>, tensor<16x16xui32>) {
+    %c = stablehlo.constant dense<[13, 15, 26, 6]> : tensor<4xui32>
+    %c_0 = stablehlo.constant dense<[17, 29, 16, 24]> : tensor<4xui32>
+    %0 = stablehlo.xor %arg0, %arg1 : tensor<ui32>
+    %c_1 = stablehlo.constant dense<466688986> : tensor<ui32>
+    %1 = stablehlo.xor %0, %c_1 : tensor<ui32>
+    %2 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %3 = stablehlo.add %arg2, %2 : tensor<16x16xui32>
+    %4 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+    %5 = stablehlo.add %arg3, %4 : tensor<16x16xui32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %c_3 = stablehlo.constant dense<0> : tensor<i32>
+    %6:9 = stablehlo.while(%iterArg = %c_3, %iterArg_4 = %c_2, %iterArg_5 = %3, %iterArg_6 = %5, %iterArg_7 = %arg1, %iterArg_8 = %1, %iterArg_9 = %arg0, %iterArg_10 = %c, %iterArg_11 = %c_0) : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    cond {
+      %c_12 = stablehlo.constant dense<5> : tensor<i32>
+      %7 = stablehlo.compare LT, %iterArg, %c_12, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    } do {
+      %c_12 = stablehlo.constant dense<1> : tensor<i32>
+      %7 = stablehlo.add %iterArg_4, %c_12 : tensor<i32>
+      %8 = stablehlo.slice %iterArg_10 [0:1] : (tensor<4xui32>) -> tensor<1xui32>
+      %9 = stablehlo.reshape %8 : (tensor<1xui32>) -> tensor<ui32>
+      %10 = stablehlo.slice %iterArg_10 [1:2] : (tensor<4xui32>) -> tensor<1xui32>
+      %11 = stablehlo.reshape %10 : (tensor<1xui32>) -> tensor<ui32>
+      %12 = stablehlo.slice %iterArg_10 [2:3] : (tensor<4xui32>) -> tensor<1xui32>
+      %13 = stablehlo.reshape %12 : (tensor<1xui32>) -> tensor<ui32>
+      %14 = stablehlo.slice %iterArg_10 [3:4] : (tensor<4xui32>) -> tensor<1xui32>
+      %15 = stablehlo.reshape %14 : (tensor<1xui32>) -> tensor<ui32>
+      %16 = stablehlo.add %iterArg_5, %iterArg_6 : tensor<16x16xui32>
+      %17 = stablehlo.broadcast_in_dim %9, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %18 = stablehlo.shift_left %iterArg_6, %17 : tensor<16x16xui32>
+      %c_13 = stablehlo.constant dense<32> : tensor<ui32>
+      %19 = stablehlo.subtract %c_13, %9 : tensor<ui32>
+      %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %21 = stablehlo.shift_right_logical %iterArg_6, %20 : tensor<16x16xui32>
+      %22 = stablehlo.or %18, %21 : tensor<16x16xui32>
+      %23 = stablehlo.xor %16, %22 : tensor<16x16xui32>
+      %24 = stablehlo.add %16, %23 : tensor<16x16xui32>
+      %25 = stablehlo.broadcast_in_dim %11, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %26 = stablehlo.shift_left %23, %25 : tensor<16x16xui32>
+      %c_14 = stablehlo.constant dense<32> : tensor<ui32>
+      %27 = stablehlo.subtract %c_14, %11 : tensor<ui32>
+      %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %29 = stablehlo.shift_right_logical %23, %28 : tensor<16x16xui32>
+      %30 = stablehlo.or %26, %29 : tensor<16x16xui32>
+      %31 = stablehlo.xor %24, %30 : tensor<16x16xui32>
+      %32 = stablehlo.add %24, %31 : tensor<16x16xui32>
+      %33 = stablehlo.broadcast_in_dim %13, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %34 = stablehlo.shift_left %31, %33 : tensor<16x16xui32>
+      %c_15 = stablehlo.constant dense<32> : tensor<ui32>
+      %35 = stablehlo.subtract %c_15, %13 : tensor<ui32>
+      %36 = stablehlo.broadcast_in_dim %35, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %37 = stablehlo.shift_right_logical %31, %36 : tensor<16x16xui32>
+      %38 = stablehlo.or %34, %37 : tensor<16x16xui32>
+      %39 = stablehlo.xor %32, %38 : tensor<16x16xui32>
+      %40 = stablehlo.add %32, %39 : tensor<16x16xui32>
+      %41 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %42 = stablehlo.shift_left %39, %41 : tensor<16x16xui32>
+      %c_16 = stablehlo.constant dense<32> : tensor<ui32>
+      %43 = stablehlo.subtract %c_16, %15 : tensor<ui32>
+      %44 = stablehlo.broadcast_in_dim %43, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %45 = stablehlo.shift_right_logical %39, %44 : tensor<16x16xui32>
+      %46 = stablehlo.or %42, %45 : tensor<16x16xui32>
+      %47 = stablehlo.xor %40, %46 : tensor<16x16xui32>
+      %48 = stablehlo.broadcast_in_dim %iterArg_7, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %49 = stablehlo.add %40, %48 : tensor<16x16xui32>
+      %50 = stablehlo.broadcast_in_dim %iterArg_8, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %51 = stablehlo.add %47, %50 : tensor<16x16xui32>
+      %c_17 = stablehlo.constant dense<1> : tensor<i32>
+      %52 = stablehlo.add %iterArg_4, %c_17 : tensor<i32>
+      %53 = stablehlo.convert %52 : (tensor<i32>) -> tensor<ui32>
+      %54 = stablehlo.broadcast_in_dim %53, dims = [] : (tensor<ui32>) -> tensor<16x16xui32>
+      %55 = stablehlo.add %51, %54 : tensor<16x16xui32>
+      %c_18 = stablehlo.constant dense<1> : tensor<i32>
+      %56 = stablehlo.add %iterArg, %c_18 : tensor<i32>
+      stablehlo.return %56, %7, %49, %55, %iterArg_8, %iterArg_9, %iterArg_7, %iterArg_11, %iterArg_10 : tensor<i32>, tensor<i32>, tensor<16x16xui32>, tensor<16x16xui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<4xui32>, tensor<4xui32>
+    }
+    return %6#2, %6#3 : tensor<16x16xui32>, tensor<16x16xui32>
+  }
+}`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"keys/top_k: topk key ba", "top_k(x, 3), x P('b','a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}) -> (tensor<16x3xf32> {jax.result_info = "result[0]"}, tensor<16x3xi32> {jax.result_info = "result[1]"}) {
+    %values, %indices = chlo.top_k(%arg0, k = 3) : tensor<16x16xf32> -> (tensor<16x3xf32>, tensor<16x3xi32>)
+    return %values, %indices : tensor<16x3xf32>, tensor<16x3xi32>
+  }
+}`, []string{"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.module)

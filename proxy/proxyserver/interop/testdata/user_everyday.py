@@ -145,6 +145,10 @@ def sharding_patterns(devs, mesh):
   out["jit_scan_stack"] = jax.jit(lambda a: jax.lax.scan(lambda c, r: (c * 0.5 + r, jnp.tanh(r + c)), jnp.zeros(8, jnp.float32), a))(ga)
   images = jax.device_put(np.linspace(-1, 1, 8 * 6 * 6 * 2, dtype=np.float32).reshape(8, 6, 6, 2), NamedSharding(mesh, P("a")))
   out["jit_conv"] = jax.jit(lambda a: jax.lax.conv_general_dilated(a, jnp.ones((3, 3, 2, 4), jnp.float32) / 9, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")))(images)
+  # A PRNG key passed in (JAX places it on an empty mesh) and top_k.
+  dropout = jax.jit(lambda a, k: jnp.where(jax.random.bernoulli(k, 0.5, a.shape), a, 0.0))(ga, jax.random.key(3))
+  out["jit_dropout_key_arg_then_in_shardings"] = jax.jit(lambda a: a * 2, in_shardings=grid)(dropout)
+  out["jit_top_k"] = jax.jit(lambda a: jax.lax.top_k(a, 3))(ra)
   return out
 
 
