@@ -286,6 +286,19 @@ func (e *sdyEngine) ruleOf(n *sdyNode, in, out [][]int64) *sdyRule {
 			}
 			return factorPermutation
 		})
+	case n.name == "select_and_scatter":
+		// Operand, source and init value; the result is placed as the
+		// operand. Shardy: pointwise over the source's windows, a
+		// permutation where a dimension is windowed.
+		if len(in) != 3 || len(out) != 1 || len(in[1]) != len(in[0]) || !slices.Equal(out[0], in[0]) || len(in[2]) != 0 {
+			return nil
+		}
+		r.pointwise(in[1], func(d int) sdyFactorKind {
+			if in[1][d] == in[0][d] {
+				return factorPassThrough
+			}
+			return factorPermutation
+		})
 	case n.name == "gather":
 		if len(in) != 2 || len(out) != 1 || !gatherRule(r, op, in[0], in[1], out[0]) {
 			return nil

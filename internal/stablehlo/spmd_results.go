@@ -10,12 +10,12 @@ import (
 // rules are reproduced here — elementwise ops (chlo.square included),
 // sharding constraints, transpose, reshape, broadcast_in_dim, reduce,
 // dot_general, slice, dynamic_slice, dynamic_update_slice, gather, scatter,
-// convolution, top_k, concatenate, pad, reverse, sort and reduce_window, constants,
-// calls of functions made of these, and
-// while, case and optimization_barrier over such regions (Shardy's data-flow
-// edges: each result takes what its operand and the regions return) —
-// it runs the propagation Shardy runs inside XLA (see shardyResults). Any
-// other module (GSPMD's mhlo.sharding, loops, custom calls, ...) falls back
+// convolution, select_and_scatter, top_k, concatenate, pad, reverse, sort,
+// reduce_window, constants, calls of functions made of these, and while,
+// case and optimization_barrier over such regions (Shardy's data-flow
+// edges: each result takes what its operand and the regions return) — it
+// runs the propagation Shardy runs inside XLA (see shardyResults). Any
+// other module (GSPMD's mhlo.sharding, custom calls, ...) falls back
 // to the elementwise rule: a result computed elementwise from a sharded
 // parameter (or a sharding constraint) of its shape takes that sharding, so
 // that `x * 2` of a sharded x stays sharded instead of landing whole on

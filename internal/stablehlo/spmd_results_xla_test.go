@@ -1421,6 +1421,78 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
     return %values, %indices : tensor<16x3xf32>, tensor<16x3xi32>
   }
 }`, []string{"{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}", "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}},
+		{"select_and_scatter: maxpool_grad ab", "grad of a 2x2 max pool's sum, x f32[8,16,16,4] P('a','b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x16x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {"b"}, {}, {}]>}) -> (tensor<8x16x16x4xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x8x8x4xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %1 = stablehlo.pad %arg0, %cst_0, low = [0, 0, 0, 0], high = [0, 0, 0, 0], interior = [0, 0, 0, 0] : (tensor<8x16x16x4xf32>, tensor<f32>) -> tensor<8x16x16x4xf32>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %2 = "stablehlo.select_and_scatter"(%1, %0, %cst_1) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %4 = stablehlo.compare GE, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %4 : tensor<i1>
+    }, {
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %4 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %4 : tensor<f32>
+    }) : (tensor<8x16x16x4xf32>, tensor<8x8x8x4xf32>, tensor<f32>) -> tensor<8x16x16x4xf32>
+    %3 = stablehlo.slice %2 [0:8, 0:16, 0:16, 0:4] : (tensor<8x16x16x4xf32>) -> tensor<8x16x16x4xf32>
+    return %3 : tensor<8x16x16x4xf32>
+  }
+}`, []string{"{devices=[2,4,1,1]<=[8]}"}},
+		{"select_and_scatter: cnn_value_and_grad c", "value_and_grad of conv, relu, max pool, mean; x P(None,None,None,'b')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<8x16x16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}, {}, {"b"}]>}) -> (tensor<f32> {jax.result_info = "result[0]"}, tensor<8x16x16x4xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0.111111112> : tensor<3x3x4x8xf32>
+    %0 = stablehlo.convolution(%arg0, %cst) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x4xf32>, tensor<3x3x4x8xf32>) -> tensor<8x16x16x8xf32>
+    %1 = call @relu(%0) : (tensor<8x16x16x8xf32>) -> tensor<8x16x16x8xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<8x16x16x8xf32>
+    %3 = stablehlo.compare GT, %0, %2, FLOAT : (tensor<8x16x16x8xf32>, tensor<8x16x16x8xf32>) -> tensor<8x16x16x8xi1>
+    %cst_1 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %4 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<f32>
+    %5 = "stablehlo.reduce_window"(%1, %4) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<0> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %17 = stablehlo.maximum %arg1, %arg2 : tensor<f32>
+      stablehlo.return %17 : tensor<f32>
+    }) : (tensor<8x16x16x8xf32>, tensor<f32>) -> tensor<8x8x8x8xf32>
+    %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %6 = stablehlo.reduce(%5 init: %cst_2) applies stablehlo.add across dimensions = [0, 1, 2, 3] : (tensor<8x8x8x8xf32>, tensor<f32>) -> tensor<f32>
+    %cst_3 = stablehlo.constant dense<4.096000e+03> : tensor<f32>
+    %7 = stablehlo.divide %6, %cst_3 : tensor<f32>
+    %cst_4 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %cst_5 = stablehlo.constant dense<4.096000e+03> : tensor<f32>
+    %8 = stablehlo.divide %cst_4, %cst_5 : tensor<f32>
+    %9 = stablehlo.broadcast_in_dim %8, dims = [] : (tensor<f32>) -> tensor<8x8x8x8xf32>
+    %cst_6 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %10 = stablehlo.pad %1, %cst_6, low = [0, 0, 0, 0], high = [0, 0, 0, 0], interior = [0, 0, 0, 0] : (tensor<8x16x16x8xf32>, tensor<f32>) -> tensor<8x16x16x8xf32>
+    %cst_7 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %11 = "stablehlo.select_and_scatter"(%10, %9, %cst_7) <{padding = dense<0> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %17 = stablehlo.compare GE, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %17 : tensor<i1>
+    }, {
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %17 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %17 : tensor<f32>
+    }) : (tensor<8x16x16x8xf32>, tensor<8x8x8x8xf32>, tensor<f32>) -> tensor<8x16x16x8xf32>
+    %12 = stablehlo.slice %11 [0:8, 0:16, 0:16, 0:8] : (tensor<8x16x16x8xf32>) -> tensor<8x16x16x8xf32>
+    %cst_8 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %13 = stablehlo.broadcast_in_dim %cst_8, dims = [] : (tensor<f32>) -> tensor<8x16x16x8xf32>
+    %14 = stablehlo.select %3, %12, %13 : tensor<8x16x16x8xi1>, tensor<8x16x16x8xf32>
+    %15 = stablehlo.reverse %cst, dims = [0, 1] : tensor<3x3x4x8xf32>
+    %16 = stablehlo.convolution(%14, %15) dim_numbers = [b, 0, 1, f]x[0, 1, o, i]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]} : (tensor<8x16x16x8xf32>, tensor<3x3x4x8xf32>) -> tensor<8x16x16x4xf32>
+    return %7, %16 : tensor<f32>, tensor<8x16x16x4xf32>
+  }
+  func.func private @relu(%arg0: tensor<8x16x16x8xf32>) -> tensor<8x16x16x8xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x16x16x8xf32>
+    %1 = stablehlo.maximum %arg0, %0 : tensor<8x16x16x8xf32>
+    return %1 : tensor<8x16x16x8xf32>
+  }
+}`, []string{"", ""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.module)
