@@ -391,8 +391,8 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		streams[i] = s
 		s.start(ctx, pt.req, launchWaiter{index: i, results: results})
 	}
-	// The first failure, or the end of ctx, cancels the launch on the
-	// participants that have not answered.
+	// The first failure that is not an echo of another's, or the end of
+	// ctx, cancels the launch on the participants that have not answered.
 	launchID := parts[e.links[0]].req.GetLaunchId()
 	answered := make([]bool, len(e.links))
 	take := func(r launchOutcome) bool {
@@ -409,13 +409,24 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		errs[r.index] = e.c.linkError(l, parts[l].gen, r.err)
 		return false
 	}
+	// An ABORTED answer echoes another participant's failure, whose own
+	// answer (with the failure's code) is on its way: wait for it. Any
+	// other failure ends the wait.
+	echo := func(err error) bool { c := ifrt.CodeOf(err); return c == ifrt.Canceled || c == ifrt.Aborted }
 	ok := true
-	for left := len(e.links); left > 0 && ok; left-- {
+wait:
+	for left := len(e.links); left > 0; left-- {
 		select {
 		case r := <-results:
-			ok = take(r)
+			if !take(r) {
+				ok = false
+				if !echo(errs[r.index]) {
+					break wait
+				}
+			}
 		case <-ctx.Done():
 			ok = false
+			break wait
 		}
 	}
 	if !ok {
@@ -449,10 +460,7 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 	}
 	var first error
 	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if first == nil || ifrt.CodeOf(first) == ifrt.Canceled {
+		if err != nil && (first == nil || echo(first) && !echo(err)) {
 			first = err
 		}
 	}

@@ -357,9 +357,12 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 	return nil
 }
 
+// Done ends the launch here when the partition failed, with the
+// partition's own code (RESOURCE_EXHAUSTED, say): the partitions that fail
+// because of it echo it as ABORTED, and the client reports the original.
 func (e *gangEndpoint) Done(err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
-		e.l.fail(ifrt.Errorf(ifrt.Aborted, "worker: launch %x: partition %d failed: %w", e.l.id, e.self, err))
+		e.l.fail(ifrt.Errorf(ifrt.CodeOf(err), "worker: launch %x: partition %d failed: %w", e.l.id, e.self, err))
 	}
 }
 

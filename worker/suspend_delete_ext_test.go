@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
@@ -16,9 +15,9 @@ import (
 	"github.com/openpathways/pathways/worker"
 )
 
-// TestSuspendWhileTheClientDeletes: a client's delete reaches a worker after
-// its suspension has taken stock of the arrays to save (deletes still run
-// while the worker is paused). The suspension saves the rest and succeeds;
+// TestSuspendWhileTheClientDeletes: a client's delete, sent before the
+// suspension began, reaches a worker after its suspension has taken stock
+// of the arrays to save (deletes still run while the worker is paused). The suspension saves the rest and succeeds;
 // before the fix it failed with "array has been deleted or donated" (the
 // flake of TestGangLaunchOverASuspendedSlice, whose test deletes a result).
 func TestSuspendWhileTheClientDeletes(t *testing.T) {
@@ -46,21 +45,30 @@ func TestSuspendWhileTheClientDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	for _, a := range []ifrt.Array{doomed, kept} {
+		// The worker holds both once they read back (puts are asynchronous).
+		if err := a.CopyToHostBuffer(ctx, make([]byte, 8), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	var hooked atomic.Bool
+	// The client's delete reaches the worker after the suspension took
+	// stock: the hook deletes the doomed array's shards on the worker as
+	// the proxy server does for a DeleteArray. (The client itself sends
+	// no delete while it knows the slice is suspending.)
 	defer worker.SetBeforeSave(func(held []proxyserver.HeldArray) {
 		hooked.Store(true)
-		doomed.Delete()
-		for deleted := 0; deleted < len(slice1); {
-			deleted = 0
-			for _, h := range held {
-				if h.Array.IsDeleted() {
-					deleted++
-				}
+		deleted := 0
+		for _, h := range held {
+			got, err := ifrt.ArrayBytes(ctx, h.Array)
+			if err == nil && len(got) == 2 && bytes.Contains(doomedData, got) && !bytes.Contains(keptData, got) {
+				h.Array.Delete()
+				deleted++
 			}
-			if ctx.Err() != nil {
-				return
-			}
-			time.Sleep(time.Millisecond)
+		}
+		if deleted != len(slice1) {
+			t.Errorf("the suspension took stock of %d of the doomed array's shards, want %d", deleted, len(slice1))
 		}
 	})()
 	if err := c.SuspendSlice(ctx, 1); err != nil {

@@ -112,7 +112,7 @@ func (g *GangExecutable) RunGroup(ctx context.Context, parts []GangPart, group [
 		if in[j], err = g.tensors(part.Device, part.Args); err != nil {
 			return fail(err)
 		}
-		procs[j] = stablehlo.Process{Partition: part.Partition, Comm: part.Comm}
+		procs[j] = stablehlo.Process{Partition: part.Partition, Comm: ifrtDone{part.Comm}}
 	}
 	var res [][]*stablehlo.Tensor
 	var err error
@@ -170,3 +170,9 @@ func (g *GangExecutable) tensors(dev *ifrt.Device, args []ifrt.Array) ([]*stable
 	}
 	return in, nil
 }
+
+// ifrtDone hands a Communicator the interpreter's failure as an ifrt error,
+// with its code (the worker ends the launch with it).
+type ifrtDone struct{ stablehlo.Communicator }
+
+func (c ifrtDone) Done(err error) { c.Communicator.Done(fromStablehlo(err)) }
