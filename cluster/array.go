@@ -26,6 +26,12 @@ func (s *shard) check() error {
 	return s.place.link.current(s.gen)
 }
 
+// freeable reports whether the shard's worker still holds it to be freed:
+// the worker it was made on is still there. A shard of a suspended slice
+// is freed too: the worker's paused session takes deletes, and the resume
+// skips the handles deleted meanwhile (else they came back and leaked).
+func (s *shard) freeable() bool { return s.place.link.current(s.gen) == nil }
+
 // array is a cluster array: one shard per device of its sharding, in order.
 type array struct {
 	ifrt.UnimplementedArray
@@ -135,7 +141,7 @@ func (a *array) Delete() *ifrt.Future {
 	shards := a.letGo()
 	fs := make([]*ifrt.Future, 0, len(shards))
 	for _, s := range shards {
-		if s.check() == nil {
+		if s.freeable() {
 			fs = append(fs, s.array.Delete())
 		}
 	}

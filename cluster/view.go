@@ -59,7 +59,7 @@ func (a *array) letGo() []*shard {
 // request of its own.
 func (a *array) Release() {
 	for _, s := range a.letGo() {
-		if s.check() == nil {
+		if s.freeable() {
 			backend.Release(s.array)
 		}
 	}

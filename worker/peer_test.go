@@ -76,7 +76,7 @@ func TestGatherPlacesPieces(t *testing.T) {
 	ctx, c := dialPeerTest(t, s)
 	dev := c.AddressableDevices()[0]
 	var keep []ifrt.Array
-	defer runtime.KeepAlive(keep)
+	defer func() { runtime.KeepAlive(keep) }() // keep as it is at the end, not the empty slice of now
 	ref := func(data []byte, shape ifrt.Shape) *workerpb.ArrayRef {
 		a, err := c.MakeArrayFromHostBuffer(ctx, data, ifrt.ArraySpec{DType: ifrt.U8, Shape: shape, Sharding: ifrt.NewSingleDeviceSharding(dev, "")}, nil)
 		if err != nil {

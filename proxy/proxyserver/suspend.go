@@ -229,8 +229,8 @@ func resolvedArray(e *entry[ifrt.Array]) (ifrt.Array, bool) {
 // standsIn reports whether e holds an array Evict left.
 func standsIn(e *entry[ifrt.Array]) bool {
 	a, ok := resolvedArray(e)
-	if !ok {
-		return false
+	if !ok || a.IsDeleted() {
+		return false // the client deleted it while it stood in
 	}
 	_, failed := ifrt.ArrayError(a)
 	return failed
