@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -174,14 +175,10 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 	if testHookBeforeSave != nil {
 		testHookBeforeSave(held)
 	}
-	gone := make([]bool, len(saved.arrays))
 	err = storage.Parallel(ctx, len(saved.arrays), func(ctx context.Context, i int) error {
 		err := sp.save(ctx, loc, &saved.arrays[i])
-		if err != nil && saved.arrays[i].held.Array.IsDeleted() {
-			// Its client deleted it after Pause (deletes still run while
-			// paused): nothing to save, and nothing to give back.
-			gone[i] = true
-			return nil
+		if saved.arrays[i].held.Array.IsDeleted() {
+			return nil // dropped below
 		}
 		return err
 	})
@@ -189,13 +186,9 @@ func (sp *suspender) suspend(ctx context.Context, v rm.Slice) (string, error) {
 		w.proxy.Unpause()
 		return "", err
 	}
-	kept := saved.arrays[:0]
-	for i, s := range saved.arrays {
-		if !gone[i] {
-			kept = append(kept, s)
-		}
-	}
-	saved.arrays = kept
+	// An array its client deleted after Pause (deletes still run while
+	// paused) has nothing to save and nothing to give back.
+	saved.arrays = slices.DeleteFunc(saved.arrays, func(s savedArray) bool { return s.held.Array.IsDeleted() })
 	freed := make([]proxyserver.HeldArray, len(saved.arrays))
 	for i, s := range saved.arrays {
 		freed[i] = s.held
