@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"context"
+	"maps"
 	"runtime/debug"
 	"slices"
 )
@@ -144,25 +145,16 @@ type groupTransfer struct {
 // each tile, then by receiving group.
 func (pl *groupPlan) transfers() []groupTransfer {
 	var out []groupTransfer
-	groups := slices.Sorted(func(yield func(int) bool) {
-		for g := range pl.leader {
-			if !yield(g) {
-				return
-			}
-		}
-	})
+	groups := slices.Sorted(maps.Keys(pl.leader))
 	for i, place := range pl.params {
 		if place.replicated() {
 			continue
 		}
 		has := map[[2]int]bool{} // (group, tile) held
-		first := map[int]int{}   // tile -> lowest partition holding it
 		for p, t := range place.tileOf {
 			has[[2]int{pl.group[p], t}] = true
-			if _, ok := first[t]; !ok {
-				first[t] = p
-			}
 		}
+		first := place.firstHolders()
 		for p, t := range place.tileOf {
 			if first[t] != p {
 				continue

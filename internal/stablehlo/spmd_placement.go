@@ -108,6 +108,16 @@ func (pl *placement) block(p int) (start, limit []int64) {
 	return start, limit
 }
 
+// firstHolders maps each tile to the lowest partition holding it, the one
+// that sends the tile wherever it is missing.
+func (pl *placement) firstHolders() map[int]int {
+	first := map[int]int{}
+	for p := len(pl.tileOf) - 1; p >= 0; p-- {
+		first[pl.tileOf[p]] = p
+	}
+	return first
+}
+
 // localType is the type of partition p's block of a value of type t.
 func (pl *placement) localType(t TensorType, p int) TensorType {
 	start, limit := pl.block(p)

@@ -260,10 +260,7 @@ func (ev *evaluator) assemble(v *shardedValue) (*array, error) {
 	P := ev.mod.numPartitions
 	base, me := ps.Replica*P, ps.Partition
 	pl := v.pl
-	first := map[int]int{} // tile -> lowest partition holding it
-	for q := P - 1; q >= 0; q-- {
-		first[pl.tileOf[q]] = q
-	}
+	first := pl.firstHolders()
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
 	if first[pl.tileOf[me]] == me {
 		data := allBytes(v.local)
