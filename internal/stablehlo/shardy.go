@@ -194,6 +194,10 @@ type sdyEngine struct {
 	fresh    int // the last fresh value id handed out (negative)
 }
 
+// emptyMesh reports whether mesh name has no axes: JAX puts scalars and
+// PRNG keys on one, and a sharding over it is replicated.
+func (p *parser) emptyMesh(name string) bool { return strings.TrimSpace(p.meshes[name]) == "<[]>" }
+
 // shardyResults returns the HLO sharding XLA gives each result of a Shardy
 // @main ("" for replicated), or ok false where the module is not one whose
 // propagation is reproduced here.
@@ -212,8 +216,8 @@ func (p *parser) shardyResults() (out []string, ok bool) {
 	// The mesh: one named mesh for every sharding in @main.
 	useMesh := func(raw string) bool {
 		name, _, _, ok := splitSdySharding(raw)
-		if ok && strings.TrimSpace(p.meshes[name]) == "<[]>" {
-			return true // JAX puts scalars on an empty mesh
+		if ok && p.emptyMesh(name) {
+			return true
 		}
 		if !ok || (e.meshName != "" && name != e.meshName) {
 			return false
@@ -255,8 +259,7 @@ func (p *parser) shardyResults() (out []string, ok bool) {
 	meshNames, _, _, _ := parseSdyMesh(p.meshes[e.meshName])
 	tensorOf := func(raw string, rank int) (sdyTensor, bool) {
 		mesh, dims, closed, ok := splitSdySharding(raw)
-		empty := strings.TrimSpace(p.meshes[mesh]) == "<[]>" // JAX's mesh for PRNG keys and scalars
-		if !ok || len(dims) != rank || (mesh != e.meshName && rank != 0 && !empty) {
+		if !ok || len(dims) != rank || (mesh != e.meshName && rank != 0 && !p.emptyMesh(mesh)) {
 			return sdyTensor{}, false
 		}
 		t := sdyTensor{dims: make([][]int, rank), closed: closed, set: true}
