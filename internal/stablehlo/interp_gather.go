@@ -9,23 +9,32 @@ type gatherDims struct {
 }
 
 func readGatherDims(op *operation) (gatherDims, error) {
+	return readDimNumbers(op.attrs["dimension_numbers"], "offset_dims", "collapsed_slice_dims",
+		"operand_batching_dims", "start_indices_batching_dims", "start_index_map")
+}
+
+// readScatterDims reads a scatter's dimension numbers into the gather's
+// fields they mirror: update_window_dims as offsetDims,
+// inserted_window_dims as collapsed, input_batching_dims as operandBatch,
+// scatter_indices_batching_dims as indicesBatch and
+// scatter_dims_to_operand_dims as startIndexMap.
+func readScatterDims(op *operation) (gatherDims, error) {
+	return readDimNumbers(op.attrs["scatter_dimension_numbers"], "update_window_dims", "inserted_window_dims",
+		"input_batching_dims", "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")
+}
+
+// readDimNumbers reads the fields of a gather's or scatter's dimension
+// numbers a, named in gatherDims order, and index_vector_dim (0 when
+// absent).
+func readDimNumbers(a *Attr, names ...string) (gatherDims, error) {
 	var g gatherDims
-	a := op.attrs["dimension_numbers"]
-	var err error
-	read := func(name string, dst *[]int64) {
-		if err == nil {
-			*dst, err = dialectInts(a, name)
-		}
-	}
-	read("offset_dims", &g.offsetDims)
-	read("collapsed_slice_dims", &g.collapsed)
-	read("operand_batching_dims", &g.operandBatch)
-	read("start_indices_batching_dims", &g.indicesBatch)
-	read("start_index_map", &g.startIndexMap)
 	var ivd []int64
-	read("index_vector_dim", &ivd)
-	if err != nil {
-		return g, err
+	dsts := []*[]int64{&g.offsetDims, &g.collapsed, &g.operandBatch, &g.indicesBatch, &g.startIndexMap, &ivd}
+	var err error
+	for i, name := range append(names, "index_vector_dim") {
+		if *dsts[i], err = dialectInts(a, name); err != nil {
+			return g, err
+		}
 	}
 	if len(ivd) == 1 {
 		g.indexVectorDim = ivd[0]
@@ -190,22 +199,11 @@ func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		return nil, invalidf("scatter needs N inputs, indices, N updates and a body")
 	}
 	inputs, indices, updates := in[:n], in[n], in[n+1:]
-	a := op.attrs["scatter_dimension_numbers"]
-	var uwd, iwd, ibd, sibd, sdod, ivdv []int64
-	var err error
-	for _, f := range []struct {
-		name string
-		dst  *[]int64
-	}{{"update_window_dims", &uwd}, {"inserted_window_dims", &iwd}, {"input_batching_dims", &ibd},
-		{"scatter_indices_batching_dims", &sibd}, {"scatter_dims_to_operand_dims", &sdod}, {"index_vector_dim", &ivdv}} {
-		if *f.dst, err = dialectInts(a, f.name); err != nil {
-			return nil, err
-		}
+	g, err := readScatterDims(op)
+	if err != nil {
+		return nil, err
 	}
-	ivd := int64(0)
-	if len(ivdv) == 1 {
-		ivd = ivdv[0]
-	}
+	uwd, iwd, ibd, sibd, sdod, ivd := g.offsetDims, g.collapsed, g.operandBatch, g.indicesBatch, g.startIndexMap, g.indexVectorDim
 	shape := inputs[0].t.Shape
 	orank := len(shape)
 	irank := len(indices.t.Shape)

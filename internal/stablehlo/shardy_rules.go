@@ -318,21 +318,19 @@ func (e *sdyEngine) ruleOf(n *sdyNode, in, out [][]int64) *sdyRule {
 		}
 		// Shardy: operand and result share each dimension; the update
 		// shares those it spans whole, and is replicated along the others.
+		none := func() []int { return slices.Repeat([]int{-1}, len(in)) }
 		for d, size := range in[0] {
-			dims := make([]int, len(in))
-			for i := range dims {
-				dims[i] = -1
-			}
-			dims[0] = d
+			operands := none()
+			operands[0] = d
 			if in[1][d] == size {
-				dims[1] = d
-				r.factor(size, factorPassThrough, false, dims, []int{d})
-				continue
+				operands[1] = d
 			}
-			r.factor(size, factorPassThrough, false, dims, []int{d})
-			update := slices.Clone(dims)
-			update[0], update[1] = -1, d
-			r.factor(in[1][d], factorNeedReplication, false, update, []int{-1})
+			r.factor(size, factorPassThrough, false, operands, []int{d})
+			if in[1][d] != size {
+				update := none()
+				update[1] = d
+				r.factor(in[1][d], factorNeedReplication, false, update, []int{-1})
+			}
 		}
 	default:
 		return nil
@@ -449,24 +447,9 @@ func gatherRule(r *sdyRule, op *operation, input, indices, slicesShape []int64) 
 // are the n inputs, the indices and the n updates; the results are placed
 // as the inputs.
 func scatterRule(r *sdyRule, op *operation, n int, input, indices, updates []int64) bool {
-	a := op.attrs["scatter_dimension_numbers"]
-	var g gatherDims
-	var ivd []int64
-	var err error
-	for _, f := range []struct {
-		name string
-		dst  *[]int64
-	}{{"update_window_dims", &g.offsetDims}, {"inserted_window_dims", &g.collapsed}, {"input_batching_dims", &g.operandBatch},
-		{"scatter_indices_batching_dims", &g.indicesBatch}, {"index_vector_dim", &ivd}} {
-		if err == nil {
-			*f.dst, err = dialectInts(a, f.name)
-		}
-	}
+	g, err := readScatterDims(op)
 	if err != nil {
 		return false
-	}
-	if len(ivd) == 1 {
-		g.indexVectorDim = ivd[0]
 	}
 	return gatherScatterRule(r, true, g, input, indices, updates,
 		func(inputDim, indicesDim, slicesDim int, size int64, kind sdyFactorKind, blocked bool) {
