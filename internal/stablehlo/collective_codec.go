@@ -118,17 +118,4 @@ func copyInto(dst *array, offset int) *elementWriter {
 }
 
 // copyRange sets dst[at:at+len(src)] = src (same element class).
-func copyRange(dst *array, at int, src *array) {
-	switch dst.t.Elem.class() {
-	case classF32:
-		copy(dst.f32[at:], src.f32)
-	case classF64:
-		copy(dst.f64[at:], src.f64)
-	case classInt:
-		copy(dst.i[at:], src.i)
-	case classUint:
-		copy(dst.u[at:], src.u)
-	default:
-		copy(dst.b[at:], src.b)
-	}
-}
+func copyRange(dst *array, at int, src *array) { copyRun(dst, at, src, 0, src.size()) }
