@@ -1,6 +1,8 @@
 package stablehlo
 
 import (
+	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 )
@@ -365,5 +367,36 @@ func TestHugeWindowHonoursContext(t *testing.T) {
 	_, err := m.Run(ctx, []*Tensor{literal(t, "tensor<4xf32>", "[1.0, 2.0, 3.0, 4.0]")})
 	if err == nil || err != ctx.Err() {
 		t.Fatalf("Run error = %v, want %v", err, ctx.Err())
+	}
+}
+
+// TestFloat32SumStaysNearExact sums 4096 values whose float32 running sum
+// drifts: the result must be the exact sum rounded once, as close as XLA's
+// blocked sums get (a sequential float32 loop is off by hundreds of ulps).
+func TestFloat32SumStaysNearExact(t *testing.T) {
+	const n = 4096
+	data := make([]byte, 4*n)
+	exact := 0.0
+	for i := range n {
+		v := float32(0.1) + float32(i%7)*float32(0.013)
+		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(v))
+		exact += float64(v)
+	}
+	in, err := NewTensor(TensorType{Elem: F32, Shape: []int64{2, n / 2}}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustParse(t, `func.func @main(%a: tensor<2x2048xf32>) -> tensor<f32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x2048xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}`)
+	out, err := runMain(t, m, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data))
+	if want := float32(exact); got != want {
+		t.Errorf("sum of %d float32 values = %v, want the exact sum rounded once, %v", n, got, want)
 	}
 }
