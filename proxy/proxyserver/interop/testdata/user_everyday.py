@@ -3,7 +3,8 @@ devices and on as many local CPU devices (JAX_PLATFORMS=proxy,cpu), compared by
 value, shape, dtype and sharding: typed PRNG keys through jit and vmap, static
 and weakly typed arguments, explicit in/out shardings on a 2D mesh, an MLP
 trained with a hand-written Adam and donated sharded state, common jnp/lax/nn
-ops, host reads, transfers between devices, and the errors a user makes.
+ops, pmap with collectives, host reads, transfers between devices, and the
+errors a user makes.
 
 Prints {"cases": {name: error relative to the values' size, or a message}} and
 {"errors": {name: what the user sees}}.
@@ -257,6 +258,22 @@ def more_ops_patterns(devs, mesh):
     return {k: attempt(v) for k, v in out.items()}
 
 
+def pmap_patterns(devs, mesh):
+  """pmap, as older training loops still write it: one program per device."""
+  x = np.arange(n * 6, dtype=np.float32).reshape(n, 6)
+  ring = [(i, (i + 1) % n) for i in range(n)]
+  def pm(f):
+    return jax.pmap(f, axis_name="i", devices=devs)
+  out = {}
+  out["pmap_elementwise"] = lambda: pm(lambda a: a * 2 + 1)(x)
+  out["pmap_psum"] = lambda: pm(lambda a: jax.lax.psum(a, "i"))(x)
+  out["pmap_pmean_grad"] = lambda: pm(lambda a: jax.lax.pmean(jax.grad(lambda w: (w * a).sum())(a), "i"))(x)
+  out["pmap_axis_index"] = lambda: pm(lambda a: a + jax.lax.axis_index("i"))(x)
+  out["pmap_all_gather"] = lambda: pm(lambda a: jax.lax.all_gather(a, "i"))(x)
+  out["pmap_ppermute"] = lambda: pm(lambda a: jax.lax.ppermute(a, "i", ring))(x)
+  return {k: attempt(v) for k, v in out.items()}
+
+
 def mlp_patterns(devs, mesh):
   """An MLP with a hand-written Adam: sharded params and optimizer state donated
   each step, value_and_grad with has_aux, scan over layers, remat."""
@@ -388,7 +405,7 @@ def compare(g, w):
 
 sets = device_sets()
 cases = {}
-for fn in (key_patterns, scalar_patterns, sharding_patterns, ops_patterns, more_ops_patterns, mlp_patterns, host_patterns):
+for fn in (key_patterns, scalar_patterns, sharding_patterns, ops_patterns, more_ops_patterns, pmap_patterns, mlp_patterns, host_patterns):
   res = {}
   # Local CPU first: once the proxy's session is lost, every later call fails.
   for name in ("cpu", "proxy"):
