@@ -400,3 +400,98 @@ func TestFloat32SumStaysNearExact(t *testing.T) {
 		t.Errorf("sum of %d float32 values = %v, want the exact sum rounded once, %v", n, got, want)
 	}
 }
+
+// reduceWindowOp spells a reduce_window of %a with init %z whose body is
+// one binary op, over element type elem.
+func reduceWindowOp(op, elem, attrs, inType, outType string) string {
+	return `  %r = "stablehlo.reduce_window"(%a, %z) ({
+    ^bb0(%p: tensor<` + elem + `>, %q: tensor<` + elem + `>):
+      %s = stablehlo.` + op + ` %p, %q : tensor<` + elem + `>
+      stablehlo.return %s : tensor<` + elem + `>
+  }) {` + attrs + `} : (` + inType + `, tensor<` + elem + `>) -> ` + outType
+}
+
+// TestCumulativeWindows runs the reduce_windows JAX lowers cumsum, cumprod,
+// cummax and cummin to (a window as long as the axis, padded before it, or
+// after it when reversed) and windows close to them that are not cumulative.
+func TestCumulativeWindows(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	ints := cst("a", "tensor<2x3xi64>", "[[1, 2, 3], [4, 5, 6]]") + cst("z", "tensor<i64>", "10")
+	floats := cst("a", "tensor<2x3xf32>", "[[1.0, -2.0, 3.0], [0.5, 0x7FC00000, -1.0]]") + cst("z", "tensor<f32>", "0xFF800000")
+	i64, f32 := "tensor<2x3xi64>", "tensor<2x3xf32>"
+	runOpCases(t, []opCase{
+		{"cumsum_axis1_with_init", ints + reduceWindowOp("add", "i64", `window_dimensions = array<i64: 1, 3>, padding = dense<[[0, 0], [2, 0]]> : tensor<2x2xi64>`, i64, i64),
+			i64, "[[11, 13, 16], [14, 19, 25]]"},
+		{"cumsum_axis0_reverse", ints + reduceWindowOp("add", "i64", `window_dimensions = array<i64: 2, 1>, padding = dense<[[0, 1], [0, 0]]> : tensor<2x2xi64>`, i64, i64),
+			i64, "[[15, 17, 19], [14, 15, 16]]"},
+		{"cumprod_reverse", ints + reduceWindowOp("multiply", "i64", `window_dimensions = array<i64: 1, 3>, padding = dense<[[0, 0], [0, 2]]> : tensor<2x2xi64>`, i64, i64),
+			i64, "[[60, 60, 30], [1200, 300, 60]]"},
+		{"cummax_nan_sticks", floats + reduceWindowOp("maximum", "f32", `window_dimensions = array<i64: 1, 3>, padding = dense<[[0, 0], [2, 0]]> : tensor<2x2xi64>`, f32, f32),
+			f32, "[[1.0, 1.0, 3.0], [0.5, 0x7FC00000, 0x7FC00000]]"},
+		{"window_shorter_than_axis", ints + reduceWindowOp("add", "i64", `window_dimensions = array<i64: 1, 2>, padding = dense<[[0, 0], [1, 0]]> : tensor<2x2xi64>`, i64, i64),
+			i64, "[[11, 13, 15], [14, 19, 21]]"},
+		{"padded_both_sides", ints + reduceWindowOp("add", "i64", `window_dimensions = array<i64: 1, 3>, padding = dense<[[0, 0], [1, 1]]> : tensor<2x2xi64>`, i64, i64),
+			i64, "[[13, 16, 15], [19, 25, 21]]"},
+	})
+}
+
+// TestLongCumsumIsARunningSum: each output of a 20,000-element float32
+// cumsum is the float64 running sum rounded once (a window per output took
+// n² steps, and summed each window in float32).
+func TestLongCumsumIsARunningSum(t *testing.T) {
+	const n = 20000
+	data := make([]byte, 4*n)
+	want := make([]float32, n)
+	run := 0.0
+	for i := range n {
+		v := float32(i%13) * 0.37
+		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(v))
+		run += float64(v)
+		want[i] = float32(run)
+	}
+	in, err := NewTensor(TensorType{Elem: F32, Shape: []int64{n}}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustParse(t, "func.func @main(%a: tensor<20000xf32>) -> tensor<20000xf32> {\n"+
+		"  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"+
+		reduceWindowOp("add", "f32", `window_dimensions = array<i64: 20000>, padding = dense<[[19999, 0]]> : tensor<1x2xi64>`, "tensor<20000xf32>", "tensor<20000xf32>")+
+		"\n  return %r : tensor<20000xf32>\n}")
+	out, err := runMain(t, m, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data[4*i:])); got != want[i] {
+			t.Fatalf("cumsum[%d] = %v, want the running sum rounded once, %v", i, got, want[i])
+		}
+	}
+}
+
+// TestSixteenBitReductionsRoundOnce: bf16 and f16 sums, by reduce and by
+// reduce_window, accumulate in float32 and round once, as XLA computes
+// them; rounding after every add stalled 65,536 × 0.01 at 4.
+func TestSixteenBitReductionsRoundOnce(t *testing.T) {
+	cst := func(name, typ, lit string) string {
+		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+	}
+	runOpCases(t, []opCase{
+		// bf16(0.01) is 0.010009765625; 65,536 of them are 656.
+		{"bf16_reduce", cst("a", "tensor<65536xbf16>", "0.01") + cst("z", "tensor<bf16>", "0.0") +
+			"  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<65536xbf16>, tensor<bf16>) -> tensor<bf16>",
+			"tensor<bf16>", "656.0"},
+		// f16(0.01) is 0.0099945068359375; 8,192 of them are 81.875 to f16.
+		{"f16_reduce", cst("a", "tensor<8192xf16>", "0.01") + cst("z", "tensor<f16>", "0.0") +
+			"  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<8192xf16>, tensor<f16>) -> tensor<f16>",
+			"tensor<f16>", "81.875"},
+		{"bf16_reduce_window", cst("a", "tensor<4096xbf16>", "0.01") + cst("z", "tensor<bf16>", "0.0") +
+			reduceWindowOp("add", "bf16", `window_dimensions = array<i64: 2048>, window_strides = array<i64: 2048>`, "tensor<4096xbf16>", "tensor<2xbf16>"),
+			"tensor<2xbf16>", "[20.5, 20.5]"},
+		{"bf16_cumsum", cst("a", "tensor<4096xbf16>", "0.01") + cst("z", "tensor<bf16>", "0.0") +
+			strings.Replace(reduceWindowOp("add", "bf16", `window_dimensions = array<i64: 4096>, padding = dense<[[4095, 0]]> : tensor<1x2xi64>`, "tensor<4096xbf16>", "tensor<4096xbf16>"), "%r =", "%w =", 1) +
+			"\n  %r = stablehlo.slice %w [4095:4096] : (tensor<4096xbf16>) -> tensor<1xbf16>",
+			"tensor<1xbf16>", "[41.0]"},
+	})
+}

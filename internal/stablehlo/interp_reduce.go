@@ -99,6 +99,9 @@ type reducer struct {
 	kind   binaryKind
 	simple bool
 	args   []*array
+	// unrounded16 leaves 16-bit float accumulators unrounded between
+	// simple steps; the caller rounds them once at the end.
+	unrounded16 bool
 }
 
 func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
@@ -114,7 +117,7 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 	if r.simple {
 		combine(r.kind, acc[0], ai, xs[0], xi)
-		if e := acc[0].t.Elem; e == BF16 || e == F16 {
+		if e := acc[0].t.Elem; (e == BF16 || e == F16) && !r.unrounded16 {
 			acc[0].f32[ai] = roundScalar16(e, acc[0].f32[ai])
 		} else if e.isInt() && e.bits() < 64 {
 			if acc[0].i != nil {
@@ -201,12 +204,17 @@ func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 }
 
 // reduceSimple folds x into acc (acc[idx[k]] op= x[k]) with typed loops
-// and reports whether it could. 16-bit floats take the general path, which
-// rounds after every step as the spec requires.
+// and reports whether it could. 16-bit floats reduce in float32 and round
+// once per output, as XLA computes them (rounding after every step loses
+// the small terms of a long bf16 sum: 65,536 × 0.01 came to 4).
 func reduceSimple(kind binaryKind, acc, x *array, idx []int) bool {
 	switch e := acc.t.Elem; {
-	case e == F32 && kind == binAdd:
+	case (e == F32 || e == BF16 || e == F16) && kind == binAdd:
 		sumWide(acc.f32, x.f32, idx)
+		roundTo16(e, acc.f32)
+	case e == BF16 || e == F16:
+		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
+		roundTo16(e, acc.f32)
 	case e == F32:
 		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
 	case e == F64:
@@ -329,6 +337,12 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if err != nil {
 		return nil, err
 	}
+	red.unrounded16 = true // as reduce: in float32, rounded once per output
+	if d, reverse, ok := cumulativeAxis(shape, rt.Shape, window, wstrides, bdil, wdil, pad); ok && red.simple {
+		if cumulate(red.kind, acc[0], inputs[0], shape, d, reverse) {
+			return acc, nil
+		}
+	}
 	src := strides(shape)
 	o := 0
 	var ferr error
@@ -360,8 +374,103 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if ferr != nil {
 		return nil, ferr
 	}
+	if red.simple {
+		roundTo16(acc[0].t.Elem, acc[0].f32)
+	}
 	return acc, nil
 }
 
 func intMax[T int64 | uint64](a, b T) T { return max(a, b) }
 func intMin[T int64 | uint64](a, b T) T { return min(a, b) }
+
+// cumulativeAxis recognizes the reduce_window JAX lowers cumsum, cumprod,
+// cummax and cummin to: along one axis d a window as long as the axis, padded
+// by its length less one before it (after it when reverse), every other
+// window 1, no strides, dilations or other padding. Run as windows, it costs
+// n² steps along the axis (115 s for a cumsum of 100,000); as a running
+// reduction, n.
+func cumulativeAxis(shape, result, window, wstrides, bdil, wdil, pad []int64) (d int, reverse, ok bool) {
+	if !shapesEqual(shape, result) {
+		return 0, false, false
+	}
+	d = -1
+	for i, n := range shape {
+		if wstrides[i] != 1 || bdil[i] != 1 || wdil[i] != 1 {
+			return 0, false, false
+		}
+		switch {
+		case window[i] == 1 && pad[2*i] == 0 && pad[2*i+1] == 0:
+		case d < 0 && n > 1 && window[i] == n && pad[2*i] == n-1 && pad[2*i+1] == 0:
+			d = i
+		case d < 0 && n > 1 && window[i] == n && pad[2*i] == 0 && pad[2*i+1] == n-1:
+			d, reverse = i, true
+		default:
+			return 0, false, false
+		}
+	}
+	return d, reverse, d >= 0
+}
+
+// cumulate sets acc (holding the init value everywhere) to the running
+// reduction of x along axis d, from the end when reverse, and reports
+// whether it could. The running value of a float32 sum is a float64 and
+// 16-bit floats run in float32, each output rounded once, as reduce does.
+func cumulate(kind binaryKind, acc, x *array, shape []int64, d int, reverse bool) bool {
+	outer, inner := 1, 1
+	for i, n := range shape {
+		switch {
+		case i < d:
+			outer *= int(n)
+		case i > d:
+			inner *= int(n)
+		}
+	}
+	lines := scanShape{outer: outer, n: int(shape[d]), inner: inner, reverse: reverse}
+	switch e := acc.t.Elem; {
+	case e.class() == classF32 && kind == binAdd:
+		scanLines(lines, acc.f32, x.f32, func(v float32) float64 { return float64(v) },
+			func(w float64, v float32) float64 { return w + float64(v) }, func(w float64) float32 { return float32(w) })
+		roundTo16(e, acc.f32)
+	case e.class() == classF32:
+		scanLines(lines, acc.f32, x.f32, same[float32], func(w, v float32) float32 { return combineFloat(kind, w, v) }, same[float32])
+		roundTo16(e, acc.f32)
+	case e.class() == classF64:
+		scanLines(lines, acc.f64, x.f64, same[float64], func(w, v float64) float64 { return combineFloat(kind, w, v) }, same[float64])
+	case e.class() == classInt:
+		scanLines(lines, acc.i, x.i, same[int64], func(w, v int64) int64 { return combineInt(kind, w, v) }, same[int64])
+		acc.normalize()
+	case e.class() == classUint:
+		scanLines(lines, acc.u, x.u, same[uint64], func(w, v uint64) uint64 { return combineInt(kind, w, v) }, same[uint64])
+		acc.normalize()
+	default:
+		return false
+	}
+	return true
+}
+
+// scanShape is an array seen as outer × n × inner, scanned along n.
+type scanShape struct {
+	outer, n, inner int
+	reverse         bool
+}
+
+func same[T any](v T) T { return v }
+
+// scanLines runs step along every line of s: acc holds the start value of
+// each line and receives the running values, kept in W between steps.
+func scanLines[T, W any](s scanShape, acc, x []T, widen func(T) W, step func(W, T) W, narrow func(W) T) {
+	for o := 0; o < s.outer; o++ {
+		for in := 0; in < s.inner; in++ {
+			base := o*s.n*s.inner + in
+			w := widen(acc[base])
+			for t := 0; t < s.n; t++ {
+				k := base + t*s.inner
+				if s.reverse {
+					k = base + (s.n-1-t)*s.inner
+				}
+				w = step(w, x[k])
+				acc[k] = narrow(w)
+			}
+		}
+	}
+}
