@@ -254,6 +254,10 @@ def more_ops_patterns(devs, mesh):
     out["tile_repeat"] = lambda: j(lambda a: (jnp.tile(a, (2, 1)), jnp.repeat(a, 2, axis=1)))(x)
     out["outer_kron"] = lambda: j(lambda a: (jnp.outer(a[0], a[1]), jnp.kron(a[:2, :2], a[2:, :2])))(x)
     out["expm1_log1p"] = lambda: j(lambda a: (jnp.expm1(a * 1e-4), jnp.log1p(jnp.abs(a) * 1e-4), jnp.arctan2(a, a[::-1])))(x)
+    long = rng.standard_normal(20000).astype(np.float32)
+    out["cumsum_long"] = lambda: j(lambda a: (jnp.cumsum(a), jnp.cumsum(a[::-1])[::-1], jax.lax.cummax(a, reverse=True), jnp.cumprod(a[:30])))(long)
+    out["bf16_sum_long"] = lambda: j(lambda a: jax.lax.reduce_sum(a, (0,)))(jnp.full((65536,), 0.01, jnp.bfloat16))
+    out["bf16_bias_grad"] = lambda: j(jax.grad(lambda b: (jnp.ones((8192, 8), jnp.bfloat16) * 0.01 + b).astype(jnp.float32).sum()))(jnp.zeros((8,), jnp.bfloat16))
     out["erf_lgamma"] = lambda: j(lambda a: (jax.scipy.special.erf(a), jax.scipy.special.gammaln(jnp.abs(a) + 1), jax.scipy.stats.norm.logpdf(a)))(x)
     return {k: attempt(v) for k, v in out.items()}
 
