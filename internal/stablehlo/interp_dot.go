@@ -123,7 +123,11 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 	B, M, N, K := int(batch), int(m), int(n), int(contract)
 	switch rt.Elem.class() {
 	case classF32:
-		matmul(out.f32, l.f32, r.f32, B, M, N, K)
+		if K > dotBlock {
+			matmulWide(out.f32, l.f32, r.f32, B, M, N, K)
+		} else {
+			matmul(out.f32, l.f32, r.f32, B, M, N, K)
+		}
 		roundTo16(rt.Elem, out.f32)
 	case classF64:
 		matmul(out.f64, l.f64, r.f64, B, M, N, K)
@@ -177,6 +181,54 @@ func matmulRows[T float32 | float64 | int64 | uint64](out, l, r []T, M, N, K, lo
 			for j := range orow {
 				orow[j] += a * rrow[j]
 			}
+		}
+	}
+}
+
+// dotBlock is how many products matmulWide sums in float32 before it adds
+// them to a float64 total.
+const dotBlock = 64
+
+// matmulWide is matmul for float32 over a long contracted dimension: a
+// float32 running sum over K products drifts by about K ulps (1e-5 relative
+// at K = 65,536, where XLA's blocked sums stay near 3e-7), so each run of
+// dotBlock products is summed in float32 and the runs are added in float64,
+// which costs two passes over a row per run.
+func matmulWide(out, l, r []float32, B, M, N, K int) {
+	rows := B * M
+	if rows*N*K < 1<<18 {
+		matmulWideRows(out, l, r, M, N, K, 0, rows)
+		return
+	}
+	parallelFor(rows*parallelMin, func(lo, hi int) {
+		matmulWideRows(out, l, r, M, N, K, lo/parallelMin, hi/parallelMin)
+	})
+}
+
+func matmulWideRows(out, l, r []float32, M, N, K, lo, hi int) {
+	wide := make([]float64, N)
+	part := make([]float32, N)
+	for row := lo; row < hi; row++ {
+		b := row / M
+		lrow := l[row*K : (row+1)*K]
+		rb := r[b*K*N : (b+1)*K*N]
+		clear(wide)
+		for k0 := 0; k0 < K; k0 += dotBlock {
+			clear(part)
+			for k := k0; k < min(K, k0+dotBlock); k++ {
+				a := lrow[k]
+				rrow := rb[k*N : (k+1)*N]
+				for j := range part {
+					part[j] += a * rrow[j]
+				}
+			}
+			for j, v := range part {
+				wide[j] += float64(v)
+			}
+		}
+		orow := out[row*N : (row+1)*N]
+		for j, w := range wide {
+			orow[j] = float32(w)
 		}
 	}
 }

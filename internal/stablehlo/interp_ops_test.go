@@ -495,3 +495,38 @@ func TestSixteenBitReductionsRoundOnce(t *testing.T) {
 			"tensor<1xbf16>", "[41.0]"},
 	})
 }
+
+// TestLongDotStaysNearExact: a float32 dot over 65,536 products stays within
+// 1e-6 of the exact sum, as XLA's does (a float32 running sum drifted by
+// 1e-5).
+func TestLongDotStaysNearExact(t *testing.T) {
+	const k = 65536
+	lhs, rhs := make([]byte, 4*k), make([]byte, 4*k)
+	exact := 0.0
+	for i := range k {
+		a, b := float32(0.1)+float32(i%7)*0.013, 1+float32(i%5)*0.1
+		binary.LittleEndian.PutUint32(lhs[4*i:], math.Float32bits(a))
+		binary.LittleEndian.PutUint32(rhs[4*i:], math.Float32bits(b))
+		exact += float64(a) * float64(b)
+	}
+	l, err := NewTensor(TensorType{Elem: F32, Shape: []int64{1, k}}, lhs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewTensor(TensorType{Elem: F32, Shape: []int64{k, 1}}, rhs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustParse(t, `func.func @main(%a: tensor<1x65536xf32>, %b: tensor<65536x1xf32>) -> tensor<1x1xf32> {
+  %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1x65536xf32>, tensor<65536x1xf32>) -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}`)
+	out, err := runMain(t, m, l, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := float64(math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data)))
+	if rel := math.Abs(got-exact) / exact; rel > 1e-6 {
+		t.Errorf("dot over %d products = %v, exact %v: relative error %.2g, want at most 1e-6", k, got, exact, rel)
+	}
+}
