@@ -46,6 +46,7 @@ type Client struct {
 	closed    atomic.Bool
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	watching  chan struct{}  // closed once the watch applied its first snapshot
 	dials     sync.WaitGroup // dialInBackground's; Close waits for them
 }
 

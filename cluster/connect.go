@@ -83,7 +83,7 @@ func Connect(ctx context.Context, rmAddress string, opts ...Option) (*Client, er
 		log: o.logger, rm: rmc, dialOpts: append(rpc.DialOptions(o.security, o.keepalive), append([]grpc.DialOption{rpc.ClusterClientDialOption()}, o.dialOpts...)...),
 		probe: o.keepalive, devices: devs, byID: byID, links: links,
 		platform:  ifrt.Platform{Name: platform, Version: view.InstanceType, RuntimeType: "pathways"},
-		watchDone: make(chan struct{}), failure: newFailure(),
+		watchDone: make(chan struct{}), watching: make(chan struct{}), failure: newFailure(),
 	}
 	c.elastic = newElasticPolicy(o.elasticSlices, o.logger, c.failure)
 	c.elastic.observe(rm.Event{Type: rm.EventSnapshot, Cluster: view})
@@ -189,6 +189,7 @@ func (c *Client) apply(ctx context.Context, view *rm.Cluster, wait bool) error {
 func (c *Client) watch(ctx context.Context) {
 	defer close(c.watchDone)
 	var last error
+	synced := false
 	for ev, err := range c.rm.Watch(ctx) {
 		if err != nil {
 			last = err // the RM client logs while it retries
@@ -197,6 +198,7 @@ func (c *Client) watch(ctx context.Context) {
 		c.elastic.observe(ev)
 		c.suspend.observe(c, ev)
 		var view *rm.Cluster
+		snapshot := ev.Type == rm.EventSnapshot
 		switch ev.Type {
 		case rm.EventSnapshot:
 			view = ev.Cluster
@@ -206,6 +208,10 @@ func (c *Client) watch(ctx context.Context) {
 			continue
 		}
 		_ = c.apply(ctx, view, false) // dials in the background: no error to report here
+		if snapshot && !synced {
+			synced = true
+			close(c.watching)
+		}
 	}
 	if ctx.Err() == nil && last != nil {
 		err := ifrt.Errorf(ifrt.CodeOf(last), "cluster: the resource manager's watch ended, so workers coming and going are not seen; the session has failed: %w", last)

@@ -106,8 +106,8 @@ func (l *link) cancelRedial() {
 // not wait for it: the worker the event lists may be gone already (the watch
 // lags behind the RM, or the snapshot was taken just before the worker left),
 // and the events that say so wait behind the dial. The next event for the
-// host ends it (cancelRedial); one that fails on its own leaves the link to
-// redial, which asks the RM again.
+// host ends it (cancelRedial); one that fails, or is ended with the link
+// left down, leaves the link to redial, which asks the RM again.
 func (l *link) dialInBackground(parent context.Context, w rm.Worker) {
 	l.mu.Lock()
 	if l.client != nil && l.addr == w.Address && l.incarnation == w.Incarnation {
@@ -125,7 +125,13 @@ func (l *link) dialInBackground(parent context.Context, w rm.Worker) {
 		switch {
 		case err == nil:
 		case errors.Is(ctx.Err(), context.Canceled):
-			// The RM said more about the host, or the client closed.
+			// The RM said more about the host, or the client closed. What it
+			// said may be of an older worker (its loss, seen after its
+			// replacement registered), which dials nobody: a link left down
+			// asks the RM which worker is live.
+			if l.down() && !l.c.closed.Load() {
+				l.redial()
+			}
 		default:
 			l.log.Warn("reconnecting to a worker", "slice", l.key.slice, "host", l.key.host, "address", w.Address, "error", err)
 			l.redial()
