@@ -7,7 +7,9 @@ import (
 
 // convolution with general dimension numbers, padding, strides, lhs/rhs
 // dilation, window reversal and feature/batch grouping, computed directly
-// from the StableHLO spec's definition (a reference, not a fast kernel).
+// from the StableHLO spec's definition (a reference, not a fast kernel);
+// float convolutions without batch groups run as matrix products instead
+// (interp_conv_matmul.go).
 
 type convDims struct {
 	inBatch, inFeature   int
@@ -196,6 +198,13 @@ func evalConvolution(ev *evaluator, op *operation, in []*array) ([]*array, error
 		}
 	}
 	out := newArray(rt)
+	w := convWindow{d: d, stride: stride, pad: pad, lhsDil: lhsDil, rhsDil: rhsDil, reverse: reverse, groups: groups}
+	if batchGroups == 1 && w.asMatmul(ev, lhs, rhs, out) {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		return []*array{out}, nil
+	}
 	lst, kst := strides(ls), strides(ks)
 	kSpatialShape := make([]int64, ns)
 	for i, dim := range d.kSpatial {
