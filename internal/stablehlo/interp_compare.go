@@ -46,22 +46,9 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		return nil, invalidf("compare needs two operands of one type")
 	}
 	dir, typ := comparisonArgs(op)
-	var test func(c int) bool
-	switch dir {
-	case "EQ":
-		test = func(c int) bool { return c == 0 }
-	case "NE":
-		test = func(c int) bool { return c != 0 }
-	case "LT":
-		test = func(c int) bool { return c == -1 }
-	case "LE":
-		test = func(c int) bool { return c == -1 || c == 0 }
-	case "GT":
-		test = func(c int) bool { return c == 1 }
-	case "GE":
-		test = func(c int) bool { return c == 1 || c == 0 }
-	default:
-		return nil, invalidf("unknown comparison direction %q", dir)
+	test, err := comparisonTest(dir)
+	if err != nil {
+		return nil, err
 	}
 	a, b := in[0], in[1]
 	out := newArray(TensorType{Elem: Bool, Shape: a.t.Shape})
@@ -75,20 +62,47 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		for i := range a.f64 {
 			out.b[i] = test(cmpFloat(a.f64[i], b.f64[i], total))
 		}
-	case classInt:
-		for i := range a.i {
-			out.b[i] = test(cmp.Compare(a.i[i], b.i[i]))
-		}
-	case classUint:
-		for i := range a.u {
-			out.b[i] = test(cmp.Compare(a.u[i], b.u[i]))
-		}
 	default:
-		for i := range a.b {
-			out.b[i] = test(cmp.Compare(boolInt(a.b[i]), boolInt(b.b[i])))
+		for i := range out.b {
+			out.b[i] = test(compareAt(a, i, b, i, total))
 		}
 	}
 	return []*array{out}, nil
+}
+
+// comparisonTest turns a comparison direction into a test of cmpFloat's or
+// cmp.Compare's result.
+func comparisonTest(dir string) (func(c int) bool, error) {
+	switch dir {
+	case "EQ":
+		return func(c int) bool { return c == 0 }, nil
+	case "NE":
+		return func(c int) bool { return c != 0 }, nil
+	case "LT":
+		return func(c int) bool { return c == -1 }, nil
+	case "LE":
+		return func(c int) bool { return c == -1 || c == 0 }, nil
+	case "GT":
+		return func(c int) bool { return c == 1 }, nil
+	case "GE":
+		return func(c int) bool { return c == 1 || c == 0 }, nil
+	}
+	return nil, invalidf("unknown comparison direction %q", dir)
+}
+
+// compareAt compares a[i] with b[j] of the same element type.
+func compareAt(a *array, i int, b *array, j int, total bool) int {
+	switch a.t.Elem.class() {
+	case classF32:
+		return cmpFloat(float64(a.f32[i]), float64(b.f32[j]), total)
+	case classF64:
+		return cmpFloat(a.f64[i], b.f64[j], total)
+	case classInt:
+		return cmp.Compare(a.i[i], b.i[j])
+	case classUint:
+		return cmp.Compare(a.u[i], b.u[j])
+	}
+	return cmp.Compare(boolInt(a.b[i]), boolInt(b.b[j]))
 }
 
 // cmpFloat returns -1, 0, 1, or 2 for unordered (NaN) under IEEE rules; with

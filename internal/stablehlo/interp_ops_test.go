@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"strings"
@@ -528,5 +529,52 @@ func TestLongDotStaysNearExact(t *testing.T) {
 	got := float64(math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data)))
 	if rel := math.Abs(got-exact) / exact; rel > 1e-6 {
 		t.Errorf("dot over %d products = %v, exact %v: relative error %.2g, want at most 1e-6", k, got, exact, rel)
+	}
+}
+
+// TestSelectAndScatterTypedSelect: a select body that is one compare runs as
+// a typed comparison; it must pick what the interpreter picks running the
+// same body with a no-op after it, over ties, NaNs, infinities and padding,
+// for each direction, comparison type and argument order.
+func TestSelectAndScatterTypedSelect(t *testing.T) {
+	operand := "[[1.0, 0x7FC00000, 3.0, 3.0], [0xFF800000, 2.0, 2.0, -0.0], [0.0, 5.0, 0x7FC00000, 5.0], [4.0, 4.0, -1.0, 0x7F800000]]"
+	source := "[[1.0, 2.0, 4.0, 8.0], [16.0, 32.0, 64.0, 128.0], [256.0, 512.0, 1024.0, 2048.0], [4096.0, 8192.0, 16384.0, 32768.0]]"
+	program := func(compare string, noop bool) string {
+		ret := "%c"
+		extra := ""
+		if noop {
+			extra = "      %t = stablehlo.constant dense<true> : tensor<i1>\n      %d = stablehlo.and %c, %t : tensor<i1>\n"
+			ret = "%d"
+		}
+		return `func.func @main() -> tensor<4x4xf32> {
+  %a = stablehlo.constant dense<` + operand + `> : tensor<4x4xf32>
+  %s = stablehlo.constant dense<` + source + `> : tensor<4x4xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = "stablehlo.select_and_scatter"(%a, %s, %z) <{padding = dense<[[1, 0], [0, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 1, 1>}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %c = stablehlo.compare ` + compare + ` : (tensor<f32>, tensor<f32>) -> tensor<i1>
+` + extra + `      stablehlo.return ` + ret + ` : tensor<i1>
+    }, {
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %u = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %u : tensor<f32>
+    }) : (tensor<4x4xf32>, tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}`
+	}
+	for _, compare := range []string{"GE, %x, %y, FLOAT", "GT, %x, %y, FLOAT", "LE, %y, %x, FLOAT", "GE, %x, %y, TOTALORDER", "LT, %x, %y, TOTALORDER"} {
+		t.Run(compare, func(t *testing.T) {
+			typed, err := runMain(t, mustParse(t, program(compare, false)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			interpreted, err := runMain(t, mustParse(t, program(compare, true)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(typed[0].Data, interpreted[0].Data) {
+				t.Errorf("typed select scattered\n%v\nthe interpreted body\n%v", typed[0].Data, interpreted[0].Data)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package stablehlo
 
-// select_and_scatter, the gradient of max pooling.
+// select_and_scatter, the gradient of max pooling. A select body that is one
+// compare runs as a typed comparison (simpleSelect); any other through the
+// interpreter, per pair of elements.
 
 func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	operand, source, init := in[0], in[1], in[2]
@@ -47,6 +49,7 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 	if err != nil {
 		return nil, err
 	}
+	keep := simpleSelect(selectBody, operand)
 	out := broadcastScalar(init, rt)
 	st := strides(shape)
 	s := 0
@@ -70,6 +73,12 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 			}
 			if best < 0 {
 				best = p
+				return
+			}
+			if keep != nil {
+				if !keep(best, p) {
+					best = p
+				}
 				return
 			}
 			res, err := ev.runRegion(selectBody, []*array{scalarAt(operand, best), scalarAt(operand, p)})
@@ -100,4 +109,35 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 		return nil, ferr
 	}
 	return []*array{out}, nil
+}
+
+// simpleSelect recognizes a select body that is one compare of its two
+// arguments (max pooling's GE) and returns it as a test of two elements of
+// operand, or nil for a body the interpreter must run.
+func simpleSelect(r *region, operand *array) func(x, y int) bool {
+	if len(r.args) != 2 || len(r.ops) != 1 || len(r.rets) != 1 {
+		return nil
+	}
+	for _, t := range r.argTypes {
+		if t.Elem != operand.t.Elem || len(t.Shape) != 0 {
+			return nil
+		}
+	}
+	op := r.ops[0]
+	if trimDialect(op.Name) != "compare" || len(op.operands) != 2 || len(op.results) != 1 || op.results[0] != r.rets[0] {
+		return nil
+	}
+	dir, typ := comparisonArgs(op)
+	test, err := comparisonTest(dir)
+	if err != nil {
+		return nil
+	}
+	total := typ == "TOTALORDER"
+	switch a, b := op.operands[0], op.operands[1]; {
+	case a == r.args[0] && b == r.args[1]:
+		return func(x, y int) bool { return test(compareAt(operand, x, operand, y, total)) }
+	case a == r.args[1] && b == r.args[0]:
+		return func(x, y int) bool { return test(compareAt(operand, y, operand, x, total)) }
+	}
+	return nil
 }
