@@ -11,9 +11,14 @@ import sys
 
 
 def init():
+  import os
+
   import jax
 
-  jax.config.update("jax_enable_x64", True)
+  # 64-bit types unless the test asks for JAX's default (INTEROP_X64=0), as
+  # most users run it.
+  if os.environ.get("INTEROP_X64", "1") != "0":
+    jax.config.update("jax_enable_x64", True)
   import pathwaysutils
 
   pathwaysutils.initialize()
