@@ -32,7 +32,9 @@ func (w *convWindow) asMatmul(ev *evaluator, lhs, rhs, out *array) bool {
 		if !allFinite(rhs.f32) {
 			return false
 		}
-		convMatmul(ev, w, lhs.f32, rhs.f32, out.f32, lhs.t.Shape, rhs.t.Shape, out.t.Shape, matmulF32)
+		convMatmul(ev, w, lhs.f32, rhs.f32, out.f32, lhs.t.Shape, rhs.t.Shape, out.t.Shape, func(out, l, r []float32, M, N, K int) {
+			matmulF32(out, l, r, 1, M, N, K)
+		})
 		roundTo16(out.t.Elem, out.f32)
 	case classF64:
 		if !allFinite(rhs.f64) {
@@ -46,16 +48,6 @@ func (w *convWindow) asMatmul(ev *evaluator, lhs, rhs, out *array) bool {
 		return false
 	}
 	return true
-}
-
-// matmulF32 sets out to l × r as dot_general computes it.
-func matmulF32(out, l, r []float32, M, N, K int) {
-	if K > dotBlock {
-		matmulWide(out, l, r, 1, M, N, K)
-		return
-	}
-	clear(out)
-	matmul(out, l, r, 1, M, N, K)
 }
 
 func allFinite[T float32 | float64](v []T) bool {

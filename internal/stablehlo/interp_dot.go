@@ -123,11 +123,7 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 	B, M, N, K := int(batch), int(m), int(n), int(contract)
 	switch rt.Elem.class() {
 	case classF32:
-		if K > dotBlock {
-			matmulWide(out.f32, l.f32, r.f32, B, M, N, K)
-		} else {
-			matmul(out.f32, l.f32, r.f32, B, M, N, K)
-		}
+		matmulF32(out.f32, l.f32, r.f32, B, M, N, K)
 		roundTo16(rt.Elem, out.f32)
 	case classF64:
 		matmul(out.f64, l.f64, r.f64, B, M, N, K)
@@ -188,6 +184,17 @@ func matmulRows[T float32 | float64 | int64 | uint64](out, l, r []T, M, N, K, lo
 // dotBlock is how many products matmulWide sums in float32 before it adds
 // them to a float64 total.
 const dotBlock = 64
+
+// matmulF32 sets out to the float32 product of l and r: matmul over a short
+// contracted dimension, matmulWide over a long one.
+func matmulF32(out, l, r []float32, B, M, N, K int) {
+	if K > dotBlock {
+		matmulWide(out, l, r, B, M, N, K)
+		return
+	}
+	clear(out)
+	matmul(out, l, r, B, M, N, K)
+}
 
 // matmulWide is matmul for float32 over a long contracted dimension: a
 // float32 running sum over K products drifts by about K ulps (1e-5 relative
