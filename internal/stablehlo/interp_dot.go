@@ -152,16 +152,19 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 // matmul computes out[b,i,j] = sum_k l[b,i,k] * r[b,k,j], splitting rows
 // across goroutines when the product is large.
 func matmul[T float32 | float64 | int64 | uint64](out, l, r []T, B, M, N, K int) {
-	rows := B * M
-	work := rows * N * K
-	if work < 1<<18 {
-		matmulRows(out, l, r, M, N, K, 0, rows)
+	forRowRanges(B*M, N*K, func(lo, hi int) { matmulRows(out, l, r, M, N, K, lo, hi) })
+}
+
+// forRowRanges runs f(lo, hi) over [0, rows) of a product costing
+// perRow multiply-adds a row: at once when small, else split across
+// goroutines in whole rows.
+func forRowRanges(rows, perRow int, f func(lo, hi int)) {
+	if rows*perRow < 1<<18 {
+		f(0, rows)
 		return
 	}
 	// parallelFor splits element ranges; scale so each chunk is whole rows.
-	parallelFor(rows*parallelMin, func(lo, hi int) {
-		matmulRows(out, l, r, M, N, K, lo/parallelMin, hi/parallelMin)
-	})
+	parallelFor(rows*parallelMin, func(lo, hi int) { f(lo/parallelMin, hi/parallelMin) })
 }
 
 // matmulRows computes output rows [lo, hi) of the flattened [B*M, N] result
@@ -202,14 +205,7 @@ func matmulF32(out, l, r []float32, B, M, N, K int) {
 // dotBlock products is summed in float32 and the runs are added in float64,
 // which costs two passes over a row per run.
 func matmulWide(out, l, r []float32, B, M, N, K int) {
-	rows := B * M
-	if rows*N*K < 1<<18 {
-		matmulWideRows(out, l, r, M, N, K, 0, rows)
-		return
-	}
-	parallelFor(rows*parallelMin, func(lo, hi int) {
-		matmulWideRows(out, l, r, M, N, K, lo/parallelMin, hi/parallelMin)
-	})
+	forRowRanges(B*M, N*K, func(lo, hi int) { matmulWideRows(out, l, r, M, N, K, lo, hi) })
 }
 
 func matmulWideRows(out, l, r []float32, M, N, K, lo, hi int) {
