@@ -4,22 +4,39 @@ package stablehlo
 // arguments (add, max, ...) runs as a typed loop; any other body is
 // interpreted per element on scalars.
 
-// simpleBody recognizes ^bb0(%a, %b): %r = op %a, %b; return %r.
-func simpleBody(r *region) (binaryKind, bool) {
+// soleOp recognizes ^bb0(%a, %b): %r = op %a, %b; return %r, or its
+// arguments swapped (%r = op %b, %a).
+func soleOp(r *region) (op *operation, swapped, ok bool) {
 	if len(r.args) != 2 || len(r.ops) != 1 || len(r.rets) != 1 {
+		return nil, false, false
+	}
+	op = r.ops[0]
+	if len(op.operands) != 2 || len(op.results) != 1 || op.results[0] != r.rets[0] {
+		return nil, false, false
+	}
+	switch a, b := op.operands[0], op.operands[1]; {
+	case a == r.args[0] && b == r.args[1]:
+		return op, false, true
+	case a == r.args[1] && b == r.args[0]:
+		return op, true, true
+	}
+	return nil, false, false
+}
+
+// simpleBody recognizes a body that is one commutative binary op on its
+// arguments.
+func simpleBody(r *region) (binaryKind, bool) {
+	op, _, ok := soleOp(r)
+	if !ok {
 		return 0, false
 	}
-	op := r.ops[0]
-	kind, ok := binaryOps[trimDialect(op.Name)]
-	if !ok || len(op.operands) != 2 || len(op.results) != 1 || op.results[0] != r.rets[0] {
+	kind, known := binaryOps[trimDialect(op.Name)]
+	if !known {
 		return 0, false
 	}
-	a, b := op.operands[0], op.operands[1]
-	if (a == r.args[0] && b == r.args[1]) || (a == r.args[1] && b == r.args[0]) {
-		switch kind {
-		case binAdd, binMul, binMax, binMin, binAnd, binOr, binXor:
-			return kind, true
-		}
+	switch kind {
+	case binAdd, binMul, binMax, binMin, binAnd, binOr, binXor:
+		return kind, true
 	}
 	return 0, false
 }

@@ -115,7 +115,8 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 // arguments (max pooling's GE) and returns it as a test of two elements of
 // operand, or nil for a body the interpreter must run.
 func simpleSelect(r *region, operand *array) func(x, y int) bool {
-	if len(r.args) != 2 || len(r.ops) != 1 || len(r.rets) != 1 {
+	op, swapped, ok := soleOp(r)
+	if !ok || trimDialect(op.Name) != "compare" {
 		return nil
 	}
 	for _, t := range r.argTypes {
@@ -123,21 +124,14 @@ func simpleSelect(r *region, operand *array) func(x, y int) bool {
 			return nil
 		}
 	}
-	op := r.ops[0]
-	if trimDialect(op.Name) != "compare" || len(op.operands) != 2 || len(op.results) != 1 || op.results[0] != r.rets[0] {
-		return nil
-	}
 	dir, typ := comparisonArgs(op)
 	test, err := comparisonTest(dir)
 	if err != nil {
 		return nil
 	}
 	total := typ == "TOTALORDER"
-	switch a, b := op.operands[0], op.operands[1]; {
-	case a == r.args[0] && b == r.args[1]:
-		return func(x, y int) bool { return test(compareAt(operand, x, operand, y, total)) }
-	case a == r.args[1] && b == r.args[0]:
+	if swapped {
 		return func(x, y int) bool { return test(compareAt(operand, y, operand, x, total)) }
 	}
-	return nil
+	return func(x, y int) bool { return test(compareAt(operand, x, operand, y, total)) }
 }
