@@ -20,11 +20,7 @@ import (
 func TestDialEndedByAnOlderWorkersLoss(t *testing.T) {
 	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 1, NoProxy: true})
 	ctx := testContext(t)
-	c, err := cluster.Connect(ctx, l.RMAddress, cluster.WithLogger(quietLogger()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, l.RMAddress)
 	if err := cluster.Watching(ctx, c); err != nil {
 		t.Fatal(err)
 	}
