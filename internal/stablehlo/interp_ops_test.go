@@ -17,6 +17,12 @@ type opCase struct {
 	want     string
 }
 
+// cst spells %name = stablehlo.constant dense<lit> : typ, a line of an
+// opCase body.
+func cst(name, typ, lit string) string {
+	return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
+}
+
 func runOpCases(t *testing.T, cases []opCase) {
 	t.Helper()
 	for _, c := range cases {
@@ -36,9 +42,6 @@ func runOpCases(t *testing.T, cases []opCase) {
 }
 
 func TestElementwiseOps(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	i32x4 := "tensor<4xi32>"
 	ints := cst("a", i32x4, "[17, -17, 17, -17]") + cst("b", i32x4, "[3, 3, -3, -3]")
 	f32x4 := "tensor<4xf32>"
@@ -94,9 +97,6 @@ func TestElementwiseOps(t *testing.T) {
 }
 
 func TestCompareSelectClamp(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	f := cst("x", "tensor<5xf32>", "[0xFFC00000, 0xFF800000, -0.0, 0.0, 0x7FC00000]") +
 		cst("y", "tensor<5xf32>", "[0xFF800000, -0.0, 0.0, 0x7FC00000, 0x7FC00000]")
 	var cases []opCase
@@ -129,9 +129,6 @@ func TestCompareSelectClamp(t *testing.T) {
 }
 
 func TestConvertOps(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	f := cst("x", "tensor<5xf32>", "[1.0e+10, -1.0e+10, 0x7FC00000, 2.7, -2.7]")
 	runOpCases(t, []opCase{
 		{"f32_to_i32_saturates", f + "  %r = stablehlo.convert %x : (tensor<5xf32>) -> tensor<5xi32>", "tensor<5xi32>", "[2147483647, -2147483648, 0, 2, -2]"},
@@ -155,9 +152,6 @@ func TestConvertOps(t *testing.T) {
 }
 
 func TestShapeOps(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	m23 := cst("a", "tensor<2x3xi32>", "[[1, 2, 3], [4, 5, 6]]")
 	runOpCases(t, []opCase{
 		{"pad_spec", m23 + cst("z", "tensor<i32>", "0") +
@@ -185,9 +179,6 @@ func TestShapeOps(t *testing.T) {
 }
 
 func TestDotReduceSort(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	runOpCases(t, []opCase{
 		{"dot_general_batched_spec", cst("l", "tensor<2x2x2xi64>", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]") +
 			cst("m", "tensor<2x2x2xi64>", "[[[1, 0], [0, 1]], [[1, 0], [0, 1]]]") +
@@ -253,9 +244,6 @@ func TestMapAndDimensionSize(t *testing.T) {
 }
 
 func TestControlFlow(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	branches := `({
     stablehlo.return %a : tensor<i32>
   }, {
@@ -416,9 +404,6 @@ func reduceWindowOp(op, elem, attrs, inType, outType string) string {
 // cummax and cummin to (a window as long as the axis, padded before it, or
 // after it when reversed) and windows close to them that are not cumulative.
 func TestCumulativeWindows(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	ints := cst("a", "tensor<2x3xi64>", "[[1, 2, 3], [4, 5, 6]]") + cst("z", "tensor<i64>", "10")
 	floats := cst("a", "tensor<2x3xf32>", "[[1.0, -2.0, 3.0], [0.5, 0x7FC00000, -1.0]]") + cst("z", "tensor<f32>", "0xFF800000")
 	i64, f32 := "tensor<2x3xi64>", "tensor<2x3xf32>"
@@ -475,9 +460,6 @@ func TestLongCumsumIsARunningSum(t *testing.T) {
 // reduce_window, accumulate in float32 and round once, as XLA computes
 // them; rounding after every add stalled 65,536 × 0.01 at 4.
 func TestSixteenBitReductionsRoundOnce(t *testing.T) {
-	cst := func(name, typ, lit string) string {
-		return "  %" + name + " = stablehlo.constant dense<" + lit + "> : " + typ + "\n"
-	}
 	runOpCases(t, []opCase{
 		// bf16(0.01) is 0.010009765625; 65,536 of them are 656.
 		{"bf16_reduce", cst("a", "tensor<65536xbf16>", "0.01") + cst("z", "tensor<bf16>", "0.0") +
