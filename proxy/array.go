@@ -83,6 +83,7 @@ func (a *array) usable() error {
 
 // Ready sends a CheckValueReady request; the future resolves with its answer.
 func (a *array) Ready() *ifrt.Future {
+	defer runtime.KeepAlive(a)
 	if err := a.usable(); err != nil {
 		return ifrt.ReadyFuture(err)
 	}
@@ -99,6 +100,7 @@ func (a *array) Ready() *ifrt.Future {
 // future the server returns; the returned future resolves with the latter.
 // From the call on, the array counts as deleted.
 func (a *array) Delete() *ifrt.Future {
+	defer runtime.KeepAlive(a)
 	if a.deleted.Swap(true) {
 		return nil
 	}
@@ -153,6 +155,7 @@ func (a *array) IsDeleted() bool { return a.deleted.Load() }
 // and records the answer; an execution whose server did not say which
 // parameters its program donates asks so about each argument.
 func (a *array) askDeleted(ctx context.Context) bool {
+	defer runtime.KeepAlive(a)
 	resp, err := a.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_IsArrayDeletedRequest{
 		IsArrayDeletedRequest: &proxypb.IsArrayDeletedRequest{ArrayHandle: a.handle},
 	}})

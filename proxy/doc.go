@@ -89,7 +89,10 @@
 // The server holds an array until the client destructs its handle. Go has no
 // destructors: when an array becomes unreachable, a cleanup (runtime.AddCleanup)
 // queues a DestructArray request for its handle; queued handles go out in one
-// batched request with the next request, or after about 100µs. Executables
+// batched request with the next request, or after about 100µs. Every call
+// keeps the arrays and executable it names reachable until it returns, so that
+// no cleanup can queue a destruct ahead of the request that names the handle.
+// Executables
 // likewise get a LoadedExecutableDestruct when unreachable. Cleanups run after a
 // garbage collection, so the server may hold memory for a while after the last
 // use: call Array.Delete (DeleteArray) to free device memory at once, and

@@ -129,6 +129,7 @@ var _ ifrt.LoadedExecutable = (*executable)(nil)
 // loadMetadata asks for the executable's parameter and output shardings,
 // layouts, memory kinds and donatable inputs.
 func (e *executable) loadMetadata(ctx context.Context) error {
+	defer runtime.KeepAlive(e)
 	resp, err := e.c.sess.call(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableMetadataRequest{
 		LoadedExecutableMetadataRequest: &proxypb.LoadedExecutableMetadataRequest{LoadedExecutableHandle: e.handle},
 	}})
@@ -217,6 +218,7 @@ func (e *executable) As(target any) bool {
 
 // Delete releases the executable on the server (LoadedExecutableDestruct).
 func (e *executable) Delete() *ifrt.Future {
+	defer runtime.KeepAlive(e)
 	if e.state.deleted.Swap(true) {
 		return nil
 	}
@@ -238,6 +240,8 @@ func (e *executable) Delete() *ifrt.Future {
 // Arguments the program donates (DonatableParameters, less
 // opts.NonDonatableInputs) count as deleted once the call succeeds.
 func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.ExecuteOptions) (*ifrt.ExecuteResult, error) {
+	defer runtime.KeepAlive(e)
+	defer runtime.KeepAlive(args)
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}

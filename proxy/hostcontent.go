@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/proxypb"
@@ -12,6 +13,7 @@ import (
 // array, whose host buffer, of whatever size, is the serialized
 // StringArrayContents.
 func (a *array) ReadHostContent(ctx context.Context) ([]byte, error) {
+	defer runtime.KeepAlive(a)
 	if err := a.usable(); err != nil {
 		return nil, err
 	}

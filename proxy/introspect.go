@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/internal/wire"
@@ -11,6 +12,7 @@ import (
 // ProgramText asks the server for the executable's program as text
 // (LoadedExecutableHumanReadableProgramText).
 func (e *executable) ProgramText() (string, error) {
+	defer runtime.KeepAlive(e)
 	resp, err := e.c.sess.call(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableHumanReadableProgramTextRequest{
 		LoadedExecutableHumanReadableProgramTextRequest: &proxypb.LoadedExecutableHumanReadableProgramTextRequest{LoadedExecutableHandle: e.handle},
 	}})
@@ -30,6 +32,7 @@ func (e *executable) ProgramText() (string, error) {
 // CostAnalysis asks the server for the backend's cost estimates
 // (LoadedExecutableCostAnalysis).
 func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
+	defer runtime.KeepAlive(e)
 	resp, err := e.c.sess.call(context.Background(), &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableCostAnalysisRequest{
 		LoadedExecutableCostAnalysisRequest: &proxypb.LoadedExecutableCostAnalysisRequest{LoadedExecutableHandle: e.handle},
 	}})

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/internal/wire"
@@ -43,6 +44,7 @@ func donatedIf(sem ifrt.CopySemantics, arrays []*array) []*array {
 // AssembleArray builds one array from single-device arrays, one per device of
 // spec.Sharding in order (AssembleArrayFromSingleDeviceArraysRequest).
 func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards []ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	defer runtime.KeepAlive(shards)
 	parts, err := c.check().Assemble(spec, shards)
 	if err != nil {
 		return nil, err
@@ -80,6 +82,7 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 // (DisassembleIntoSingleDeviceArraysRequest); the client computes the shards'
 // specs, as jaxlib does.
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	defer runtime.KeepAlive(x)
 	a, specs, err := c.check().Disassemble(x)
 	if err != nil {
 		return nil, err
@@ -109,6 +112,7 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 // kinds go in separate requests, one per group, since upstream backends copy
 // only arrays that share both.
 func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	defer runtime.KeepAlive(arrays)
 	ins, specs, err := c.check().Copy(arrays, devices, memoryKind)
 	if err != nil {
 		return nil, err
@@ -158,6 +162,7 @@ func (c *Client) CopyArrays(ctx context.Context, arrays []ifrt.Array, devices if
 
 // Reshard gives each array the sharding of its spec (ReshardArraysRequest).
 func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	defer runtime.KeepAlive(arrays)
 	ins, err := c.check().Reshard(arrays, specs)
 	if err != nil {
 		return nil, err
@@ -184,6 +189,7 @@ func (c *Client) Reshard(ctx context.Context, arrays []ifrt.Array, specs []ifrt.
 
 // Remap moves shards between arrays as the plan says (RemapArraysRequest).
 func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
+	defer runtime.KeepAlive(arrays)
 	// A bad plan fails here, even when dispatching asynchronously.
 	ins, _, err := c.check().Remap(plan, arrays)
 	if err != nil {
@@ -210,6 +216,7 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, arrays []ifrt.A
 // FullyReplicatedShard returns a replicated array's contents on its first device
 // (FullyReplicatedShardRequest).
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
+	defer runtime.KeepAlive(x)
 	a, spec, err := c.check().FullyReplicated(x)
 	if err != nil {
 		return nil, err

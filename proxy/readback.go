@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"runtime"
 	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -25,6 +26,7 @@ const inlineReadBytes = 256 << 10
 // HostBufferDelete that is not waited for; a small one (inlineReadBytes) comes
 // back in the CopyToHostBufferRequest's response alone.
 func (a *array) CopyToHostBuffer(ctx context.Context, dst []byte, byteStrides []int64) error {
+	defer runtime.KeepAlive(a)
 	if err := a.usable(); err != nil {
 		return err
 	}
