@@ -19,8 +19,9 @@ const allReduceMiB = 64
 // TestGangAllReduceAcrossProcesses sums 64 MiB of f32 across two worker
 // processes (one device of each, a gang whose all_reduce streams over the
 // workers' peer connection on loopback) and copies 64 MiB with copy() in the
-// same run; it logs both rates and their ratio and checks the sum. It does
-// not assert on time.
+// same run; it logs both rates (the best of 20 of each, so that a moment of
+// contention on a shared machine does not decide the figure) and their ratio
+// and checks the sum. It does not assert on time.
 func TestGangAllReduceAcrossProcesses(t *testing.T) {
 	skipShort(t)
 	ctx := testenv.Context(t, testTimeout)
@@ -53,7 +54,7 @@ func TestGangAllReduceAcrossProcesses(t *testing.T) {
 	bestReduce, bestCopy := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	dst := make([]byte, len(data))
 	var out ifrt.Array
-	for range 5 {
+	for range 20 {
 		if out != nil {
 			out.Delete()
 		}
