@@ -1,10 +1,14 @@
 package stablehlo
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // array is the interpreter's value: one typed slice chosen by the element
 // class, so ops decode nothing per element. f16/bf16 live in f32 (rounded),
-// all signed ints in i (sign-extended), all unsigned ints in u (masked).
+// all signed ints in i (sign-extended), all unsigned ints in u (masked),
+// both complex types in c (complex<f32> with each part rounded to f32).
 type array struct {
 	t   TensorType
 	f32 []float32
@@ -12,6 +16,7 @@ type array struct {
 	i   []int64
 	u   []uint64
 	b   []bool
+	c   []complex128
 
 	// shared marks storage that another value (or the caller's Tensor) may
 	// also reference; such storage is never reused for an op's result.
@@ -26,6 +31,7 @@ const (
 	classInt
 	classUint
 	classBool
+	classComplex
 )
 
 func (e ElemType) class() elemClass {
@@ -38,6 +44,8 @@ func (e ElemType) class() elemClass {
 		return classInt
 	case e.isUnsigned():
 		return classUint
+	case e.isComplex():
+		return classComplex
 	}
 	return classBool
 }
@@ -54,6 +62,8 @@ func newArray(t TensorType) *array {
 		a.i = make([]int64, n)
 	case classUint:
 		a.u = make([]uint64, n)
+	case classComplex:
+		a.c = make([]complex128, n)
 	default:
 		a.b = make([]bool, n)
 	}
@@ -70,6 +80,8 @@ func (a *array) size() int {
 		return len(a.i)
 	case classUint:
 		return len(a.u)
+	case classComplex:
+		return len(a.c)
 	}
 	return len(a.b)
 }
@@ -122,7 +134,9 @@ func maskUint(e ElemType, v uint64) uint64 {
 // op computed them in a wider type.
 func (a *array) normalize() {
 	switch e := a.t.Elem; {
-	case e == I64 || e == U64 || e == F32 || e == F64 || e == Bool:
+	case e == I64 || e == U64 || e == F32 || e == F64 || e == Bool || e == C128:
+	case e == C64:
+		roundC64(a.c)
 	case e.isSigned():
 		for k, v := range a.i {
 			a.i[k] = signExtend(e, v)
@@ -173,6 +187,14 @@ func decodeTensor(t *Tensor) *array {
 		decodeWords[float32](d, a.f32)
 	case F64:
 		decodeWords[float64](d, a.f64)
+	case C64:
+		for k := range a.c {
+			a.c[k] = complex(float64(math.Float32frombits(le.Uint32(d[8*k:]))), float64(math.Float32frombits(le.Uint32(d[8*k+4:]))))
+		}
+	case C128:
+		for k := range a.c {
+			a.c[k] = complex(math.Float64frombits(le.Uint64(d[16*k:])), math.Float64frombits(le.Uint64(d[16*k+8:])))
+		}
 	}
 	return a
 }
@@ -216,6 +238,16 @@ func encodeArray(a *array) *Tensor {
 		encodeWords[float32](d, a.f32)
 	case F64:
 		encodeWords[float64](d, a.f64)
+	case C64:
+		for k, v := range a.c {
+			le.PutUint32(d[8*k:], math.Float32bits(float32(real(v))))
+			le.PutUint32(d[8*k+4:], math.Float32bits(float32(imag(v))))
+		}
+	case C128:
+		for k, v := range a.c {
+			le.PutUint64(d[16*k:], math.Float64bits(real(v)))
+			le.PutUint64(d[16*k+8:], math.Float64bits(imag(v)))
+		}
 	}
 	return &Tensor{Type: a.t, Data: d}
 }
@@ -274,6 +306,8 @@ func take(a *array, t TensorType, idx []int) *array {
 		out.i = takeSlice(a.i, idx)
 	case classUint:
 		out.u = takeSlice(a.u, idx)
+	case classComplex:
+		out.c = takeSlice(a.c, idx)
 	default:
 		out.b = takeSlice(a.b, idx)
 	}
@@ -299,6 +333,8 @@ func copyElem(dst *array, di int, src *array, si int) {
 		dst.i[di] = src.i[si]
 	case classUint:
 		dst.u[di] = src.u[si]
+	case classComplex:
+		dst.c[di] = src.c[si]
 	default:
 		dst.b[di] = src.b[si]
 	}
@@ -312,6 +348,7 @@ func (a *array) clone() *array {
 	c.i = append([]int64(nil), a.i...)
 	c.u = append([]uint64(nil), a.u...)
 	c.b = append([]bool(nil), a.b...)
+	c.c = append([]complex128(nil), a.c...)
 	return c
 }
 
@@ -330,6 +367,8 @@ func (a *array) intAt(k int) int64 {
 		return 0
 	case classF32:
 		return int64(a.f32[k])
+	case classComplex:
+		return int64(real(a.c[k]))
 	}
 	return int64(a.f64[k])
 }
@@ -347,6 +386,8 @@ func setInteger[T int64 | uint64](a *array, k int, v T) {
 		a.i[k] = int64(v)
 	case classUint:
 		a.u[k] = uint64(v)
+	case classComplex:
+		a.c[k] = complex(float64(v), 0)
 	default:
 		a.b[k] = v != 0
 	}
@@ -362,8 +403,17 @@ func (a *array) setFloat(k int, v float64) {
 		a.i[k] = floatToInt(v, a.t.Elem)
 	case classUint:
 		a.u[k] = floatToUint(v, a.t.Elem)
+	case classComplex:
+		a.c[k] = complex(v, 0)
 	default:
 		a.b[k] = v != 0
+	}
+}
+
+// roundC64 rounds each part of complex<f32> values computed in complex128.
+func roundC64(c []complex128) {
+	for k, v := range c {
+		c[k] = complex(float64(float32(real(v))), float64(float32(imag(v))))
 	}
 }
 

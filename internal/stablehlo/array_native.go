@@ -2,10 +2,10 @@ package stablehlo
 
 import "unsafe"
 
-// On little-endian hosts the bytes of f32, f64, i64 and ui64 tensors already
-// are the interpreter's representation, so inputs are viewed in place and
-// results handed out without copying. Viewed inputs are marked shared, so no
-// op ever writes to the caller's memory.
+// On little-endian hosts the bytes of f32, f64, i64, ui64 and complex<f64>
+// tensors already are the interpreter's representation, so inputs are viewed
+// in place and results handed out without copying. Viewed inputs are marked
+// shared, so no op ever writes to the caller's memory.
 
 var littleEndian = func() bool {
 	x := uint16(1)
@@ -34,6 +34,8 @@ func viewTensor(t *Tensor) *array {
 		a.i = unsafe.Slice((*int64)(p), n)
 	case U64:
 		a.u = unsafe.Slice((*uint64)(p), n)
+	case C128:
+		a.c = unsafe.Slice((*complex128)(p), n)
 	default:
 		return nil
 	}
@@ -62,6 +64,10 @@ func bytesView(a *array) []byte {
 	case U64:
 		if len(a.u) > 0 {
 			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.u))), 8*len(a.u))
+		}
+	case C128:
+		if len(a.c) > 0 {
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.c))), 16*len(a.c))
 		}
 	}
 	return nil

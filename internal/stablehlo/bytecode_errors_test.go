@@ -46,7 +46,6 @@ func TestParseBytecodeErrors(t *testing.T) {
 		{"dynamic shape", golden.ReadFile(t, "testdata/bytecode/dynamic_batch.mlirbc"), Unimplemented, "", "dynamic dimensions are not supported"},
 		{"block argument type differs from the function type", readFuzzInput(t, "testdata/fuzz/FuzzParseBytecode/8aa57979a08ec0fd"),
 			InvalidArgument, "", "argument 0 has type tensor<12x12xui8>, the function type says tensor<3x4xui8>"},
-		{"op the interpreter lacks", golden.ReadFile(t, "testdata/bytecode/rfft.mlirbc"), 0, "op stablehlo.fft is not supported", ""},
 		{"unknown VHLO op", renamed, 0, "op stablehlo.zzz is not supported", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,6 +22,8 @@ func flat(a *array, lo, hi int) *array {
 		s.i = a.i[lo:hi]
 	case classUint:
 		s.u = a.u[lo:hi]
+	case classComplex:
+		s.c = a.c[lo:hi]
 	default:
 		s.b = a.b[lo:hi]
 	}
@@ -32,7 +34,7 @@ func flat(a *array, lo, hi int) *array {
 func allBytes(a *array) []byte { return rangeBytes(a, 0, a.size()) }
 
 // rangeBytes returns the encoding of a's elements [lo, hi): a view of a's
-// storage for f32, f64, i64 and ui64 on little-endian hosts, else a new
+// storage for f32, f64, i64, ui64 and complex<f64> on little-endian hosts, else a new
 // buffer. The caller must not modify a while the bytes are in use.
 func rangeBytes(a *array, lo, hi int) []byte {
 	if lo == hi {
@@ -48,6 +50,8 @@ func rangeBytes(a *array, lo, hi int) []byte {
 			return unsafe.Slice((*byte)(unsafe.Pointer(&a.i[lo])), 8*(hi-lo))
 		case U64:
 			return unsafe.Slice((*byte)(unsafe.Pointer(&a.u[lo])), 8*(hi-lo))
+		case C128:
+			return unsafe.Slice((*byte)(unsafe.Pointer(&a.c[lo])), 16*(hi-lo))
 		}
 	}
 	return encodeArray(flat(a, lo, hi)).Data

@@ -33,7 +33,9 @@
 // of xla.OpSharding.
 //
 // Tensors are dense, row-major and little-endian; i1 uses one byte per
-// element. Element types: i1, i8-i64, ui8-ui64, f16, bf16, f32, f64.
+// element, a complex element its real part then its imaginary part. Element
+// types: i1, i8-i64, ui8-ui64, f16, bf16, f32, f64, complex<f32>,
+// complex<f64>.
 //
 // # Semantics
 //
@@ -67,12 +69,13 @@
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
 // collective_broadcast, partition_id, replica_id) and manual partitioning
 // (sdy.manual_computation, the GSPMD SPMDFullToShardShape and
-// SPMDShardToFullShape custom calls). Everything else is
-// Unimplemented: complex, f8 and sub-byte integer types, dynamic shapes,
-// fft, other custom calls (other
-// LAPACK routines such as geev, gees, gehrd, sytrd, geqp3, gesvd and gtsv;
-// host callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
-// portable artifact (other dialects' encodings).
+// SPMDShardToFullShape custom calls), and on complex values real, imag,
+// complex and fft (FFT, IFFT, RFFT, IRFFT). Everything else is
+// Unimplemented: f8 and sub-byte integer types, dynamic shapes, other
+// custom calls (other LAPACK routines such as geev, gees, gehrd, sytrd,
+// geqp3, gesvd and gtsv, and every complex one; host callbacks), tuples and
+// tokens, and MLIR bytecode that is not a StableHLO portable artifact (other
+// dialects' encodings).
 //
 // # SPMD execution
 //

@@ -135,6 +135,14 @@ func compareTensors(got, want *Tensor, rtol, atol float64) string {
 	}
 	g, w := decodeTensor(got), decodeTensor(want)
 	e := want.Type.Elem
+	if e.isComplex() {
+		for k, z := range g.c {
+			if !floatClose(complexPart(e), real(z), real(w.c[k]), rtol, atol) || !floatClose(complexPart(e), imag(z), imag(w.c[k]), rtol, atol) {
+				return fmt.Sprintf("element %d = %v, want %v", k, z, w.c[k])
+			}
+		}
+		return ""
+	}
 	if !e.isFloat() {
 		for k := 0; k < g.size(); k++ {
 			if g.intAt(k) != w.intAt(k) || (g.u != nil && g.u[k] != w.u[k]) {

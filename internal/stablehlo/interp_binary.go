@@ -93,6 +93,11 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 			return invalidf("op is not defined for %s", e)
 		}
 		out.normalize()
+	case classComplex:
+		if !binaryComplex(kind, out.c, a.c, b.c) {
+			return invalidf("op is not defined for %s", e)
+		}
+		out.normalize()
 	default:
 		if !binaryBool(kind, out.b, a.b, b.b) {
 			return invalidf("op is not defined for %s", e)

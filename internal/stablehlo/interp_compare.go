@@ -62,6 +62,13 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		for i := range a.f64 {
 			out.b[i] = test(cmpFloat(a.f64[i], b.f64[i], total))
 		}
+	case classComplex:
+		if dir != "EQ" && dir != "NE" {
+			return nil, invalidf("compare %s is not defined for %s", dir, a.t.Elem)
+		}
+		for i := range a.c {
+			out.b[i] = test(compareAt(a, i, b, i, total))
+		}
 	default:
 		for i := range out.b {
 			out.b[i] = test(compareAt(a, i, b, i, total))
@@ -101,6 +108,11 @@ func compareAt(a *array, i int, b *array, j int, total bool) int {
 		return cmp.Compare(a.i[i], b.i[j])
 	case classUint:
 		return cmp.Compare(a.u[i], b.u[j])
+	case classComplex: // lexicographic, as NumPy sorts complex values
+		if c := cmpFloat(real(a.c[i]), real(b.c[j]), total); c != 0 {
+			return c
+		}
+		return cmpFloat(imag(a.c[i]), imag(b.c[j]), total)
 	}
 	return cmp.Compare(boolInt(a.b[i]), boolInt(b.b[j]))
 }

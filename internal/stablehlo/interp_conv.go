@@ -243,6 +243,8 @@ func evalConvolution(ev *evaluator, op *operation, in []*array) ([]*array, error
 					out.i[outPos] += lhs.i[li] * rhs.i[ki]
 				case classUint:
 					out.u[outPos] += lhs.u[li] * rhs.u[ki]
+				case classComplex:
+					out.c[outPos] += lhs.c[li] * rhs.c[ki]
 				default:
 					out.b[outPos] = out.b[outPos] || (lhs.b[li] && rhs.b[ki])
 				}

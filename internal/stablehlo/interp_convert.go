@@ -17,7 +17,8 @@ func evalConvert(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 
 // convertArray converts element by element: float to int truncates toward
 // zero and saturates (NaN becomes 0), int to int wraps, anything to i1 is
-// "!= 0".
+// "!= 0", complex to real keeps the real part, real to complex has no
+// imaginary part.
 func convertArray(a *array, t TensorType) *array {
 	if a.t.Elem == t.Elem {
 		return a.withType(t)
@@ -35,6 +36,15 @@ func convertArray(a *array, t TensorType) *array {
 			setInteger(out, k, a.i[k])
 		case classUint:
 			setInteger(out, k, a.u[k])
+		case classComplex:
+			switch out.t.Elem.class() {
+			case classComplex:
+				out.c[k] = a.c[k]
+			case classBool:
+				out.b[k] = a.c[k] != 0
+			default:
+				out.setFloat(k, real(a.c[k]))
+			}
 		default:
 			setInteger(out, k, boolInt(a.b[k]))
 		}

@@ -53,6 +53,10 @@ var evalTable = map[string]evalFunc{
 	"collective_broadcast":    evalCollectiveBroadcast,
 	"partition_id":            evalPartitionID,
 	"replica_id":              evalReplicaID,
+	"real":                    evalReal,
+	"imag":                    evalImag,
+	"complex":                 evalComplex,
+	"fft":                     evalFFT,
 }
 
 func init() {

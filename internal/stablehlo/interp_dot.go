@@ -133,6 +133,9 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 	case classUint:
 		matmul(out.u, l.u, r.u, B, M, N, K)
 		out.normalize()
+	case classComplex:
+		matmul(out.c, l.c, r.c, B, M, N, K)
+		out.normalize()
 	default:
 		for b := 0; b < B; b++ {
 			for i := 0; i < M; i++ {
@@ -151,7 +154,7 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 
 // matmul computes out[b,i,j] = sum_k l[b,i,k] * r[b,k,j], splitting rows
 // across goroutines when the product is large.
-func matmul[T float32 | float64 | int64 | uint64](out, l, r []T, B, M, N, K int) {
+func matmul[T float32 | float64 | int64 | uint64 | complex128](out, l, r []T, B, M, N, K int) {
 	forRowRanges(B*M, N*K, func(lo, hi int) { matmulRows(out, l, r, M, N, K, lo, hi) })
 }
 
@@ -169,7 +172,7 @@ func forRowRanges(rows, perRow int, f func(lo, hi int)) {
 
 // matmulRows computes output rows [lo, hi) of the flattened [B*M, N] result
 // with an i-k-j loop, which streams through r and out contiguously.
-func matmulRows[T float32 | float64 | int64 | uint64](out, l, r []T, M, N, K, lo, hi int) {
+func matmulRows[T float32 | float64 | int64 | uint64 | complex128](out, l, r []T, M, N, K, lo, hi int) {
 	for row := lo; row < hi; row++ {
 		b := row / M
 		lrow := l[row*K : (row+1)*K]

@@ -310,21 +310,17 @@ func TestRunErrors(t *testing.T) {
 
 func TestUnsupported(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
-		{"unknown_op", `func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = "stablehlo.fft"(%arg0) {fft_type = #stablehlo<fft_type FFT>, fft_length = array<i64: 2>} : (tensor<2xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
-}`, "stablehlo.fft"},
+		{"unknown_op", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = "stablehlo.cholesky"(%arg0) {lower = true} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}`, "stablehlo.cholesky"},
 		{"custom_call", `func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }`, "stablehlo.custom_call"},
-		{"complex_passthrough", `func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
-  return %arg0 : tensor<2xcomplex<f32>>
-}`, "complex<f32>"},
-		{"complex_type", `func.func @main(%arg0: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
-  %0 = stablehlo.add %arg0, %arg0 : tensor<2xcomplex<f32>>
-  return %0 : tensor<2xcomplex<f32>>
-}`, "complex<f32>"},
+		{"float8_passthrough", `func.func @main(%arg0: tensor<2xf8E4M3FN>) -> tensor<2xf8E4M3FN> {
+  return %arg0 : tensor<2xf8E4M3FN>
+}`, "f8E4M3FN"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.src)

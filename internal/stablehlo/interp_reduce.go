@@ -34,6 +34,9 @@ func simpleBody(r *region) (binaryKind, bool) {
 	if !known {
 		return 0, false
 	}
+	if len(r.argTypes) > 0 && r.argTypes[0].Elem.isComplex() && kind != binAdd && kind != binMul {
+		return 0, false // not defined: the body's op reports it
+	}
 	switch kind {
 	case binAdd, binMul, binMax, binMin, binAnd, binOr, binXor:
 		return kind, true
@@ -59,6 +62,8 @@ func combine(kind binaryKind, acc *array, ai int, x *array, xi int) {
 		acc.i[ai] = combineInt(kind, acc.i[ai], x.i[xi])
 	case classUint:
 		acc.u[ai] = combineInt(kind, acc.u[ai], x.u[xi])
+	case classComplex:
+		acc.c[ai] = combineComplex(kind, acc.c[ai], x.c[xi])
 	default:
 		a, b := acc.b[ai], x.b[xi]
 		switch kind {

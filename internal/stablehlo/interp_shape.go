@@ -203,7 +203,7 @@ func windowStart(idx []*array, shape, sizes []int64) (stride []int, base int, er
 	}
 	stride = strides(shape)
 	for d, a := range idx {
-		if a.size() != 1 || a.t.Elem.class() == classF32 || a.t.Elem.class() == classF64 {
+		if c := a.t.Elem.class(); a.size() != 1 || c == classF32 || c == classF64 || c == classComplex {
 			return nil, 0, invalidf("start index %d must be an integer scalar", d)
 		}
 		if sizes[d] < 0 || sizes[d] > shape[d] {
@@ -389,6 +389,8 @@ func copyRun(dst *array, di int, src *array, si, n int) {
 		copy(dst.i[di:di+n], src.i[si:si+n])
 	case classUint:
 		copy(dst.u[di:di+n], src.u[si:si+n])
+	case classComplex:
+		copy(dst.c[di:di+n], src.c[si:si+n])
 	default:
 		copy(dst.b[di:di+n], src.b[si:si+n])
 	}

@@ -102,6 +102,9 @@ func evalTopK(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	vt, it := op.resultTypes[0], op.resultTypes[1]
 	want := append(append([]int64(nil), a.t.Shape[:rank-1]...), k)
+	if a.t.Elem.isComplex() {
+		return nil, invalidf("top_k is not defined for %s", a.t.Elem)
+	}
 	if vt.Elem != a.t.Elem || !shapesEqual(vt.Shape, want) || !shapesEqual(it.Shape, want) || !it.Elem.isInt() {
 		return nil, invalidf("top_k result types do not match %s and k=%d", a.t, k)
 	}

@@ -147,6 +147,9 @@ func evalUnary(kind unaryKind) evalFunc {
 			return nil, invalidf("expected 1 operand, got %d", len(in))
 		}
 		a := in[0]
+		if a.t.Elem.isComplex() {
+			return evalComplexUnary(kind, op, a)
+		}
 		if !a.t.Equal(op.resultTypes[0]) {
 			return nil, invalidf("operand type %s does not match result %s", a.t, op.resultTypes[0])
 		}

@@ -299,11 +299,26 @@ func (p *parser) parseDenseLits(a *Attr) {
 	case p.tok.kind == tokIdent && (p.tok.text == "true" || p.tok.text == "false" || p.tok.text == "inf" || p.tok.text == "nan"):
 		a.denseLits = append(a.denseLits, p.tok.text)
 		p.advance()
-	case p.isPunct("("):
-		p.unsupportedAt(p.tok.pos, "complex constants are not supported")
+	case p.acceptPunct("("): // a complex element: (real, imaginary)
+		re := p.denseScalar()
+		p.expectPunct(",")
+		im := p.denseScalar()
+		p.expectPunct(")")
+		a.denseLits = append(a.denseLits, "("+re+","+im+")")
 	default:
 		p.fail("expected a dense element, found %s", describe(p.tok))
 	}
+}
+
+// denseScalar reads one real element literal of a dense<...> and returns
+// its text.
+func (p *parser) denseScalar() string {
+	if p.tok.kind != tokInt && p.tok.kind != tokFloat && !(p.tok.kind == tokIdent && (p.tok.text == "inf" || p.tok.text == "nan")) {
+		p.fail("expected a number, found %s", describe(p.tok))
+	}
+	s := p.tok.text
+	p.advance()
+	return s
 }
 
 // maxIntList bounds the lists Ints expands from a splat.

@@ -117,6 +117,27 @@ func setFromLiteral(a *array, k int, s string) error {
 			return invalidf("%v", err)
 		}
 		a.f64[k] = v
+	case classComplex:
+		re, im, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(s, "("), ")"), ",")
+		if !ok || !strings.HasPrefix(s, "(") {
+			return invalidf("bad %s literal %q", e, s)
+		}
+		part := F64
+		if e == C64 {
+			part = F32
+		}
+		x, err := parseFloatLiteral(re, part)
+		if err != nil {
+			return invalidf("%v", err)
+		}
+		y, err := parseFloatLiteral(im, part)
+		if err != nil {
+			return invalidf("%v", err)
+		}
+		if e == C64 {
+			x, y = float64(float32(x)), float64(float32(y))
+		}
+		a.c[k] = complex(x, y)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // proxy server and jax.export writes), into the same IR. Syntax errors are
 // InvalidArgument *Errors whose message starts with "line:col: " in text and
 // "mlirbc: offset: " in bytecode; valid input the package cannot represent
-// (dynamic shapes, complex constants, dialects it does not know) is
+// (dynamic shapes, elided constants, dialects it does not know) is
 // Unimplemented. Ops the interpreter cannot run do not fail Parse; see
 // Module.Unsupported.
 func Parse(src []byte) (m *Module, err error) {

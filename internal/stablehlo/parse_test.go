@@ -44,7 +44,6 @@ func TestParseUnimplemented(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
 		{"dynamic_shape", "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {\n  return %a : tensor<?xf32>\n}", "1:28: dynamic dimensions are not supported"},
 		{"dense_resource", "func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense_resource<__elided__> : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}", "2:27: dense_resource constants"},
-		{"complex_constant", "func.func @main() -> tensor<complex<f32>> {\n  %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>\n  return %0 : tensor<complex<f32>>\n}", "2:33: complex constants"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.src))

@@ -9,11 +9,9 @@ import (
 // ElemType is a tensor element type.
 type ElemType int
 
-// Element types of tensors. The interpreter runs all but C64 and C128,
-// which the reader names so that the backends that only describe a program
-// (pjrtifrt) can give complex parameters and results their ifrt types.
-// ElemInvalid marks anything else (f8, token, ...). Types the interpreter
-// does not run parse, and make Module.Unsupported name them.
+// Element types of tensors, all of which the interpreter runs. ElemInvalid
+// marks anything else (f8, token, ...): such types parse, and make
+// Module.Unsupported name them.
 const (
 	ElemInvalid ElemType = iota
 	Bool                 // i1, one byte per element (0 or 1) in Tensor.Data
@@ -29,8 +27,8 @@ const (
 	BF16
 	F32
 	F64
-	C64  // complex<f32>: not run by the interpreter
-	C128 // complex<f64>: not run by the interpreter
+	C64  // complex<f32>: real then imaginary part, each a little-endian f32
+	C128 // complex<f64>
 )
 
 var elemNames = [...]string{
@@ -79,10 +77,10 @@ func (e ElemType) isFloat() bool    { return e >= F16 && e <= F64 }
 func (e ElemType) isSigned() bool   { return e >= I8 && e <= I64 }
 func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
 func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }
+func (e ElemType) isComplex() bool  { return e == C64 || e == C128 }
 
-// runnable reports whether the interpreter computes with e: every element
-// type but ElemInvalid and the complex ones.
-func (e ElemType) runnable() bool { return e != ElemInvalid && e != C64 && e != C128 }
+// runnable reports whether the interpreter computes with e.
+func (e ElemType) runnable() bool { return e > ElemInvalid && int(e) < len(elemNames) }
 
 // TensorType is a ranked tensor type with static shape.
 type TensorType struct {

@@ -1,14 +1,16 @@
 """Complex values through the proxy, compared with local CPU JAX: complex64
 and complex128 arrays put and read back, astype(complex64) (as a user wrote
-it, eagerly), jnp.fft.fft of a float32 vector, abs/angle/real/imag/conj, a
-complex matmul in jit, and complex128 (jax_enable_x64, which _common.init
-sets) astype, matmul and fft. Run with JAX_PLATFORMS=proxy,cpu.
+it, eagerly), the FFTs (fft, ifft, rfft, irfft, fft2, fftn, rfft2 and irfft2,
+power-of-two and other lengths), abs/angle/real/imag/conj, complex
+arithmetic and math (exp, log, sqrt, sum), a spectral convolution
+(irfft of a product of rfft), a complex matmul in jit, and complex128
+(jax_enable_x64, which _common.init sets) astype, matmul and fft. Run with
+JAX_PLATFORMS=proxy,cpu.
 
 Prints roundtrip = {dtype: bit-exact}, then errors = {case: max abs error
 relative to max(1, max |value|)} and dtypes = {case: [proxy's dtype, local
-CPU's]} for the cases that ran. A backend that cannot run complex values
-(gocpu) stops the script at the first case that fails, which it prints as
-refused = {case, type, message}."""
+CPU's]} for the cases that ran. A case that fails stops the script, which
+prints it as refused = {case, type, message}."""
 
 import numpy as np
 
@@ -73,6 +75,19 @@ cases = [
     jitted("astype_c128", lambda a: a.astype(jnp.complex128), rng.standard_normal((3, 4))),
     jitted("matmul_c128", lambda a, b: a @ b, cplx((3, 4), np.complex128), cplx((4, 2), np.complex128)),
     jitted("fft_c128", jnp.fft.fft, rng.standard_normal(16)),
+    jitted("fft_odd", jnp.fft.fft, rng.standard_normal((2, 15)).astype(np.float32)),
+    jitted("ifft", jnp.fft.ifft, cplx((3, 12), np.complex64)),
+    jitted("rfft", jnp.fft.rfft, rng.standard_normal((4, 32)).astype(np.float32)),
+    jitted("irfft", lambda a: jnp.fft.irfft(a, n=18), cplx((2, 10), np.complex64)),
+    jitted("fft2", jnp.fft.fft2, cplx((2, 8, 6), np.complex64)),
+    jitted("fftn", jnp.fft.fftn, cplx((4, 3, 5), np.complex64)),
+    jitted("rfft2_irfft2", lambda a: jnp.fft.irfft2(jnp.fft.rfft2(a) * 2, s=a.shape),
+           rng.standard_normal((8, 12)).astype(np.float32)),
+    jitted("spectral_conv", lambda a, b: jnp.fft.irfft(jnp.fft.rfft(a, n=64) * jnp.fft.rfft(b, n=64), n=64),
+           rng.standard_normal(40).astype(np.float32), rng.standard_normal(25).astype(np.float32)),
+    jitted("arith_c64", lambda a, b: (a * b - a / (b + 2)) ** 2, z, cplx((3, 4), np.complex64)),
+    jitted("math_c64", lambda a: jnp.exp(a) + jnp.log(a) + jnp.sqrt(a) + jnp.tanh(a), z),
+    jitted("sum_c64", lambda a: jnp.concatenate([jnp.sum(a, axis=0), jnp.mean(a)[None]]), z),
 ]
 for name, run in cases:
   try:
