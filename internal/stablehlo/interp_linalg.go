@@ -21,8 +21,10 @@ func toMatrices(a *array) (matrices, error) {
 	if rank < 2 || !a.t.Elem.isFloat() {
 		return matrices{}, invalidf("expected a float matrix, got %s", a.t)
 	}
-	m := matrices{rows: int(a.t.Shape[rank-2]), cols: int(a.t.Shape[rank-1])}
-	m.batch = a.size() / max(m.rows*m.cols, 1)
+	m := matrices{rows: int(a.t.Shape[rank-2]), cols: int(a.t.Shape[rank-1]), batch: 1}
+	for _, d := range a.t.Shape[:rank-2] { // not size/(rows*cols): matrices may be empty
+		m.batch *= int(d)
+	}
 	m.data = floatData(a)
 	return m, nil
 }

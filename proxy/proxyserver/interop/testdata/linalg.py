@@ -88,6 +88,30 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   rank2 = (tall[:, :2] @ rng.standard_normal((2, 5))).astype(dt)
   err("matrix_rank" + sfx, on(dev, jnp.linalg.matrix_rank, rank2), 2)
 
+# Empty matrices (0x0, a batch of them, none in a batch, a 3x0 right-hand
+# side): each function gives local CPU JAX's shapes and values.
+import jax.scipy.linalg as jsl  # pylint: disable=g-import-not-at-top
+
+for name, f, args in (
+    ("inv", jnp.linalg.inv, [(0, 0), (2, 0, 0), (0, 3, 3)]),
+    ("solve", jnp.linalg.solve, [(0, 0), (0, 1)]),
+    ("det", jnp.linalg.det, [(0, 0), (2, 0, 0)]),
+    ("slogdet", lambda x: jnp.linalg.slogdet(x)[1], [(0, 0)]),
+    ("cholesky", jnp.linalg.cholesky, [(0, 0), (3, 0, 0)]),
+    ("eigh", lambda x: jnp.linalg.eigh(x)[0], [(0, 0), (2, 0, 0)]),
+    ("lu", lambda x: jsl.lu(x)[2], [(0, 0), (3, 0)]),
+    ("lu_factor", lambda x: jsl.lu_factor(x)[0], [(0, 0)]),
+    ("expm", jsl.expm, [(0, 0)]),
+    ("solve_triangular", lambda a, b: jsl.solve_triangular(a, b, lower=True), [(3, 3), (3, 0)]),
+):
+  shapes = args if name in ("solve", "solve_triangular") else args[:1]
+  runs = [shapes] if name in ("solve", "solve_triangular") else [[sh] for sh in args]
+  for shapes in runs:
+    xs = [np.eye(*sh[-2:], dtype=np.float32) if sh[-1] == sh[-2] and sh[-1] else np.ones(sh, np.float32) for sh in shapes]
+    got, want = on(dev, f, *xs), on(cpu, f, *xs)
+    errors["empty_" + name] = max(errors.get("empty_" + name, 0.0),
+                                  1.0 if np.shape(got) != np.shape(want) else float(np.max(np.abs(np.asarray(got) - np.asarray(want)), initial=0.0)))
+
 # Flax's default recurrent kernel initializer runs QR on the proxy. The key
 # starts as host data: the proxy cannot copy arrays to the local CPU device.
 key_data = np.zeros(2, np.uint32)
