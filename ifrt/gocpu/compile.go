@@ -217,7 +217,7 @@ func (e *executable) runGlobal(ctx context.Context, arrays []*array) ([]ifrt.Arr
 			return nil, err
 		}
 		spec := ifrt.ArraySpec{DType: e.outputs[i].DType, Shape: e.outputs[i].Shape, Sharding: s}
-		shards, err := e.client.split(spec, r.Data)
+		shards, err := e.client.split(spec, r.Data, true) // the interpreter's results are new memory
 		if err != nil {
 			return nil, err
 		}

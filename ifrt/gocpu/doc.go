@@ -20,9 +20,10 @@
 // computed them. Ops the interpreter lacks and programs with replicas are
 // Unimplemented, naming what is missing. docs/gocpu.md says what runs how.
 //
-// MakeArrayFromHostBuffer copies the buffer, except one given away for an
-// array on one device (ImmutableZeroCopy with no OnDoneWithHostBuffer),
-// which becomes the array's memory.
+// MakeArrayFromHostBuffer copies the buffer, except one given away
+// (ImmutableZeroCopy with no OnDoneWithHostBuffer), which becomes the memory
+// of every shard holding the whole array (one device's, each of a replicated
+// array's). Arrays share shard bytes freely, since nothing writes them.
 //
 // # One program over several clients
 //

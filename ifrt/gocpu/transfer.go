@@ -2,6 +2,7 @@ package gocpu
 
 import (
 	"context"
+	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -31,42 +32,48 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if err != nil {
 		return nil, err
 	}
-	if adopted, ok := adoptHostBuffer(spec, dense, opts); ok {
-		return c.newArray(spec, [][]byte{adopted}), nil
-	}
-	shards, err := c.split(spec, dense)
+	shards, err := c.split(spec, dense, adoptable(opts))
 	if err != nil {
 		return nil, err
 	}
 	return c.newArray(spec, shards), nil
 }
 
-// adoptHostBuffer returns the part of dense an array on one device keeps as
-// its memory, without a copy: the caller gave the buffer away
+// adoptable reports whether the caller gave the buffer away
 // (ImmutableZeroCopy with no OnDoneWithHostBuffer, so nobody waits to reuse
-// it). Shard bytes are never written, so the caller's promise is all it takes.
-func adoptHostBuffer(spec ifrt.ArraySpec, dense []byte, opts *ifrt.HostBufferOptions) ([]byte, bool) {
-	if _, single := spec.Sharding.(*ifrt.SingleDeviceSharding); !single || opts == nil ||
-		opts.Semantics != ifrt.ImmutableZeroCopy || opts.OnDoneWithHostBuffer != nil {
-		return nil, false
-	}
-	n, err := spec.Shape.ByteSize(spec.DType)
-	if err != nil {
-		return nil, false
-	}
-	return dense[:n:n], true
+// it): shard bytes are never written, so the caller's promise is all it
+// takes for an array to keep the buffer as its memory.
+func adoptable(opts *ifrt.HostBufferOptions) bool {
+	return opts != nil && opts.Semantics == ifrt.ImmutableZeroCopy && opts.OnDoneWithHostBuffer == nil
 }
 
-// split cuts dense global contents into fresh per-device shards.
-func (c *Client) split(spec ifrt.ArraySpec, dense []byte) ([][]byte, error) {
+// split cuts dense global contents into per-device shards. Every shard
+// holding the whole array (one device's, or each of a replicated array's)
+// is one and the same memory: dense itself when adopt, else one copy.
+func (c *Client) split(spec ifrt.ArraySpec, dense []byte, adopt bool) ([][]byte, error) {
 	domains, err := spec.Sharding.IndexDomains(spec.Shape)
 	if err != nil {
 		return nil, err
 	}
+	n, err := spec.Shape.ByteSize(spec.DType)
+	if err != nil {
+		return nil, err
+	}
+	var whole []byte
+	if adopt {
+		whole = dense[:n:n]
+	}
 	elem := spec.DType.HostByteSize()
 	shards := make([][]byte, len(domains))
 	for i, dom := range domains {
-		shards[i] = ifrt.ExtractDomain(dense, elem, spec.Shape, dom)
+		if !dom.Shape().Equal(spec.Shape) {
+			shards[i] = ifrt.ExtractDomain(dense, elem, spec.Shape, dom)
+			continue
+		}
+		if whole == nil {
+			whole = slices.Clone(dense[:n])
+		}
+		shards[i] = whole
 	}
 	return shards, nil
 }
@@ -124,7 +131,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 		if err != nil {
 			return nil, err
 		}
-		return c.split(specs[i], full)
+		return c.split(specs[i], full, true) // shard bytes are never written: share them
 	})
 }
 

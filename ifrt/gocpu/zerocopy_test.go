@@ -9,13 +9,23 @@ import (
 )
 
 // A host buffer given away (ImmutableZeroCopy, no OnDoneWithHostBuffer)
-// becomes an array on one device without a copy; with a callback, or over
-// several devices, the array has its own copy and the callback runs once.
+// becomes the memory of every shard holding the whole array, however the
+// sharding is spelled (one device, a one-device HLO sharding, replicated over
+// two devices); with a callback, or for shards that are parts of it, the
+// array has its own copy, and the callback runs once.
 func TestZeroCopyHostBuffer(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, gocpu.Config{Devices: 2})
 	one := ifrt.NewSingleDeviceSharding(c.Devices()[0], "")
 	two, err := ifrt.NewHloSharding(c.Devices(), "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneHlo, err := ifrt.NewHloSharding(c.Devices()[1:], "", ifrt.Replicated())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiled, err := ifrt.NewTiledSharding(c.Devices(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +38,9 @@ func TestZeroCopyHostBuffer(t *testing.T) {
 	}{
 		{"given away", one, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, true},
 		{"with a callback", one, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy, OnDoneWithHostBuffer: func() { calls++ }}, false},
-		{"over two devices", two, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, false},
+		{"replicated over two devices", two, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, true},
+		{"one device, HLO sharding", oneHlo, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, true},
+		{"tiled over two devices", tiled, &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}, false},
 		{"only during the call", one, nil, false},
 	} {
 		buf := []byte{1, 2, 3, 4}

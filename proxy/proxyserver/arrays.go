@@ -129,8 +129,8 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 		if err != nil {
 			return nil, err
 		}
-		dst := make([]byte, size)
-		if err := a.CopyToHostBuffer(ctx, dst, strides); err != nil {
+		dst, err := hostCopy(ctx, a, size, strides)
+		if err != nil {
 			res.release()
 			return nil, err
 		}
@@ -143,6 +143,23 @@ func (s *session) copyToHostBuffer(o *op, r *proxypb.CopyToHostBufferRequest) (*
 		}
 		return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyToHostBufferResponse{CopyToHostBufferResponse: &proxypb.CopyToHostBufferResponse{}}}, nil
 	})
+}
+
+// hostCopy returns a's contents laid out by strides in size bytes: the
+// array's own memory where its backend lends it and the layout is dense
+// (gocpu: nothing writes an array's bytes, so the buffer store may hold
+// them), else a copy.
+func hostCopy(ctx context.Context, a ifrt.Array, size int64, strides []int64) ([]byte, error) {
+	if ifrt.StridesAreDense(a.Shape(), a.DType().HostByteSize(), strides) {
+		if data, ok, err := ifrt.HostBytes(a); err != nil || ok && int64(len(data)) == size {
+			return data, err
+		}
+	}
+	dst := make([]byte, size)
+	if err := a.CopyToHostBuffer(ctx, dst, strides); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
 
 func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {

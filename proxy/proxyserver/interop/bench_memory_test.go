@@ -38,7 +38,7 @@ func TestDataplaneMemory(t *testing.T) {
 		mib = n
 	}
 	size := mib << 20
-	for _, backend := range []string{"pjrt_cpu", "cluster_pjrt_cpu"} {
+	for _, backend := range []string{"pjrt_cpu", "cluster_pjrt_cpu", "gocpu", "cluster_gocpu"} {
 		t.Run(backend, func(t *testing.T) {
 			s := startBenchServer(t, interopBackendNamed(t, backend), python, nil)
 			m := startRSSMonitor()
