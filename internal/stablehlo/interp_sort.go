@@ -3,7 +3,8 @@ package stablehlo
 import "sort"
 
 // sort: every 1-D slice along the dimension is sorted by a permutation that
-// the comparator body decides; all operands are permuted alike.
+// the comparator body decides; all operands are permuted alike. A comparator
+// of JAX's usual shape decides by keys (interp_sort_keys.go).
 
 func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) == 0 || len(op.regions) != 1 || len(op.resultTypes) != len(in) {
@@ -45,12 +46,29 @@ func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	for i, a := range in {
 		outs[i] = a.clone()
 	}
+	var keys *sortKeys
+	plan, byKeys := planKeys(body)
+	if byKeys {
+		var err error
+		if keys, err = plan.keys(ev, body, in); err != nil {
+			return nil, err
+		}
+	}
 	args := make([]*array, 2*n)
 	perm := make([]int, length)
 	var ferr error
 	for _, base := range starts {
 		for j := range perm {
 			perm[j] = base + j*stride
+		}
+		if byKeys {
+			keys.permutation(perm)
+			for i, a := range in {
+				for j, src := range perm {
+					copyElem(outs[i], base+j*stride, a, src)
+				}
+			}
+			continue
 		}
 		less := func(x, y int) bool {
 			if ferr != nil {
