@@ -56,7 +56,7 @@ func (c *Client) Compile(ctx context.Context, program ifrt.Program, opts *ifrt.C
 }
 
 // signature describes m's parameters and outputs, with their shardings
-// over its partitions, and lists the parameters it may donate.
+// over its partitions, and lists the parameters an execution donates.
 func signature(m *stablehlo.Module) (params, outputs []ifrt.ArgumentInfo, donatable []int, err error) {
 	paramShardings, outputShardings := m.ProcessShardings()
 	if params, err = argumentInfos(m.Main().Params(), paramShardings); err != nil {
@@ -65,12 +65,7 @@ func signature(m *stablehlo.Module) (params, outputs []ifrt.ArgumentInfo, donata
 	if outputs, err = argumentInfos(m.Main().Results(), outputShardings); err != nil {
 		return nil, nil, nil, err
 	}
-	for i, v := range m.Main().Params() {
-		if v.DonorOrAlias {
-			donatable = append(donatable, i)
-		}
-	}
-	return params, outputs, donatable, nil
+	return params, outputs, m.Main().DonatedParams(), nil
 }
 
 // parseProgram reads a StableHLO module the interpreter can run: one of

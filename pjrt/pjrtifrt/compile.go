@@ -208,10 +208,10 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 				}
 			}
 			e.params = append(e.params, info)
-			if v.DonorOrAlias {
-				e.donatable = append(e.donatable, i)
-			}
 		}
+		// XLA aliases a donor only to an output left for it; one it does
+		// not use is not donated and stays alive, as on local JAX.
+		e.donatable = mod.Main().DonatedParams()
 	}
 
 	if mod == nil {

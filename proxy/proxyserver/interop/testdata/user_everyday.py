@@ -10,6 +10,8 @@ Prints {"cases": {name: error relative to the values' size, or a message}} and
 {"errors": {name: what the user sees}}.
 """
 
+import warnings
+
 import numpy as np
 
 import _common
@@ -333,8 +335,16 @@ def mlp_patterns(devs, mesh):
     losses.append(float(loss))
     auxes.append(aux["pred_mean"].item())
   deleted = first["w"].is_deleted() and p_old["head"].is_deleted()
+
+  # Two donated sharded arguments, one output: XLA reuses only the first;
+  # the second stays alive (JAX warns) and can be read.
+  a, b = (jax.device_put(np.full((16, 4), v, np.float32), data) for v in (1, 2))
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    total = jax.jit(lambda a, b: a + b, donate_argnums=(0, 1))(a, b)
   return {"mlp_losses": np.array(losses), "mlp_aux": np.array(auxes), "mlp_params": params,
-          "mlp_opt_t": opt["t"], "mlp_donated": np.array(deleted)}
+          "mlp_opt_t": opt["t"], "mlp_donated": np.array(deleted),
+          "donate_unusable": np.array([a.is_deleted(), b.is_deleted()]), "donate_kept": b, "donate_sum": total}
 
 
 def host_patterns(devs, mesh):
