@@ -1,5 +1,7 @@
 package stablehlo
 
+import "math"
+
 // reduce and reduce_window. A body that is one binary op on its two
 // arguments (add, max, ...) runs as a typed loop; any other body is
 // interpreted per element on scalars.
@@ -239,6 +241,8 @@ func reduceSimple(kind binaryKind, acc, x *array, idx []int) bool {
 		roundTo16(e, acc.f32)
 	case e == F32:
 		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
+	case e == F64 && kind == binAdd:
+		sumCompensated(acc.f64, x.f64, idx)
 	case e == F64:
 		reduceLoop(kind, acc.f64, x.f64, idx, floatMax[float64], floatMin[float64])
 	case e.isSigned() && kind != binXor && kind != binAnd && kind != binOr:
@@ -288,6 +292,30 @@ func sumWide(acc, x []float32, idx []int) {
 	}
 	for o, v := range wide {
 		acc[o] = float32(v)
+	}
+}
+
+// sumCompensated adds with Neumaier's compensation: each output carries
+// the low-order bits its additions lost and adds them back at the end, so
+// a long float64 sum stays within an ulp or two of the exact one (a
+// sequential sum of 1e5 × 0.1 was off by 1.9e-8, some 10,000 ulps, where
+// XLA's vectorized sum gives 10000 exactly).
+func sumCompensated(acc, x []float64, idx []int) {
+	lost := make([]float64, len(acc))
+	for k, o := range idx {
+		s, v := acc[o], x[k]
+		t := s + v
+		switch {
+		case math.IsInf(t, 0): // nothing to compensate, and s-t would be NaN
+		case math.Abs(s) >= math.Abs(v):
+			lost[o] += (s - t) + v
+		default:
+			lost[o] += (v - t) + s
+		}
+		acc[o] = t
+	}
+	for o, c := range lost {
+		acc[o] += c
 	}
 }
 
