@@ -137,13 +137,15 @@ func (a *array) normalize() {
 	case e == I64 || e == U64 || e == F32 || e == F64 || e == Bool || e == C128:
 	case e == C64:
 		roundC64(a.c)
-	case e.isSigned():
+	case e.isSigned(): // one shift pair for the whole array, not a switch per element
+		s := uint(64 - e.bits())
 		for k, v := range a.i {
-			a.i[k] = signExtend(e, v)
+			a.i[k] = v << s >> s
 		}
 	case e.isUnsigned():
+		m := widthMask(e.bits())
 		for k, v := range a.u {
-			a.u[k] = maskUint(e, v)
+			a.u[k] = v & m
 		}
 	default:
 		roundTo16(e, a.f32)

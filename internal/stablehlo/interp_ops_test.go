@@ -169,6 +169,17 @@ func TestShapeOps(t *testing.T) {
 		{"reverse", m23 + "  %r = stablehlo.reverse %a, dims = [0, 1] : tensor<2x3xi32>", "tensor<2x3xi32>", "[[6, 5, 4], [3, 2, 1]]"},
 		{"broadcast_in_dim", cst("v", "tensor<1x3xi32>", "[[1, 2, 3]]") +
 			"  %r = stablehlo.broadcast_in_dim %v, dims = [0, 2] : (tensor<1x3xi32>) -> tensor<2x2x3xi32>", "tensor<2x2x3xi32>", "[[[1, 2, 3], [1, 2, 3]], [[1, 2, 3], [1, 2, 3]]]"},
+		// The operand as the result's innermost block, repeated whole; then
+		// the same sizes placed otherwise, which is not a repeat.
+		{"broadcast_trailing", m23 + "  %r = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<2x3xi32>) -> tensor<2x2x3xi32>",
+			"tensor<2x2x3xi32>", "[[[1, 2, 3], [4, 5, 6]], [[1, 2, 3], [4, 5, 6]]]"},
+		{"broadcast_leading", m23 + "  %r = stablehlo.broadcast_in_dim %a, dims = [0, 1] : (tensor<2x3xi32>) -> tensor<2x3x2xi32>",
+			"tensor<2x3x2xi32>", "[[[1, 1], [2, 2], [3, 3]], [[4, 4], [5, 5], [6, 6]]]"},
+		{"broadcast_transposed", cst("v", "tensor<2x2xi32>", "[[1, 2], [3, 4]]") +
+			"  %r = stablehlo.broadcast_in_dim %v, dims = [2, 1] : (tensor<2x2xi32>) -> tensor<2x2x2xi32>", "tensor<2x2x2xi32>",
+			"[[[1, 3], [2, 4]], [[1, 3], [2, 4]]]"},
+		{"broadcast_empty", cst("v", "tensor<0xi32>", "[]") + "  %r = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<0xi32>) -> tensor<3x0xi32>",
+			"tensor<3x0xi32>", "[]"},
 		{"concatenate", m23 + "  %r = stablehlo.concatenate %a, %a, dim = 1 : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x6xi32>", "tensor<2x6xi32>", "[[1, 2, 3, 1, 2, 3], [4, 5, 6, 4, 5, 6]]"},
 		{"dynamic_slice_clamps", m23 + cst("i", "tensor<i64>", "5") + cst("j", "tensor<i64>", "-3") +
 			"  %r = stablehlo.dynamic_slice %a, %i, %j, sizes = [1, 2] : (tensor<2x3xi32>, tensor<i64>, tensor<i64>) -> tensor<1x2xi32>", "tensor<1x2xi32>", "[[4, 5]]"},

@@ -57,6 +57,10 @@ func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, er
 	if a.size() == 1 {
 		return []*array{broadcastScalar(a, t)}, nil
 	}
+	if a.size() > 0 && trailingInOrder(dims, a.t.Shape, t.Shape) {
+		// The operand is the result's innermost block: repeat it whole.
+		return []*array{repeatArray(a, t, int(t.NumElements())/a.size())}, nil
+	}
 	src := strides(a.t.Shape)
 	// step[d] is how far the source index moves when result dim d moves.
 	step := make([]int, len(t.Shape))
@@ -66,6 +70,19 @@ func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, er
 		}
 	}
 	return []*array{take(a, t, mapIndices(t.Shape, step, 0))}, nil
+}
+
+// trailingInOrder reports whether the operand's dimensions are the result's
+// last ones, in order and of the same sizes, so that the result is copies of
+// the operand one after another.
+func trailingInOrder(dims []int64, from, to []int64) bool {
+	lead := len(to) - len(from)
+	for i, d := range dims {
+		if int(d) != lead+i || from[i] != to[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // mapIndices returns, for every multi-index of shape in row-major order,

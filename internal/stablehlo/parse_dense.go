@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -151,5 +152,26 @@ func roundScalar16(e ElemType, v float32) float32 {
 
 // broadcastScalar repeats a one-element array to type t.
 func broadcastScalar(one *array, t TensorType) *array {
-	return take(one, t, make([]int, t.NumElements()))
+	return repeatArray(one, t, int(t.NumElements()))
+}
+
+// repeatArray returns an array of type t holding a's elements count times
+// over, one copy after another.
+func repeatArray(a *array, t TensorType, count int) *array {
+	out := &array{t: t}
+	switch a.t.Elem.class() {
+	case classF32:
+		out.f32 = slices.Repeat(a.f32, count)
+	case classF64:
+		out.f64 = slices.Repeat(a.f64, count)
+	case classInt:
+		out.i = slices.Repeat(a.i, count)
+	case classUint:
+		out.u = slices.Repeat(a.u, count)
+	case classComplex:
+		out.c = slices.Repeat(a.c, count)
+	default:
+		out.b = slices.Repeat(a.b, count)
+	}
+	return out
 }
