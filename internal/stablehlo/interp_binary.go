@@ -233,18 +233,8 @@ func binaryInteger[T int64 | uint64](kind binaryKind, w uint64, dst, a, b []T) b
 	b = b[:len(a)]
 	dst = dst[:len(a)]
 	switch kind {
-	case binAdd:
-		for i := range a {
-			dst[i] = a[i] + b[i]
-		}
-	case binSub:
-		for i := range a {
-			dst[i] = a[i] - b[i]
-		}
-	case binMul:
-		for i := range a {
-			dst[i] = a[i] * b[i]
-		}
+	case binAdd, binSub, binMul:
+		ring(kind, dst, a, b)
 	case binDiv:
 		for i := range a {
 			if b[i] == 0 {
@@ -297,6 +287,25 @@ func binaryInteger[T int64 | uint64](kind binaryKind, w uint64, dst, a, b []T) b
 		return false
 	}
 	return true
+}
+
+// ring computes dst = kind(a, b) for add, subtract and multiply, which
+// integers and complex numbers define alike.
+func ring[T int64 | uint64 | complex128](kind binaryKind, dst, a, b []T) {
+	switch kind {
+	case binAdd:
+		for i := range a {
+			dst[i] = a[i] + b[i]
+		}
+	case binSub:
+		for i := range a {
+			dst[i] = a[i] - b[i]
+		}
+	case binMul:
+		for i := range a {
+			dst[i] = a[i] * b[i]
+		}
+	}
 }
 
 // powInt is base**exp by squaring; a negative exponent (signed only)

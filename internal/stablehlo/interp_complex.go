@@ -16,18 +16,8 @@ func binaryComplex(kind binaryKind, dst, a, b []complex128) bool {
 	b = b[:len(a)]
 	dst = dst[:len(a)]
 	switch kind {
-	case binAdd:
-		for i := range a {
-			dst[i] = a[i] + b[i]
-		}
-	case binSub:
-		for i := range a {
-			dst[i] = a[i] - b[i]
-		}
-	case binMul:
-		for i := range a {
-			dst[i] = a[i] * b[i]
-		}
+	case binAdd, binSub, binMul:
+		ring(kind, dst, a, b)
 	case binDiv:
 		for i := range a {
 			dst[i] = a[i] / b[i]
