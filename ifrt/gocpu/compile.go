@@ -157,6 +157,13 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 	return ifrt.NewHloSharding(e.devices, "", ifrt.Replicated())
 }
 
+// CostAnalysis estimates one run as XLA's cost analysis of the unfused
+// program would ("flops", "transcendentals", "bytes accessed").
+func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
+	c := e.module.Cost()
+	return ifrt.Attributes{"flops": c.Flops, "transcendentals": c.Transcendentals, "bytes accessed": c.BytesAccessed}, nil
+}
+
 func (e *executable) Delete() *ifrt.Future {
 	e.free()
 	e.client.life.Executables.Remove(e)
