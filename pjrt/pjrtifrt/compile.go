@@ -136,6 +136,10 @@ type executable struct {
 	outputs   []ifrt.ArgumentInfo
 	outShard  []ifrt.Sharding
 	donatable []int
+	// mayDonate says the program marks some parameter donated or aliased:
+	// after a run, the arguments whose buffers PJRT consumed beyond
+	// donatable (XLA matches donors by per-device shape) are found deleted.
+	mayDonate bool
 	// knownParams says params are known (dtypes, shapes, donation): from the
 	// module, or from the compiled program; otherwise params holds only the
 	// plugin's shardings, if any.
@@ -212,6 +216,7 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		// XLA aliases a donor only to an output left for it; one it does
 		// not use is not donated and stays alive, as on local JAX.
 		e.donatable = mod.Main().DonatedParams()
+		e.mayDonate = slices.ContainsFunc(mod.Main().Params(), func(v stablehlo.Value) bool { return v.DonorOrAlias })
 	}
 
 	if mod == nil {
@@ -323,7 +328,7 @@ func (e *executable) describeCompiled(x *pjrt.Executable, devices ifrt.DeviceLis
 		return // where each parameter goes is unknown
 	}
 	if params, donatable, ok := compiledSignature(x, devices, ops); ok {
-		e.params, e.donatable, e.knownParams = params, donatable, true
+		e.params, e.donatable, e.knownParams, e.mayDonate = params, donatable, true, len(donatable) > 0
 		return
 	}
 	for _, op := range ops {
@@ -565,7 +570,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			continue
 		}
 		donated := e.knownParams && slices.Contains(e.donatable, i)
-		if !donated && (!e.knownParams || len(e.donatable) > 0) {
+		if !donated && (!e.knownParams || e.mayDonate) {
 			for _, b := range held[i] {
 				if b.buf.IsDeleted() {
 					donated = true
