@@ -50,7 +50,7 @@ func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	plan, byKeys := planKeys(body)
 	if byKeys {
 		var err error
-		if keys, err = plan.keys(ev, body, in); err != nil {
+		if keys, byKeys, err = plan.keys(ev, body, in); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package stablehlo
 
 import (
+	"errors"
 	"math"
 	"slices"
 )
@@ -51,7 +52,8 @@ func planKeys(body *region) (keyPlan, bool) {
 		}
 	}
 	final := defs[body.rets[0]]
-	if final == nil || final.Name != "stablehlo.compare" || len(final.operands) != 2 {
+	if final == nil || final.Name != "stablehlo.compare" || len(final.operands) != 2 ||
+		len(final.operandTyps) != 2 || final.operandTyps[0].Elem.isComplex() { // complex values have no order
 		return keyPlan{}, false
 	}
 	if dir, _ := comparisonArgs(final); dir != "LT" && dir != "GT" {
@@ -72,28 +74,33 @@ func planKeys(body *region) (keyPlan, bool) {
 	return keyPlan{final: final, left: left, right: right, operand: lArg / 2}, true
 }
 
-// keys computes the plan's keys over the operands in.
-func (p keyPlan) keys(ev *evaluator, body *region, in []*array) (*sortKeys, error) {
+// keys computes the plan's keys over the operands in; ok is false when
+// they cannot be (the sort then runs the comparator).
+func (p keyPlan) keys(ev *evaluator, body *region, in []*array) (k *sortKeys, ok bool, err error) {
 	dir, typ := comparisonArgs(p.final)
 	test, err := comparisonTest(dir)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	operand := in[p.operand]
-	k := &sortKeys{less: test, descending: dir == "GT"}
-	if k.left, err = evalKeyChain(ev, body, p.left, operand, p.final.operands[0]); err != nil {
-		return nil, err
+	k = &sortKeys{less: test, descending: dir == "GT"}
+	if k.left, err = evalKeyChain(ev, body, p.left, operand, p.final.operands[0]); err == nil {
+		k.right, err = evalKeyChain(ev, body, p.right, operand, p.final.operands[1])
 	}
-	if k.right, err = evalKeyChain(ev, body, p.right, operand, p.final.operands[1]); err != nil {
-		return nil, err
+	if errors.Is(err, errNotKeyed) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	k.total = typ == "TOTALORDER" || !k.left.t.Elem.isFloat()
-	return k, nil
+	return k, true, nil
 }
 
 // keyChain collects the ops value depends on, in body order, and the one
 // comparator argument they read; ok is false when one is not elementwise or
-// they read other than exactly one argument.
+// they read other than exactly one argument. Values defined outside the
+// comparator (constants an exported module hoists out of it) are leaves too.
 func keyChain(defs map[int]*operation, argIndex map[int]int, value int) (chain map[*operation]bool, arg int, ok bool) {
 	chain = map[*operation]bool{}
 	arg = -1
@@ -108,7 +115,7 @@ func keyChain(defs map[int]*operation, argIndex map[int]int, value int) (chain m
 		}
 		op := defs[s]
 		if op == nil {
-			return false
+			return true // from outside the comparator: evalKeyChain wants a scalar
 		}
 		if chain[op] {
 			return true
@@ -133,9 +140,13 @@ func keyChain(defs map[int]*operation, argIndex map[int]int, value int) (chain m
 	return chain, arg, true
 }
 
+// errNotKeyed says a comparator reads a value from outside it that is not a
+// scalar: the sort runs the comparator instead.
+var errNotKeyed = invalidf("the comparator reads a non-scalar value from outside it")
+
 // evalKeyChain runs the chain's ops, in body order, on every element of
-// operand at once (constants repeated to its length) and returns value's
-// array.
+// operand at once (constants and scalars from outside the comparator
+// repeated to its length) and returns value's array.
 func evalKeyChain(ev *evaluator, body *region, chain map[*operation]bool, operand *array, value int) (*array, error) {
 	n := int64(operand.size())
 	flatType := func(t TensorType) TensorType { return TensorType{Elem: t.Elem, Shape: []int64{n}} }
@@ -160,7 +171,16 @@ func evalKeyChain(ev *evaluator, body *region, chain map[*operation]bool, operan
 		}
 		in := make([]*array, len(op.operands))
 		for i, s := range op.operands {
-			in[i] = vals[s]
+			v, ok := vals[s]
+			if !ok {
+				outer := ev.frame[s]
+				if outer == nil || outer.size() != 1 || len(outer.t.Shape) != 0 {
+					return nil, errNotKeyed
+				}
+				v = broadcastScalar(outer, flatType(outer.t))
+				vals[s] = v
+			}
+			in[i] = v
 		}
 		out, err := op.eval(ev, &wide, in)
 		if err != nil {

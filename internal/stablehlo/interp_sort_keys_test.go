@@ -45,7 +45,11 @@ func TestSortByKeysMatchesComparator(t *testing.T) {
 	f, i := "tensor<6x40xf32>", "tensor<6x40xi32>"
 	sig := "(" + f + ", " + i + ") -> (" + f + ", " + i + ")"
 	comparator := func(dim int, body string) string {
+		// %zero and %nan live outside the comparator, as an exported
+		// module's hoisted constants do.
 		return fmt.Sprintf(`func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {
+  %%zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %%nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
   %%r:2 = "stablehlo.sort"(%%x, %%y) <{dimension = %d : i64, is_stable = true}> ({
     ^bb0(%%a: tensor<f32>, %%b: tensor<f32>, %%c: tensor<i32>, %%d: tensor<i32>):
 %s  }) : %s
@@ -62,6 +66,15 @@ func TestSortByKeysMatchesComparator(t *testing.T) {
 			"      %r = stablehlo.compare LT, %ka, %kb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" + ret("%r"), true},
 		{"jax_float_descending", jaxFloatKey("a", "ka", "f32") + jaxFloatKey("b", "kb", "f32") +
 			"      %r = stablehlo.compare GT, %ka, %kb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" + ret("%r"), true},
+		{"outer_constants", "      %ea = stablehlo.compare EQ, %a, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+			"      %sa = stablehlo.select %ea, %zero, %a : tensor<i1>, tensor<f32>\n" +
+			"      %na = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+			"      %ka = stablehlo.select %na, %nan, %sa : tensor<i1>, tensor<f32>\n" +
+			"      %eb = stablehlo.compare EQ, %b, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+			"      %sb = stablehlo.select %eb, %zero, %b : tensor<i1>, tensor<f32>\n" +
+			"      %nb = stablehlo.compare NE, %b, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" +
+			"      %kb = stablehlo.select %nb, %nan, %sb : tensor<i1>, tensor<f32>\n" +
+			"      %r = stablehlo.compare LT, %ka, %kb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" + ret("%r"), true},
 		{"raw_total_order", "      %r = stablehlo.compare LT, %a, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" + ret("%r"), true},
 		{"ieee_with_nan", "      %r = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n" + ret("%r"), true},
 		{"by_second_operand", "      %r = stablehlo.compare GT, %c, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n" + ret("%r"), true},
@@ -79,7 +92,7 @@ func TestSortByKeysMatchesComparator(t *testing.T) {
 		for dim := range 2 {
 			t.Run(fmt.Sprintf("%s/dim%d", c.name, dim), func(t *testing.T) {
 				m := mustParse(t, comparator(dim, c.body))
-				sortOp := m.Main().body.ops[0]
+				sortOp := m.Main().body.ops[2]
 				if sortOp.Name != "stablehlo.sort" {
 					t.Fatalf("first op is %s", sortOp.Name)
 				}
