@@ -140,10 +140,15 @@ func TestCompileAndExecute(t *testing.T) {
 	wantErr(t, "the failed execution's status", s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableFetchExecuteResultRequest{LoadedExecutableFetchExecuteResultRequest: &proxypb.LoadedExecutableFetchExecuteResultRequest{ResultStatusHandle: 21}}}), ifrt.ErrInvalidArgument, "deleted")
 	wantErr(t, "the failed execution's result", s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_CheckValueReadyRequest{CheckValueReadyRequest: &proxypb.CheckValueReadyRequest{ValueHandles: []uint64{20}}}}), ifrt.ErrInvalidArgument, "deleted")
 
-	// Cost analysis and program text answer UNIMPLEMENTED inside the response.
+	// Cost analysis answers gocpu's estimate; program text, which gocpu
+	// lacks, UNIMPLEMENTED inside the response.
 	ca := mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableCostAnalysisRequest{LoadedExecutableCostAnalysisRequest: &proxypb.LoadedExecutableCostAnalysisRequest{LoadedExecutableHandle: exe}}}))
-	if ca.GetLoadedExecutableCostAnalysisResponse().GetStatus().GetCode() != proxypb.Code_UNIMPLEMENTED {
-		t.Errorf("cost analysis = %v", ca)
+	if attrs := ca.GetLoadedExecutableCostAnalysisResponse().GetAttributes().GetAttributes(); attrs["flops"].GetFloatValue() <= 0 {
+		t.Errorf("cost analysis = %v, want flops", ca)
+	}
+	pt := mustOK(t, s.call(&proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_LoadedExecutableHumanReadableProgramTextRequest{LoadedExecutableHumanReadableProgramTextRequest: &proxypb.LoadedExecutableHumanReadableProgramTextRequest{LoadedExecutableHandle: exe}}}))
+	if pt.GetLoadedExecutableHumanReadableProgramTextResponse().GetStatus().GetCode() != proxypb.Code_UNIMPLEMENTED {
+		t.Errorf("program text = %v, want UNIMPLEMENTED", pt)
 	}
 	// Delete and destruct.
 	isDel := func() bool {
