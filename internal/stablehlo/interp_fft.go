@@ -90,6 +90,7 @@ func evalFFT(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		// Each line along the last dimension is now the spectrum of a real
 		// sequence: restore its upper half as the conjugates of the lower.
 		n, m := int(lengths[l-1]), int(a.t.Shape[rank-1])
+		total := points(lengths)
 		out := newArray(rt)
 		line := make([]complex128, n)
 		p := newFFTPlan(n)
@@ -104,15 +105,8 @@ func evalFFT(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			}
 			p.inverse(line)
 			for k, z := range line {
-				out.setFloat(row*n+k, real(z))
+				out.setFloat(row*n+k, real(z)/total)
 			}
-		}
-		total := 1.0
-		for _, n := range lengths {
-			total *= float64(n)
-		}
-		for k := range out.size() {
-			out.setFloat(k, out.floatAt(k)/total)
 		}
 		return []*array{out}, nil
 	}
@@ -121,15 +115,21 @@ func evalFFT(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 
 func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }
 
-// scaleBy divides x by the product of lengths, an inverse transform's
-// normalization.
-func scaleBy(x []complex128, lengths []int64) {
+// points is the number of points a transform over lengths sums: an inverse
+// transform's normalization divides by it.
+func points(lengths []int64) float64 {
 	total := 1.0
 	for _, n := range lengths {
 		total *= float64(n)
 	}
+	return total
+}
+
+// scaleBy divides x by the points of a transform over lengths.
+func scaleBy(x []complex128, lengths []int64) {
+	total := complex(points(lengths), 0)
 	for i := range x {
-		x[i] /= complex(total, 0)
+		x[i] /= total
 	}
 }
 

@@ -73,7 +73,7 @@ func TestFFTMatchesDirectSum(t *testing.T) {
 			n *= int(d)
 		}
 		axes := len(c.lengths)
-		total := float64(prod(c.lengths))
+		total := points(c.lengths)
 		for _, e := range []ElemType{C64, C128} {
 			tol := 1e-12
 			if e == C64 {
@@ -133,14 +133,6 @@ func TestFFTMatchesDirectSum(t *testing.T) {
 			})
 		}
 	}
-}
-
-func prod(s []int64) int64 {
-	p := int64(1)
-	for _, v := range s {
-		p *= v
-	}
-	return p
 }
 
 // TestFFTRefusesMismatchedTypes checks that an fft whose types do not fit

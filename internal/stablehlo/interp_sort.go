@@ -56,42 +56,14 @@ func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	args := make([]*array, 2*n)
 	perm := make([]int, length)
-	var ferr error
 	for _, base := range starts {
 		for j := range perm {
 			perm[j] = base + j*stride
 		}
 		if byKeys {
 			keys.permutation(perm)
-			for i, a := range in {
-				for j, src := range perm {
-					copyElem(outs[i], base+j*stride, a, src)
-				}
-			}
-			continue
-		}
-		less := func(x, y int) bool {
-			if ferr != nil {
-				return false
-			}
-			for i, a := range in {
-				args[2*i] = scalarAt(a, perm[x])
-				args[2*i+1] = scalarAt(a, perm[y])
-			}
-			res, err := ev.runRegion(body, args)
-			if err != nil {
-				ferr = err
-				return false
-			}
-			if res[0].b == nil || res[0].size() != 1 {
-				ferr = invalidf("comparator must return an i1 scalar")
-				return false
-			}
-			return res[0].b[0]
-		}
-		sort.SliceStable(perm, less)
-		if ferr != nil {
-			return nil, ferr
+		} else if err := sortByComparator(ev, body, in, args, perm); err != nil {
+			return nil, err
 		}
 		for i, a := range in {
 			for j, src := range perm {
@@ -100,6 +72,33 @@ func evalSort(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 	}
 	return outs, nil
+}
+
+// sortByComparator sorts perm (flat indices of one slice) stably by running
+// the comparator body on every pair it compares; args is its scratch.
+func sortByComparator(ev *evaluator, body *region, in, args []*array, perm []int) error {
+	var ferr error
+	less := func(x, y int) bool {
+		if ferr != nil {
+			return false
+		}
+		for i, a := range in {
+			args[2*i] = scalarAt(a, perm[x])
+			args[2*i+1] = scalarAt(a, perm[y])
+		}
+		res, err := ev.runRegion(body, args)
+		if err != nil {
+			ferr = err
+			return false
+		}
+		if res[0].b == nil || res[0].size() != 1 {
+			ferr = invalidf("comparator must return an i1 scalar")
+			return false
+		}
+		return res[0].b[0]
+	}
+	sort.SliceStable(perm, less)
+	return ferr
 }
 
 // evalTopK implements chlo.top_k: the k largest entries of the last
