@@ -143,9 +143,3 @@ var transcendentalKinds = map[string]bool{
 }
 
 func isTranscendental(name string) bool { return transcendentalKinds[name] }
-
-func isElementwise(name string) bool {
-	_, binary := binaryOps[name]
-	_, unary := unaryOps[name]
-	return binary || unary || elementwiseSortOps[name] || name == "is_finite"
-}

@@ -68,6 +68,18 @@ func init() {
 	}
 }
 
+// otherElementwiseOps are the elementwise ops besides those of the unary
+// and binary tables.
+var otherElementwiseOps = map[string]bool{"compare": true, "select": true, "convert": true, "clamp": true, "is_finite": true}
+
+// isElementwise reports whether the op named name (without "stablehlo.")
+// is elementwise: it applies to whole arrays as it does to scalars.
+func isElementwise(name string) bool {
+	_, binary := binaryOps[name]
+	_, unary := unaryOps[name]
+	return binary || unary || otherElementwiseOps[name]
+}
+
 // lookupEval returns the evaluator for op, or nil when it is unsupported.
 func lookupEval(op *operation) evalFunc {
 	name := op.Name

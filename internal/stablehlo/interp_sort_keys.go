@@ -23,10 +23,6 @@ type sortKeys struct {
 	total       bool // a total order: three-way comparisons are consistent
 }
 
-// elementwiseSortOps are the ops (besides constants) a key may be computed
-// with: each applies to whole arrays as it does to scalars.
-var elementwiseSortOps = map[string]bool{"compare": true, "select": true, "convert": true, "clamp": true}
-
 // sortByKeys turns the keyed sort off, for tests comparing it with the
 // comparator's own order.
 var sortByKeys = true
@@ -120,10 +116,10 @@ func keyChain(defs map[int]*operation, argIndex map[int]int, value int) (chain m
 		if chain[op] {
 			return true
 		}
+		// A key may be computed with constants and elementwise ops, which
+		// apply to whole arrays as they do to scalars.
 		name := trimDialect(op.Name)
-		_, binary := binaryOps[name]
-		_, unary := unaryOps[name]
-		if name != "constant" && !binary && !unary && !elementwiseSortOps[name] || len(op.regions) > 0 || len(op.results) != 1 {
+		if name != "constant" && !isElementwise(name) || len(op.regions) > 0 || len(op.results) != 1 {
 			return false
 		}
 		chain[op] = true
