@@ -294,34 +294,96 @@ func encodeWords[W word, T number](d []byte, src []T) {
 	_, _ = binary.Encode(d, binary.LittleEndian, w)
 }
 
-// take builds an array of type t whose k-th element is a's element idx[k].
-// Every data-movement op (transpose, slice, broadcast, gather, ...) reduces
-// to computing idx, so it is written once here for all element classes.
-func take(a *array, t TensorType, idx []int) *array {
+// takeStrided returns the array of type t whose elements, in row-major
+// order over shape, are a's elements at base + sum(idx[d]*step[d]). It
+// copies whole runs where the innermost dimensions are contiguous in a and
+// fills them where a repeats one element.
+func takeStrided(a *array, t TensorType, shape []int64, step []int, base int) *array {
 	out := &array{t: t}
 	switch a.t.Elem.class() {
 	case classF32:
-		out.f32 = takeSlice(a.f32, idx)
+		out.f32 = gatherRuns(a.f32, shape, step, base)
 	case classF64:
-		out.f64 = takeSlice(a.f64, idx)
+		out.f64 = gatherRuns(a.f64, shape, step, base)
 	case classInt:
-		out.i = takeSlice(a.i, idx)
+		out.i = gatherRuns(a.i, shape, step, base)
 	case classUint:
-		out.u = takeSlice(a.u, idx)
+		out.u = gatherRuns(a.u, shape, step, base)
 	case classComplex:
-		out.c = takeSlice(a.c, idx)
+		out.c = gatherRuns(a.c, shape, step, base)
 	default:
-		out.b = takeSlice(a.b, idx)
+		out.b = gatherRuns(a.b, shape, step, base)
 	}
 	return out
 }
 
-func takeSlice[T any](src []T, idx []int) []T {
-	dst := make([]T, len(idx))
-	for k, i := range idx {
-		dst[k] = src[i]
+// gatherRuns returns src[base + sum(idx[d]*step[d])] for every multi-index
+// of shape in row-major order.
+func gatherRuns[T any](src []T, shape []int64, step []int, base int) []T {
+	n := 1
+	for _, d := range shape {
+		n *= int(d)
 	}
+	dst := make([]T, n)
+	forEachRun(shape, step, base, func(k, pos, n, step int) {
+		run := dst[k : k+n]
+		switch step {
+		case 1:
+			copy(run, src[pos:pos+n])
+		case 0:
+			v := src[pos]
+			for j := range run {
+				run[j] = v
+			}
+		default:
+			for j := range run {
+				run[j] = src[pos]
+				pos += step
+			}
+		}
+	})
 	return dst
+}
+
+// forEachRun walks the multi-indices of shape in row-major order, mapped to
+// base + sum(idx[d]*step[d]), as runs: f(k, pos, n, s) says that indices
+// k, ..., k+n-1 map to pos, pos+s, ..., pos+(n-1)*s. Inner dimensions whose
+// steps continue one another make one run.
+func forEachRun(shape []int64, step []int, base int, f func(k, pos, n, step int)) {
+	for _, d := range shape {
+		if d == 0 {
+			return
+		}
+	}
+	rank := len(shape)
+	if rank == 0 {
+		f(0, base, 1, 0)
+		return
+	}
+	inner, innerStep := int(shape[rank-1]), step[rank-1]
+	outer := rank - 1
+	for outer > 0 && step[outer-1] == innerStep*inner {
+		outer--
+		inner *= int(shape[outer])
+	}
+	cur := make([]int, outer)
+	pos := base
+	for k := 0; ; k += inner {
+		f(k, pos, inner, innerStep)
+		d := outer - 1
+		for ; d >= 0; d-- {
+			cur[d]++
+			pos += step[d]
+			if cur[d] < int(shape[d]) {
+				break
+			}
+			pos -= step[d] * cur[d]
+			cur[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
 }
 
 // copyElem sets dst[di] = src[si]; both arrays have the same element class.

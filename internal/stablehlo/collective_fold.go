@@ -125,6 +125,10 @@ func combineFloats[T float32 | float64](kind binaryKind, dst, a, b []T) {
 		for i := range dst {
 			dst[i] = a[i] * b[i]
 		}
+	case binMax:
+		for i := range dst {
+			dst[i] = floatMax(a[i], b[i])
+		}
 	default:
 		for i := range dst {
 			dst[i] = combineFloat(kind, a[i], b[i])

@@ -178,11 +178,34 @@ func matmulRows[T float32 | float64 | int64 | uint64 | complex128](out, l, r []T
 		lrow := l[row*K : (row+1)*K]
 		rb := r[b*K*N : (b+1)*K*N]
 		orow := out[row*N : (row+1)*N]
-		for k, a := range lrow {
-			rrow := rb[k*N : (k+1)*N]
-			for j := range orow {
-				orow[j] += a * rrow[j]
-			}
+		mulAddRows(orow, lrow, rb)
+	}
+}
+
+// mulAddRows adds sum_k a[k] * r[k*N : (k+1)*N] to dst (N = len(dst)),
+// adding the products to each element one k after another, as a loop over
+// k would, but four rows of r per pass over dst.
+func mulAddRows[T float32 | float64 | int64 | uint64 | complex128](dst, a, r []T) {
+	N, k := len(dst), 0
+	for ; k+4 <= len(a); k += 4 {
+		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
+		r0 := r[k*N : (k+1)*N]
+		r1 := r[(k+1)*N : (k+2)*N]
+		r2 := r[(k+2)*N : (k+3)*N]
+		r3 := r[(k+3)*N : (k+4)*N]
+		for j := range dst {
+			v := dst[j]
+			v += a0 * r0[j]
+			v += a1 * r1[j]
+			v += a2 * r2[j]
+			v += a3 * r3[j]
+			dst[j] = v
+		}
+	}
+	for ; k < len(a); k++ {
+		ak, rk := a[k], r[k*N:(k+1)*N]
+		for j := range dst {
+			dst[j] += ak * rk[j]
 		}
 	}
 }
@@ -221,13 +244,8 @@ func matmulWideRows(out, l, r []float32, M, N, K, lo, hi int) {
 		clear(wide)
 		for k0 := 0; k0 < K; k0 += dotBlock {
 			clear(part)
-			for k := k0; k < min(K, k0+dotBlock); k++ {
-				a := lrow[k]
-				rrow := rb[k*N : (k+1)*N]
-				for j := range part {
-					part[j] += a * rrow[j]
-				}
-			}
+			k1 := min(K, k0+dotBlock)
+			mulAddRows(part, lrow[k0:k1], rb[k0*N:k1*N])
 			for j, v := range part {
 				wide[j] += float64(v)
 			}

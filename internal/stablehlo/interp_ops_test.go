@@ -3,10 +3,13 @@ package stablehlo
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // opCase runs ops on constants: body defines %0... and returns %r of type
@@ -347,22 +350,54 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
-// TestHugeWindowHonoursContext checks that a window loop far too long to
-// finish stops when the context ends instead of running on.
-func TestHugeWindowHonoursContext(t *testing.T) {
-	m := mustParse(t, `func.func @main(%x: tensor<4xf32>) -> tensor<1xf32> {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = "stablehlo.reduce_window"(%x, %z) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %s = stablehlo.add %a, %b : tensor<f32>
-    stablehlo.return %s : tensor<f32>
-  }) {window_dimensions = array<i64: 1000000000000>} : (tensor<4xf32>, tensor<f32>) -> tensor<1xf32>
-  return %r : tensor<1xf32>
-}`)
+// windowSum is reduce_window(add) of an n-vector with one window size,
+// padding and window dilation.
+func windowSum(t *testing.T, n, out int, window, padLo, padHi, dilation int64) *Module {
+	return mustParse(t, fmt.Sprintf(`func.func @main(%%x: tensor<%[1]dxf32>) -> tensor<%[2]dxf32> {
+  %%z = stablehlo.constant dense<0.0> : tensor<f32>
+  %%r = "stablehlo.reduce_window"(%%x, %%z) ({
+  ^bb0(%%a: tensor<f32>, %%b: tensor<f32>):
+    %%s = stablehlo.add %%a, %%b : tensor<f32>
+    stablehlo.return %%s : tensor<f32>
+  }) {window_dimensions = array<i64: %[3]d>, padding = dense<[[%[4]d, %[5]d]]> : tensor<1x2xi64>,
+      window_dilations = array<i64: %[6]d>} : (tensor<%[1]dxf32>, tensor<f32>) -> tensor<%[2]dxf32>
+  return %%r : tensor<%[2]dxf32>
+}`, n, out, window, padLo, padHi, dilation))
+}
+
+// TestHugeWindowCoversOnlyItsInput: a window of 10^12 over four elements
+// costs the four elements it covers, not the window's length.
+func TestHugeWindowCoversOnlyItsInput(t *testing.T) {
+	out, err := runMain(t, windowSum(t, 4, 1, 1_000_000_000_000, 0, 0, 1), literal(t, "tensor<4xf32>", "[1.0, 2.0, 3.0, 4.0]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := floats(out[0]); !cmp.Equal(got, []float64{10}) {
+		t.Errorf("sum = %v, want [10]", got)
+	}
+}
+
+// TestWindowAttributesOverflow: a window whose dilated length overflows
+// int64 arithmetic is refused, not wrapped around.
+func TestWindowAttributesOverflow(t *testing.T) {
+	_, err := runMain(t, windowSum(t, 4, 1, 1<<40, 0, 0, 1<<40), literal(t, "tensor<4xf32>", "[1.0, 2.0, 3.0, 4.0]"))
+	if errorCode(err) != InvalidArgument {
+		t.Fatalf("Run error = %v, want InvalidArgument", err)
+	}
+}
+
+// TestLongWindowsHonourContext: sliding windows that together read 4·10^10
+// elements stop at the context's deadline.
+func TestLongWindowsHonourContext(t *testing.T) {
+	const n = 200_000
+	m := windowSum(t, n, 2*n-1, n, n-1, n-1, 1)
+	x, err := NewTensor(TensorType{Elem: F32, Shape: []int64{n}}, make([]byte, 4*n))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := contextWithShortTimeout()
 	defer cancel()
-	_, err := m.Run(ctx, []*Tensor{literal(t, "tensor<4xf32>", "[1.0, 2.0, 3.0, 4.0]")})
-	if err == nil || err != ctx.Err() {
+	if _, err := m.Run(ctx, []*Tensor{x}); err == nil || err != ctx.Err() {
 		t.Fatalf("Run error = %v, want %v", err, ctx.Err())
 	}
 }

@@ -215,11 +215,10 @@ func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			j++
 		}
 	}
-	idx := mapIndices(shape, step, 0)
-	if red.simple && reduceSimple(red.kind, acc[0], inputs[0], idx) {
+	if red.simple && reduceSimple(red.kind, acc[0], inputs[0], shape, step) {
 		return acc, nil
 	}
-	for k, o := range idx {
+	for k, o := range mapIndices(shape, step, 0) {
 		if err := red.fold(acc, o, inputs, k); err != nil {
 			return nil, err
 		}
@@ -227,29 +226,31 @@ func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	return acc, nil
 }
 
-// reduceSimple folds x into acc (acc[idx[k]] op= x[k]) with typed loops
-// and reports whether it could. 16-bit floats reduce in float32 and round
-// once per output, as XLA computes them (rounding after every step loses
-// the small terms of a long bf16 sum: 65,536 × 0.01 came to 4).
-func reduceSimple(kind binaryKind, acc, x *array, idx []int) bool {
+// reduceSimple folds x into acc (acc[o] op= x[k] where input element k,
+// at its multi-index of shape, maps to output o = sum(idx[d]*step[d])) with
+// typed loops over runs of the input, and reports whether it could. Each
+// output takes its inputs in order. 16-bit floats reduce in float32 and
+// round once per output, as XLA computes them (rounding after every step
+// loses the small terms of a long bf16 sum: 65,536 × 0.01 came to 4).
+func reduceSimple(kind binaryKind, acc, x *array, shape []int64, step []int) bool {
 	switch e := acc.t.Elem; {
 	case (e == F32 || e == BF16 || e == F16) && kind == binAdd:
-		sumWide(acc.f32, x.f32, idx)
+		sumWide(acc.f32, x.f32, shape, step)
 		roundTo16(e, acc.f32)
 	case e == BF16 || e == F16:
-		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
+		reduceLoop(kind, acc.f32, x.f32, shape, step, floatMax[float32], floatMin[float32])
 		roundTo16(e, acc.f32)
 	case e == F32:
-		reduceLoop(kind, acc.f32, x.f32, idx, floatMax[float32], floatMin[float32])
+		reduceLoop(kind, acc.f32, x.f32, shape, step, floatMax[float32], floatMin[float32])
 	case e == F64 && kind == binAdd:
-		sumCompensated(acc.f64, x.f64, idx)
+		sumCompensated(acc.f64, x.f64, shape, step)
 	case e == F64:
-		reduceLoop(kind, acc.f64, x.f64, idx, floatMax[float64], floatMin[float64])
+		reduceLoop(kind, acc.f64, x.f64, shape, step, floatMax[float64], floatMin[float64])
 	case e.isSigned() && kind != binXor && kind != binAnd && kind != binOr:
-		reduceLoop(kind, acc.i, x.i, idx, intMax[int64], intMin[int64])
+		reduceLoop(kind, acc.i, x.i, shape, step, intMax[int64], intMin[int64])
 		acc.normalize() // wrapping add and multiply commute with truncation
 	case e.isUnsigned() && kind != binXor && kind != binAnd && kind != binOr:
-		reduceLoop(kind, acc.u, x.u, idx, intMax[uint64], intMin[uint64])
+		reduceLoop(kind, acc.u, x.u, shape, step, intMax[uint64], intMin[uint64])
 		acc.normalize()
 	default:
 		return false
@@ -257,39 +258,60 @@ func reduceSimple(kind binaryKind, acc, x *array, idx []int) bool {
 	return true
 }
 
-func reduceLoop[T float32 | float64 | int64 | uint64](kind binaryKind, acc, x []T, idx []int, maxf, minf func(T, T) T) {
+func reduceLoop[T float32 | float64 | int64 | uint64](kind binaryKind, acc, x []T, shape []int64, step []int, maxf, minf func(T, T) T) {
+	op := func(a, b T) T { return a + b }
 	switch kind {
-	case binAdd:
-		for k, o := range idx {
-			acc[o] += x[k]
-		}
 	case binMul:
-		for k, o := range idx {
-			acc[o] *= x[k]
-		}
+		op = func(a, b T) T { return a * b }
 	case binMax:
-		for k, o := range idx {
-			acc[o] = maxf(acc[o], x[k])
-		}
+		op = maxf
 	case binMin:
-		for k, o := range idx {
-			acc[o] = minf(acc[o], x[k])
-		}
+		op = minf
 	}
+	forEachRun(shape, step, 0, func(k, o, n, s int) {
+		xs := x[k : k+n]
+		switch {
+		case s == 0 && kind == binAdd:
+			a := acc[o]
+			for _, v := range xs {
+				a += v
+			}
+			acc[o] = a
+		case s == 0:
+			a := acc[o]
+			for _, v := range xs {
+				a = op(a, v)
+			}
+			acc[o] = a
+		case kind == binAdd:
+			for _, v := range xs {
+				acc[o] += v
+				o += s
+			}
+		default:
+			for _, v := range xs {
+				acc[o] = op(acc[o], v)
+				o += s
+			}
+		}
+	})
 }
 
 // sumWide adds in float64 and rounds once per output: a sequential float32
 // sum over n elements drifts by about n ulps (1e-3 for n = 1024 where XLA's
 // blocked sums stay near 1e-5), which a user comparing losses against XLA
 // sees; float64's own drift stays below one float32 rounding for n < 2^29.
-func sumWide(acc, x []float32, idx []int) {
+func sumWide(acc, x []float32, shape []int64, step []int) {
 	wide := make([]float64, len(acc))
 	for o, v := range acc {
 		wide[o] = float64(v)
 	}
-	for k, o := range idx {
-		wide[o] += float64(x[k])
-	}
+	forEachRun(shape, step, 0, func(k, o, n, s int) {
+		for _, v := range x[k : k+n] {
+			wide[o] += float64(v)
+			o += s
+		}
+	})
 	for o, v := range wide {
 		acc[o] = float32(v)
 	}
@@ -300,20 +322,23 @@ func sumWide(acc, x []float32, idx []int) {
 // a long float64 sum stays within an ulp or two of the exact one (a
 // sequential sum of 1e5 × 0.1 was off by 1.9e-8, some 10,000 ulps, where
 // XLA's vectorized sum gives 10000 exactly).
-func sumCompensated(acc, x []float64, idx []int) {
+func sumCompensated(acc, x []float64, shape []int64, step []int) {
 	lost := make([]float64, len(acc))
-	for k, o := range idx {
-		s, v := acc[o], x[k]
-		t := s + v
-		switch {
-		case math.IsInf(t, 0): // nothing to compensate, and s-t would be NaN
-		case math.Abs(s) >= math.Abs(v):
-			lost[o] += (s - t) + v
-		default:
-			lost[o] += (v - t) + s
+	forEachRun(shape, step, 0, func(k, o, n, st int) {
+		for _, v := range x[k : k+n] {
+			s := acc[o]
+			t := s + v
+			switch {
+			case math.IsInf(t, 0): // nothing to compensate, and s-t would be NaN
+			case math.Abs(s) >= math.Abs(v):
+				lost[o] += (s - t) + v
+			default:
+				lost[o] += (v - t) + s
+			}
+			acc[o] = t
+			o += st
 		}
-		acc[o] = t
-	}
+	})
 	for o, c := range lost {
 		acc[o] += c
 	}
@@ -393,36 +418,33 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 			return acc, nil
 		}
 	}
-	src := strides(shape)
-	o := 0
-	var ferr error
-	err = ev.forEach(rt.Shape, func(oi []int64) {
-		if ferr != nil {
-			return
-		}
-		ferr = ev.forEach(window, func(wi []int64) {
-			if ferr != nil {
-				return
-			}
-			p := 0
-			for d := 0; d < rank; d++ {
-				c := oi[d]*wstrides[d] + wi[d]*wdil[d] - pad[2*d]
-				if c < 0 || c%bdil[d] != 0 || c/bdil[d] >= shape[d] {
-					return // padding or a dilation hole: XLA skips it
-				}
-				p += int(c/bdil[d]) * src[d]
-			}
-			if ferr == nil {
-				ferr = red.fold(acc, o, inputs, p)
-			}
-		})
-		o++
-	})
+	plan, err := newWindowPlan(shape, rt.Shape, window, wstrides, bdil, wdil, pad)
 	if err != nil {
 		return nil, err
 	}
-	if ferr != nil {
-		return nil, ferr
+	switch c := acc[0].t.Elem.class(); {
+	case red.simple && c == classF32:
+		err = plan.forEachRow(ev, func(o int, offs []int, n, shift int) error {
+			foldRow(red.kind, acc[0].f32[o:o+n], inputs[0].f32, offs, shift)
+			return nil
+		})
+	case red.simple && c == classF64:
+		err = plan.forEachRow(ev, func(o int, offs []int, n, shift int) error {
+			foldRow(red.kind, acc[0].f64[o:o+n], inputs[0].f64, offs, shift)
+			return nil
+		})
+	default:
+		err = plan.forEach(ev, func(o int, offs []int) error {
+			for _, p := range offs {
+				if err := red.fold(acc, o, inputs, p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
 	}
 	if red.simple {
 		roundTo16(acc[0].t.Elem, acc[0].f32)

@@ -51,62 +51,41 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 	}
 	keep := simpleSelect(selectBody, operand)
 	out := broadcastScalar(init, rt)
-	st := strides(shape)
-	s := 0
-	var ferr error
-	err = ev.forEach(source.t.Shape, func(si []int64) {
-		if ferr != nil {
-			return
+	ones := make([]int64, rank)
+	for i := range ones {
+		ones[i] = 1
+	}
+	plan, err := newWindowPlan(shape, source.t.Shape, window, wstrides, ones, ones, pad)
+	if err != nil {
+		return nil, err
+	}
+	err = plan.forEach(ev, func(s int, offs []int) error {
+		if len(offs) == 0 {
+			return nil // a window of padding only selects nothing
 		}
-		best := -1
-		werr := ev.forEach(window, func(wi []int64) {
-			if ferr != nil {
-				return
-			}
-			p := 0
-			for d := 0; d < rank; d++ {
-				c := si[d]*wstrides[d] + wi[d] - pad[2*d]
-				if c < 0 || c >= shape[d] {
-					return // padding never wins the selection
-				}
-				p += int(c) * st[d]
-			}
-			if best < 0 {
-				best = p
-				return
-			}
+		best := offs[0]
+		for _, p := range offs[1:] {
 			if keep != nil {
 				if !keep(best, p) {
 					best = p
 				}
-				return
+				continue
 			}
 			res, err := ev.runRegion(selectBody, []*array{scalarAt(operand, best), scalarAt(operand, p)})
 			if err != nil {
-				ferr = err
-				return
+				return err
 			}
 			if res[0].b == nil || res[0].size() != 1 {
-				ferr = invalidf("select body must return an i1 scalar")
-				return
+				return invalidf("select body must return an i1 scalar")
 			}
 			if !res[0].b[0] {
 				best = p
 			}
-		})
-		if werr != nil && ferr == nil {
-			ferr = werr
 		}
-		if best >= 0 && ferr == nil {
-			ferr = scatter.fold([]*array{out}, best, []*array{source}, s)
-		}
-		s++
+		return scatter.fold([]*array{out}, best, []*array{source}, s)
 	})
 	if err != nil {
 		return nil, err
-	}
-	if ferr != nil {
-		return nil, ferr
 	}
 	return []*array{out}, nil
 }

@@ -69,7 +69,7 @@ func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, er
 			step[d] = src[i]
 		}
 	}
-	return []*array{take(a, t, mapIndices(t.Shape, step, 0))}, nil
+	return []*array{takeStrided(a, t, t.Shape, step, 0)}, nil
 }
 
 // trailingInOrder reports whether the operand's dimensions are the result's
@@ -93,37 +93,13 @@ func mapIndices(shape []int64, step []int, base int) []int {
 		n *= int(d)
 	}
 	idx := make([]int, 0, n)
-	if n == 0 {
-		return idx
-	}
-	rank := len(shape)
-	if rank == 0 {
-		return append(idx, base)
-	}
-	cur := make([]int, rank)
-	pos := base
-	inner := int(shape[rank-1])
-	innerStep := step[rank-1]
-	for {
-		p := pos
-		for j := 0; j < inner; j++ {
-			idx = append(idx, p)
-			p += innerStep
+	forEachRun(shape, step, base, func(_, pos, n, s int) {
+		for range n {
+			idx = append(idx, pos)
+			pos += s
 		}
-		d := rank - 2
-		for ; d >= 0; d-- {
-			cur[d]++
-			pos += step[d]
-			if cur[d] < int(shape[d]) {
-				break
-			}
-			pos -= step[d] * cur[d]
-			cur[d] = 0
-		}
-		if d < 0 {
-			return idx
-		}
-	}
+	})
+	return idx
 }
 
 func evalReshape(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -155,7 +131,7 @@ func transposeArray(a *array, perm []int64, t TensorType) *array {
 		step[i] = src[p]
 	}
 	t.Shape = shape
-	return take(a, t, mapIndices(shape, step, 0))
+	return takeStrided(a, t, shape, step, 0)
 }
 
 func evalSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -195,7 +171,7 @@ func evalSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if !shapesEqual(shape, t.Shape) {
 		return nil, invalidf("slice result shape %v does not match %s", shape, t)
 	}
-	return []*array{take(a, t, mapIndices(shape, step, base))}, nil
+	return []*array{takeStrided(a, t, shape, step, base)}, nil
 }
 
 func shapesEqual(a, b []int64) bool {
@@ -244,7 +220,7 @@ func evalDynamicSlice(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if err != nil {
 		return nil, err
 	}
-	return []*array{take(a, t, mapIndices(sizes, src, base))}, nil
+	return []*array{takeStrided(a, t, sizes, src, base)}, nil
 }
 
 func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -331,7 +307,7 @@ func splitParts(a *array, dim int64, n int) ([]*array, error) {
 			parts[j].t = pt
 			continue
 		}
-		parts[j] = take(a, pt, mapIndices(pt.Shape, src, j*int(pt.Shape[dim])*src[dim]))
+		parts[j] = takeStrided(a, pt, pt.Shape, src, j*int(pt.Shape[dim])*src[dim])
 	}
 	return parts, nil
 }
@@ -482,7 +458,7 @@ func evalReverse(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		step[d] = -src[d]
 		base += int(a.t.Shape[d]-1) * src[d]
 	}
-	return []*array{take(a, a.t, mapIndices(a.t.Shape, step, base))}, nil
+	return []*array{takeStrided(a, a.t, a.t.Shape, step, base)}, nil
 }
 
 func evalIdentity(ev *evaluator, op *operation, in []*array) ([]*array, error) {
