@@ -85,8 +85,8 @@ func opNames(m *Module) map[string]bool {
 		for _, op := range r.ops {
 			names[op.Name] = true
 			if op.fused != nil {
-				for _, f := range op.fused.names {
-					names[f] = true
+				for _, f := range op.fused.ops {
+					names[f.Name] = true
 				}
 			}
 			for _, sub := range op.regions {

@@ -1,9 +1,10 @@
 package stablehlo
 
 // Elementwise fusion. A run of consecutive float elementwise ops of one
-// type becomes a single op that walks the data in cache-sized tiles and
-// applies every step to a tile before moving on, so intermediate values
-// that nothing else reads never reach memory. Each step still rounds like
+// type (broadcasts of a scalar among them) becomes a single op that walks
+// the data in cache-sized tiles and applies every step to a tile before
+// moving on, so intermediate values that nothing else reads, a scalar's
+// broadcast among them, never reach memory. Each step still rounds like
 // the op it replaces, so results are identical to op-by-op evaluation.
 
 const (
@@ -16,6 +17,7 @@ const (
 type fusedRef struct{ ext, val int }
 
 type fusedStep struct {
+	splat  bool // a broadcast of the scalar a
 	unary  bool
 	bin    binaryKind
 	un     unaryKind
@@ -26,34 +28,38 @@ type fusedStep struct {
 type fusedProgram struct {
 	steps []fusedStep
 	typ   TensorType
-	names []string // original op names, for messages
+	ops   []*operation // the ops the steps replace, one a step
 }
 
-func fusableKind(op *operation) (unary bool, bin binaryKind, un unaryKind, ok bool) {
-	name := trimDialect(op.Name)
-	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) && k != binNextAfter {
-		return false, k, 0, len(op.operands) == 2
-	}
-	if k, found := unaryOps[name]; found && floatUnaryFunc(k) != nil {
-		return true, 0, k, len(op.operands) == 1
-	}
-	return false, 0, 0, false
-}
-
-func fusableType(op *operation) (TensorType, bool) {
-	if len(op.resultTypes) != 1 {
-		return TensorType{}, false
+// fusableStep returns the step op computes and its result type, or false
+// when op cannot join a fusion: a float elementwise op over operands of its
+// result's type, or a broadcast of a scalar (a splat, which a fusion fills
+// tile by tile instead of materializing).
+func fusableStep(op *operation) (fusedStep, TensorType, bool) {
+	if len(op.resultTypes) != 1 || len(op.operandTyps) != len(op.operands) {
+		return fusedStep{}, TensorType{}, false
 	}
 	t := op.resultTypes[0]
 	if !t.Elem.isFloat() || !t.supported() || t.NumElements() < fusionMinElements {
-		return TensorType{}, false
+		return fusedStep{}, TensorType{}, false
+	}
+	name := trimDialect(op.Name)
+	if name == "broadcast_in_dim" {
+		ot := op.operandTyps[0]
+		return fusedStep{splat: true}, t, len(op.operands) == 1 && ot.Elem == t.Elem && ot.NumElements() == 1
 	}
 	for _, ot := range op.operandTyps {
 		if !ot.Equal(t) {
-			return TensorType{}, false
+			return fusedStep{}, TensorType{}, false
 		}
 	}
-	return t, len(op.operandTyps) == len(op.operands)
+	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) && k != binNextAfter {
+		return fusedStep{bin: k}, t, len(op.operands) == 2
+	}
+	if k, found := unaryOps[name]; found && floatUnaryFunc(k) != nil {
+		return fusedStep{unary: true, un: k}, t, len(op.operands) == 1
+	}
+	return fusedStep{}, TensorType{}, false
 }
 
 // fuseRegion rewrites runs of fusable ops in r (and nested regions).
@@ -83,18 +89,15 @@ func fuseRegion(r *region) {
 	}
 	var out []*operation
 	for i := 0; i < len(r.ops); {
-		t, ok := fusableType(r.ops[i])
-		_, _, _, kindOK := fusableKind(r.ops[i])
-		if !ok || !kindOK {
+		_, t, ok := fusableStep(r.ops[i])
+		if !ok {
 			out = append(out, r.ops[i])
 			i++
 			continue
 		}
 		j := i + 1
 		for j < len(r.ops) {
-			t2, ok2 := fusableType(r.ops[j])
-			_, _, _, k2 := fusableKind(r.ops[j])
-			if !ok2 || !k2 || !t2.Equal(t) {
+			if _, t2, ok := fusableStep(r.ops[j]); !ok || !t2.Equal(t) {
 				break
 			}
 			j++
@@ -118,7 +121,7 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 	prog := &fusedProgram{typ: t}
 	stepOf := map[int]int{} // slot -> step computing it
 	extOf := map[int]int{}  // slot -> fused operand index
-	ref := func(s int) fusedRef {
+	ref := func(s int, typ TensorType) fusedRef {
 		if v, ok := stepOf[s]; ok {
 			return fusedRef{ext: -1, val: v}
 		}
@@ -127,14 +130,14 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 		}
 		extOf[s] = len(fused.operands)
 		fused.operands = append(fused.operands, s)
-		fused.operandTyps = append(fused.operandTyps, t)
+		fused.operandTyps = append(fused.operandTyps, typ)
 		return fusedRef{ext: extOf[s]}
 	}
 	for k, op := range group {
-		unary, bin, un, _ := fusableKind(op)
-		st := fusedStep{unary: unary, bin: bin, un: un, a: ref(op.operands[0]), output: -1}
-		if !unary {
-			st.b = ref(op.operands[1])
+		st, _, _ := fusableStep(op)
+		st.a, st.output = ref(op.operands[0], op.operandTyps[0]), -1
+		if !st.unary && !st.splat {
+			st.b = ref(op.operands[1], op.operandTyps[1])
 		}
 		res := op.results[0]
 		stepOf[res] = k
@@ -144,7 +147,7 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 			fused.resultTypes = append(fused.resultTypes, t)
 		}
 		prog.steps = append(prog.steps, st)
-		prog.names = append(prog.names, op.Name)
+		prog.ops = append(prog.ops, op)
 	}
 	fused.fused = prog
 	fused.eval = evalFused
@@ -193,7 +196,12 @@ func runFused[T float32 | float64](prog *fusedProgram, n int, e ElemType, in, ou
 				} else {
 					dst = temps[k][:thi-tlo]
 				}
-				if st.unary {
+				if st.splat {
+					v := data(in[st.a.ext])[0]
+					for i := range dst {
+						dst[i] = v
+					}
+				} else if st.unary {
 					unaryFloatSlice(st.un, dst, slice(st.a, tlo, thi))
 				} else {
 					binaryFloat(st.bin, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))

@@ -22,26 +22,34 @@ func TestFusionMatchesUnfused(t *testing.T) {
 				"%4 = stablehlo.exponential %3",
 				"%5 = stablehlo.divide %4, %y",
 				"%6 = stablehlo.maximum %5, %1",
+				"%7 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ELEM>) -> TYPE", // a splat
+				"%8 = stablehlo.multiply %6, %7",
 			}
 			program := func(split bool) string {
 				var b strings.Builder
 				fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n", typ, typ, typ, typ)
+				fmt.Fprintf(&b, "  %%c = stablehlo.constant dense<1.5> : tensor<%s>\n", elem)
 				for _, s := range steps {
+					s = strings.NewReplacer("ELEM", elem, "TYPE", typ).Replace(s)
 					name := strings.Fields(s)[0]
 					if split {
 						s = strings.Replace(s, name, name+"_", 1)
 					}
-					fmt.Fprintf(&b, "  %s : %s\n", s, typ)
+					if strings.Contains(s, " : ") {
+						fmt.Fprintf(&b, "  %s\n", s)
+					} else {
+						fmt.Fprintf(&b, "  %s : %s\n", s, typ)
+					}
 					if split {
 						fmt.Fprintf(&b, "  %s = stablehlo.reshape %s_ : (%s) -> %s\n", name, name, typ, typ)
 					}
 				}
-				fmt.Fprintf(&b, "  return %%6, %%2 : %s, %s\n}\n", typ, typ)
+				fmt.Fprintf(&b, "  return %%8, %%2 : %s, %s\n}\n", typ, typ)
 				return b.String()
 			}
 			fused := mustParse(t, program(false))
-			if !hasFusedOp(fused) {
-				t.Fatal("chain was not fused")
+			if !hasFusedOp(fused) || !fusedSplat(fused) {
+				t.Fatal("chain was not fused, or its broadcast of a scalar was left out")
 			}
 			plain := mustParse(t, program(true))
 			if hasFusedOp(plain) {
@@ -75,6 +83,21 @@ func TestFusionMatchesUnfused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fusedSplat reports whether a fused op of m fills a broadcast scalar.
+func fusedSplat(m *Module) bool {
+	for _, op := range m.Main().body.ops {
+		if op.fused == nil {
+			continue
+		}
+		for _, st := range op.fused.steps {
+			if st.splat {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasFusedOp(m *Module) bool {

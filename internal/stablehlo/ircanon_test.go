@@ -139,8 +139,8 @@ func (c *canonizer) fusedValue(d defSite) string {
 	}
 	var out string
 	for k, st := range p.steps {
-		desc := p.names[k] + "<>(" + ref(st.a) + ","
-		if !st.unary {
+		desc := p.ops[k].Name + "<>(" + ref(st.a) + ","
+		if !st.unary && !st.splat {
 			desc += ref(st.b) + ","
 		}
 		desc += ") " + p.typ.String()

@@ -388,9 +388,10 @@ func (e *sdyEngine) emit(r *region, ids map[int]int, tensorOf func(string, int) 
 				return steps[fr.val]
 			}
 			for k, st := range op.fused.steps {
-				n := &sdyNode{name: trimDialect(op.fused.names[k]), results: []int{steps[k]}}
+				orig := op.fused.ops[k]
+				n := &sdyNode{name: trimDialect(orig.Name), op: orig, results: []int{steps[k]}}
 				n.operands = []int{ref(st.a)}
-				if !st.unary {
+				if !st.unary && !st.splat {
 					n.operands = append(n.operands, ref(st.b))
 				} else if n.name == "chlo.square" {
 					n.name, n.operands = "multiply", []int{n.operands[0], n.operands[0]}

@@ -24,6 +24,36 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
     return %0 : tensor<16x8xf32>
   }
 }`, []string{"{devices=[4,2]<=[2,4]T(1,0)}"}},
+		{"gelu times sum, then a dot: scalar broadcasts, the sum's among them, fused into the chains", "(gelu(x) * x.sum()) @ ones((64, 8)), x f32[64,64] P('a') (jax 0.12.0.1)", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=2, "b"=4]> {stablehlo.mesh = {axes = [{name = "a", size = 2 : i64}, {name = "b", size = 4 : i64}]}}
+  func.func public @main(%arg0: tensor<64x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<64x8xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.multiply %arg0, %arg0 : tensor<64x64xf32>
+    %1 = stablehlo.multiply %0, %arg0 : tensor<64x64xf32>
+    %cst = stablehlo.constant dense<4.471500e-02> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+    %3 = stablehlo.multiply %2, %1 : tensor<64x64xf32>
+    %4 = stablehlo.add %arg0, %3 : tensor<64x64xf32>
+    %cst_0 = stablehlo.constant dense<0.797884583> : tensor<f32>
+    %5 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+    %6 = stablehlo.multiply %5, %4 : tensor<64x64xf32>
+    %7 = stablehlo.tanh %6 : tensor<64x64xf32>
+    %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %8 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+    %9 = stablehlo.add %8, %7 : tensor<64x64xf32>
+    %cst_2 = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+    %10 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+    %11 = stablehlo.multiply %10, %9 : tensor<64x64xf32>
+    %12 = stablehlo.multiply %arg0, %11 : tensor<64x64xf32>
+    %cst_3 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %13 = stablehlo.reduce(%arg0 init: %cst_3) applies stablehlo.add across dimensions = [0, 1] : (tensor<64x64xf32>, tensor<f32>) -> tensor<f32>
+    %14 = stablehlo.broadcast_in_dim %13, dims = [] : (tensor<f32>) -> tensor<64x64xf32>
+    %15 = stablehlo.multiply %12, %14 : tensor<64x64xf32>
+    %cst_4 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %16 = stablehlo.broadcast_in_dim %cst_4, dims = [] : (tensor<f32>) -> tensor<64x8xf32>
+    %17 = stablehlo.dot_general %15, %16, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<64x64xf32>, tensor<64x8xf32>) -> tensor<64x8xf32>
+    return %17 : tensor<64x8xf32>
+  }
+}`, []string{"{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}},
 		{"dot rows of lhs carry", "x @ ones((16,4)), x P('a')", `module @jit__lambda attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["a"=2, "b"=4]>
   func.func public @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"a"}, {}]>}) -> (tensor<8x4xf32> {jax.result_info = "result"}) {
