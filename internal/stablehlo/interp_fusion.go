@@ -1,7 +1,7 @@
 package stablehlo
 
-// Elementwise fusion. A run of consecutive float elementwise ops of one
-// type (broadcasts of a scalar among them) becomes a single op that walks
+// Elementwise fusion. A run of consecutive elementwise ops of one float or
+// integer type (broadcasts of a scalar among them) becomes a single op that walks
 // the data in cache-sized tiles and applies every step to a tile before
 // moving on, so intermediate values that nothing else reads, a scalar's
 // broadcast among them, never reach memory. Each step still rounds like
@@ -18,6 +18,7 @@ type fusedRef struct{ ext, val int }
 
 type fusedStep struct {
 	splat  bool // a broadcast of the scalar a
+	exact  bool // the result needs no rounding or wrapping: its operands had none to do
 	unary  bool
 	bin    binaryKind
 	un     unaryKind
@@ -40,18 +41,28 @@ func fusableStep(op *operation) (fusedStep, TensorType, bool) {
 		return fusedStep{}, TensorType{}, false
 	}
 	t := op.resultTypes[0]
-	if !t.Elem.isFloat() || !t.supported() || t.NumElements() < fusionMinElements {
+	if !(t.Elem.isFloat() || t.Elem.isInt()) || !t.supported() || t.NumElements() < fusionMinElements {
 		return fusedStep{}, TensorType{}, false
 	}
 	name := trimDialect(op.Name)
 	if name == "broadcast_in_dim" {
 		ot := op.operandTyps[0]
-		return fusedStep{splat: true}, t, len(op.operands) == 1 && ot.Elem == t.Elem && ot.NumElements() == 1
+		return fusedStep{splat: true, exact: true}, t, len(op.operands) == 1 && ot.Elem == t.Elem && ot.NumElements() == 1
 	}
 	for _, ot := range op.operandTyps {
 		if !ot.Equal(t) {
 			return fusedStep{}, TensorType{}, false
 		}
+	}
+	if t.Elem.isInt() {
+		if k, found := binaryOps[name]; found && intFusable[k] {
+			exact := k == binAnd || k == binOr || k == binXor || k == binMax || k == binMin
+			return fusedStep{bin: k, exact: exact}, t, len(op.operands) == 2
+		}
+		if k, found := unaryOps[name]; found && (k == unNot || k == unNeg) {
+			return fusedStep{unary: true, un: k}, t, len(op.operands) == 1
+		}
+		return fusedStep{}, TensorType{}, false
 	}
 	if k, found := binaryOps[name]; found && binaryDefinedForFloat(k) && k != binNextAfter {
 		return fusedStep{bin: k}, t, len(op.operands) == 2
@@ -60,6 +71,14 @@ func fusableStep(op *operation) (fusedStep, TensorType, bool) {
 		return fusedStep{unary: true, un: k}, t, len(op.operands) == 1
 	}
 	return fusedStep{}, TensorType{}, false
+}
+
+// intFusable lists the integer ops a fusion runs: the wrapping arithmetic,
+// bitwise and shift ops of counter-based random numbers (threefry), which
+// are defined for every integer and cannot fail.
+var intFusable = map[binaryKind]bool{
+	binAdd: true, binSub: true, binMul: true, binAnd: true, binOr: true, binXor: true,
+	binShl: true, binShrA: true, binShrL: true, binMax: true, binMin: true,
 }
 
 // fuseRegion rewrites runs of fusable ops in r (and nested regions).
@@ -162,15 +181,55 @@ func evalFused(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	n := int(prog.typ.NumElements())
 	e := prog.typ.Elem
-	if e == F64 {
-		runFused(prog, n, e, in, outs, func(a *array) []float64 { return a.f64 })
-	} else {
-		runFused(prog, n, e, in, outs, func(a *array) []float32 { return a.f32 })
+	switch e.class() {
+	case classF64:
+		runFused(prog, n, in, outs, func(a *array) []float64 { return a.f64 }, fusedKernels[float64]{
+			unary:  unaryFloatSlice[float64],
+			binary: func(k binaryKind, dst, a, b []float64) { binaryFloat(k, dst, a, b) },
+			round:  func([]float64) {},
+		})
+	case classF32:
+		runFused(prog, n, in, outs, func(a *array) []float32 { return a.f32 }, fusedKernels[float32]{
+			unary:  unaryFloatSlice[float32],
+			binary: func(k binaryKind, dst, a, b []float32) { binaryFloat(k, dst, a, b) },
+			round:  func(v []float32) { roundTo16(e, v) },
+		})
+	case classInt:
+		shift := uint(64 - e.bits())
+		runFused(prog, n, in, outs, func(a *array) []int64 { return a.i }, fusedKernels[int64]{
+			unary:  func(k unaryKind, dst, a []int64) { unaryInteger(k, e.bits(), dst, a) },
+			binary: func(k binaryKind, dst, a, b []int64) { binarySigned(k, e, dst, a, b) },
+			round: func(v []int64) {
+				for i, x := range v {
+					v[i] = x << shift >> shift
+				}
+			},
+		})
+	default:
+		mask := widthMask(e.bits())
+		runFused(prog, n, in, outs, func(a *array) []uint64 { return a.u }, fusedKernels[uint64]{
+			unary:  func(k unaryKind, dst, a []uint64) { unaryInteger(k, e.bits(), dst, a) },
+			binary: func(k binaryKind, dst, a, b []uint64) { binaryUnsigned(k, e, dst, a, b) },
+			round: func(v []uint64) {
+				for i, x := range v {
+					v[i] = x & mask
+				}
+			},
+		})
 	}
 	return outs, nil
 }
 
-func runFused[T float32 | float64](prog *fusedProgram, n int, e ElemType, in, outs []*array, data func(*array) []T) {
+// fusedKernels are a fusion's steps for one storage type: round brings a
+// step's result to the element type, as the op it replaces does (16-bit
+// floats rounded, narrow integers wrapped).
+type fusedKernels[T any] struct {
+	unary  func(unaryKind, []T, []T)
+	binary func(binaryKind, []T, []T, []T)
+	round  func([]T)
+}
+
+func runFused[T float32 | float64 | int64 | uint64](prog *fusedProgram, n int, in, outs []*array, data func(*array) []T, kern fusedKernels[T]) {
 	parallelFor(n, func(lo, hi int) {
 		temps := make([][]T, len(prog.steps))
 		for k, st := range prog.steps {
@@ -196,18 +255,19 @@ func runFused[T float32 | float64](prog *fusedProgram, n int, e ElemType, in, ou
 				} else {
 					dst = temps[k][:thi-tlo]
 				}
-				if st.splat {
+				switch {
+				case st.splat:
 					v := data(in[st.a.ext])[0]
 					for i := range dst {
 						dst[i] = v
 					}
-				} else if st.unary {
-					unaryFloatSlice(st.un, dst, slice(st.a, tlo, thi))
-				} else {
-					binaryFloat(st.bin, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))
+				case st.unary:
+					kern.unary(st.un, dst, slice(st.a, tlo, thi))
+				default:
+					kern.binary(st.bin, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))
 				}
-				if f32, ok := any(dst).([]float32); ok {
-					roundTo16(e, f32)
+				if !st.exact {
+					kern.round(dst)
 				}
 			}
 		}

@@ -10,78 +10,104 @@ import (
 // into tiles) and with a reshape after every op, which prevents fusion and
 // buffer reuse patterns from lining up. Results must be bit-identical.
 func TestFusionMatchesUnfused(t *testing.T) {
+	floatSteps := []string{
+		"%0 = stablehlo.multiply %x, %y",
+		"%1 = stablehlo.add %0, %x",
+		"%2 = stablehlo.tanh %1",
+		"%3 = stablehlo.subtract %2, %0", // %0 read again: must be materialized
+		"%4 = stablehlo.exponential %3",
+		"%5 = stablehlo.divide %4, %y",
+		"%6 = stablehlo.maximum %5, %1",
+		"%7 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ELEM>) -> TYPE", // a splat
+		"%8 = stablehlo.multiply %6, %7",
+	}
+	// Threefry's kind of chain: wrapping arithmetic, shifts by amounts up
+	// to and past the width, bitwise ops.
+	intSteps := []string{
+		"%0 = stablehlo.add %x, %y",
+		"%1 = stablehlo.shift_left %0, %y",
+		"%2 = stablehlo.xor %1, %x",
+		"%3 = stablehlo.shift_right_logical %2, %y", // %2 read again below
+		"%4 = stablehlo.or %3, %2",
+		"%5 = stablehlo.shift_right_arithmetic %4, %x",
+		"%6 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ELEM>) -> TYPE", // a splat
+		"%7 = stablehlo.shift_right_logical %0, %6",                              // the sum must have wrapped: its carry must not come down
+		"%8 = stablehlo.multiply %7, %5",
+	}
+	for _, c := range []struct {
+		elems []string
+		steps []string
+		c     string
+	}{
+		{[]string{"f32", "bf16", "f16", "f64"}, floatSteps, "1.5"},
+		{[]string{"ui32", "i32", "ui8", "i8", "i16", "ui64", "i64"}, intSteps, "1"},
+	} {
+		for _, elem := range c.elems {
+			t.Run(elem, func(t *testing.T) { checkFusionMatchesUnfused(t, elem, c.steps, c.c) })
+		}
+	}
+}
+
+// checkFusionMatchesUnfused runs steps over %x, %y of type elem (and %c, a
+// scalar constant) fused and unfused, and compares %8 and %2.
+func checkFusionMatchesUnfused(t *testing.T, elem string, steps []string, constant string) {
 	const n = fusionMinElements + 2*fusionTile + 17 // several tiles and a ragged end
-	for _, elem := range []string{"f32", "bf16", "f16", "f64"} {
-		t.Run(elem, func(t *testing.T) {
-			typ := fmt.Sprintf("tensor<%dx%s>", n, elem)
-			steps := []string{
-				"%0 = stablehlo.multiply %x, %y",
-				"%1 = stablehlo.add %0, %x",
-				"%2 = stablehlo.tanh %1",
-				"%3 = stablehlo.subtract %2, %0", // %0 read again: must be materialized
-				"%4 = stablehlo.exponential %3",
-				"%5 = stablehlo.divide %4, %y",
-				"%6 = stablehlo.maximum %5, %1",
-				"%7 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ELEM>) -> TYPE", // a splat
-				"%8 = stablehlo.multiply %6, %7",
+	typ := fmt.Sprintf("tensor<%dx%s>", n, elem)
+	program := func(split bool) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n", typ, typ, typ, typ)
+		fmt.Fprintf(&b, "  %%c = stablehlo.constant dense<%s> : tensor<%s>\n", constant, elem)
+		for _, s := range steps {
+			s = strings.NewReplacer("ELEM", elem, "TYPE", typ).Replace(s)
+			name := strings.Fields(s)[0]
+			if split {
+				s = strings.Replace(s, name, name+"_", 1)
 			}
-			program := func(split bool) string {
-				var b strings.Builder
-				fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n", typ, typ, typ, typ)
-				fmt.Fprintf(&b, "  %%c = stablehlo.constant dense<1.5> : tensor<%s>\n", elem)
-				for _, s := range steps {
-					s = strings.NewReplacer("ELEM", elem, "TYPE", typ).Replace(s)
-					name := strings.Fields(s)[0]
-					if split {
-						s = strings.Replace(s, name, name+"_", 1)
-					}
-					if strings.Contains(s, " : ") {
-						fmt.Fprintf(&b, "  %s\n", s)
-					} else {
-						fmt.Fprintf(&b, "  %s : %s\n", s, typ)
-					}
-					if split {
-						fmt.Fprintf(&b, "  %s = stablehlo.reshape %s_ : (%s) -> %s\n", name, name, typ, typ)
-					}
-				}
-				fmt.Fprintf(&b, "  return %%8, %%2 : %s, %s\n}\n", typ, typ)
-				return b.String()
+			if strings.Contains(s, " : ") {
+				fmt.Fprintf(&b, "  %s\n", s)
+			} else {
+				fmt.Fprintf(&b, "  %s : %s\n", s, typ)
 			}
-			fused := mustParse(t, program(false))
-			if !hasFusedOp(fused) || !fusedSplat(fused) {
-				t.Fatal("chain was not fused, or its broadcast of a scalar was left out")
+			if split {
+				fmt.Fprintf(&b, "  %s = stablehlo.reshape %s_ : (%s) -> %s\n", name, name, typ, typ)
 			}
-			plain := mustParse(t, program(true))
-			if hasFusedOp(plain) {
-				t.Fatal("split chain was fused")
-			}
-			e, _ := ParseElemType(elem)
-			x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{n}}, Data: make([]byte, n*e.ByteSize())}
-			y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
-			for i := range x.Data {
-				x.Data[i] = byte(i*7 + 3)
-				y.Data[i] = byte(i*13 + 5)
-			}
-			if e == F32 || e == F64 || e == BF16 || e == F16 { // keep exponents moderate
-				for i := e.ByteSize() - 1; i < len(x.Data); i += e.ByteSize() {
-					x.Data[i] = 0x3f
-					y.Data[i] = 0x3f
-				}
-			}
-			a, err := runMain(t, fused, x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := runMain(t, plain, x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range a {
-				if string(a[i].Data) != string(b[i].Data) {
-					t.Errorf("result %d differs between fused and unfused evaluation", i)
-				}
-			}
-		})
+		}
+		fmt.Fprintf(&b, "  return %%8, %%2 : %s, %s\n}\n", typ, typ)
+		return b.String()
+	}
+	fused := mustParse(t, program(false))
+	if !hasFusedOp(fused) || !fusedSplat(fused) {
+		t.Fatal("chain was not fused, or its broadcast of a scalar was left out")
+	}
+	plain := mustParse(t, program(true))
+	if hasFusedOp(plain) {
+		t.Fatal("split chain was fused")
+	}
+	e, _ := ParseElemType(elem)
+	x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{n}}, Data: make([]byte, n*e.ByteSize())}
+	y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
+	for i := range x.Data {
+		x.Data[i] = byte(i*7 + 3)
+		y.Data[i] = byte(i*13 + 5)
+	}
+	if e.isFloat() { // keep exponents moderate
+		for i := e.ByteSize() - 1; i < len(x.Data); i += e.ByteSize() {
+			x.Data[i] = 0x3f
+			y.Data[i] = 0x3f
+		}
+	}
+	a, err := runMain(t, fused, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runMain(t, plain, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if string(a[i].Data) != string(b[i].Data) {
+			t.Errorf("result %d differs between fused and unfused evaluation", i)
+		}
 	}
 }
 
