@@ -182,10 +182,13 @@ func (s *session) makeArraysFromHostBufferShards(o *op, r *proxypb.MakeArraysFro
 	}, nil
 }
 
-// assembleShards makes one array of MakeArraysFromHostBufferShards: once every
-// host buffer of it has arrived, it reserves the dense array's bytes against
-// the server's host-buffer budget (the session's holds its shards already, and
-// planning checked the array against it) and copies the buffers into it.
+// assembleShards makes one array of MakeArraysFromHostBufferShards once every
+// host buffer of it has arrived. A single dense buffer holding the whole
+// array goes to the backend as it is; otherwise each device's shard is made
+// from its buffer (taken over where the backend can, copied for a second
+// device of the same buffer) and the shards are assembled, so that the
+// array's bytes are never gathered into one dense copy on the proxy (a 2 GiB
+// sharded put held four times its size).
 func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Array, error) {
 	spec := ss.spec
 	bufs := make([][]byte, len(ss.shards))
@@ -206,26 +209,35 @@ func (s *session) assembleShards(ctx context.Context, ss shardedSpec) (ifrt.Arra
 		// replicated): the backend takes it as it is.
 		return s.backend.MakeArrayFromHostBuffer(ctx, bufs[0], spec, adoptable(nil))
 	}
-	res, err := reserveAll(n, s.srv.hostBytes)
-	if err != nil {
+	devices, kind := spec.Sharding.Devices(), spec.Sharding.MemoryKind()
+	parts := make([]ifrt.Array, len(ss.domains))
+	fail := func(err error) (ifrt.Array, error) {
+		for _, p := range parts {
+			if p != nil {
+				p.Delete()
+			}
+		}
 		return nil, err
 	}
-	defer res.release()
-	full := make([]byte, n)
-	elem := spec.DType.HostByteSize()
 	for i, sh := range ss.shards {
-		data := bufs[i]
-		if sh.strides != nil {
-			dense, _ := sh.shape.ByteSize(sh.dtype)
-			d := make([]byte, dense)
-			ifrt.CopyStridedToDense(d, data, sh.dtype, sh.shape, sh.strides)
-			data = d
-		}
-		for _, k := range sh.indices {
-			ifrt.InsertDomain(full, elem, spec.Shape, ss.domains[k], data)
+		data, opts := bufs[i], adoptable(sh.strides)
+		for j, k := range sh.indices {
+			if j > 0 {
+				opts = &ifrt.HostBufferOptions{ByteStrides: sh.strides} // the backend copies: no two shards share memory
+			}
+			part := ifrt.ArraySpec{DType: spec.DType, Shape: ss.domains[k].Shape(), Sharding: ifrt.NewSingleDeviceSharding(devices[k], kind)}
+			a, err := s.backend.MakeArrayFromHostBuffer(ctx, data, part, opts)
+			if err != nil {
+				return fail(err)
+			}
+			parts[k] = a
 		}
 	}
-	return s.backend.MakeArrayFromHostBuffer(ctx, full, spec, nil)
+	a, err := s.backend.AssembleArray(ctx, spec, parts, ifrt.DonateInput)
+	if err != nil {
+		return fail(err)
+	}
+	return a, nil
 }
 
 func (s *session) makeErrorArrays(o *op, r *proxypb.MakeErrorArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {

@@ -1,7 +1,9 @@
 """Host memory of the server during one large device_put and device_get.
 
 Stops before the transfer, after the put, after the get and after the delete
-({"waiting": step}) so the Go test can read its own memory at each point.
+({"waiting": step}), then after a put of the same array sharded over every
+device (one host buffer a shard) and its delete, so the Go test can read its
+own memory at each point.
 BENCH_MEMORY_BYTES sets the array's size (the test passes it).
 """
 
@@ -33,4 +35,12 @@ a.delete()
 del a, back
 gc.collect()
 pause("deleted")
+mesh = jax.sharding.Mesh(np.array(jax.devices()), ("x",))
+sharded = jax.device_put(host, jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x")))
+sharded.block_until_ready()
+pause("sharded put")
+sharded.delete()
+del sharded
+gc.collect()
+pause("sharded deleted")
 emit(same=same)
