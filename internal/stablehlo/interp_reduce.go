@@ -352,50 +352,9 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	inputs, inits := in[:n], in[n:]
 	shape := inputs[0].t.Shape
 	rank := len(shape)
-	window, err := op.ints("window_dimensions")
+	w, err := readWindow(op, rank, true)
 	if err != nil {
 		return nil, err
-	}
-	ones := func() []int64 {
-		v := make([]int64, rank)
-		for i := range v {
-			v[i] = 1
-		}
-		return v
-	}
-	get := func(name string) ([]int64, error) {
-		v, err := op.optInts(name)
-		if v == nil && err == nil {
-			v = ones()
-		}
-		return v, err
-	}
-	wstrides, err := get("window_strides")
-	if err != nil {
-		return nil, err
-	}
-	bdil, err := get("base_dilations")
-	if err != nil {
-		return nil, err
-	}
-	wdil, err := get("window_dilations")
-	if err != nil {
-		return nil, err
-	}
-	pad, err := op.optInts("padding")
-	if err != nil {
-		return nil, err
-	}
-	if pad == nil {
-		pad = make([]int64, 2*rank)
-	}
-	if len(window) != rank || len(wstrides) != rank || len(bdil) != rank || len(wdil) != rank || len(pad) != 2*rank {
-		return nil, invalidf("window attributes do not match rank %d", rank)
-	}
-	for d := 0; d < rank; d++ {
-		if window[d] <= 0 || wstrides[d] <= 0 || bdil[d] <= 0 || wdil[d] <= 0 {
-			return nil, invalidf("window sizes, strides and dilations must be positive")
-		}
 	}
 	rt := op.resultTypes[0]
 	acc := make([]*array, n)
@@ -413,12 +372,12 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 		return nil, err
 	}
 	red.unrounded16 = true // as reduce: in float32, rounded once per output
-	if d, reverse, ok := cumulativeAxis(shape, rt.Shape, window, wstrides, bdil, wdil, pad); ok && red.simple {
+	if d, reverse, ok := cumulativeAxis(shape, rt.Shape, w.size, w.strides, w.baseDil, w.winDil, w.pad); ok && red.simple {
 		if cumulate(red.kind, acc[0], inputs[0], shape, d, reverse) {
 			return acc, nil
 		}
 	}
-	plan, err := newWindowPlan(shape, rt.Shape, window, wstrides, bdil, wdil, pad)
+	plan, err := newWindowPlan(shape, rt.Shape, w.size, w.strides, w.baseDil, w.winDil, w.pad)
 	if err != nil {
 		return nil, err
 	}

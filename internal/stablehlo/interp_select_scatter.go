@@ -12,34 +12,9 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 	if !rt.Equal(operand.t) || init.size() != 1 || source.t.Elem != rt.Elem || len(source.t.Shape) != rank {
 		return nil, invalidf("select_and_scatter operand types do not match")
 	}
-	window, err := op.ints("window_dimensions")
+	w, err := readWindow(op, rank, false)
 	if err != nil {
 		return nil, err
-	}
-	wstrides, err := op.optInts("window_strides")
-	if err != nil {
-		return nil, err
-	}
-	if wstrides == nil {
-		wstrides = make([]int64, rank)
-		for i := range wstrides {
-			wstrides[i] = 1
-		}
-	}
-	pad, err := op.optInts("padding")
-	if err != nil {
-		return nil, err
-	}
-	if pad == nil {
-		pad = make([]int64, 2*rank)
-	}
-	if len(window) != rank || len(wstrides) != rank || len(pad) != 2*rank {
-		return nil, invalidf("window attributes do not match rank %d", rank)
-	}
-	for d := 0; d < rank; d++ {
-		if window[d] <= 0 || wstrides[d] <= 0 {
-			return nil, invalidf("window sizes and strides must be positive")
-		}
 	}
 	selectBody, scatterBody := op.regions[0], op.regions[1]
 	if len(selectBody.args) != 2 || len(selectBody.rets) != 1 {
@@ -51,11 +26,7 @@ func evalSelectAndScatter(ev *evaluator, op *operation, in []*array) ([]*array, 
 	}
 	keep := simpleSelect(selectBody, operand)
 	out := broadcastScalar(init, rt)
-	ones := make([]int64, rank)
-	for i := range ones {
-		ones[i] = 1
-	}
-	plan, err := newWindowPlan(shape, source.t.Shape, window, wstrides, ones, ones, pad)
+	plan, err := newWindowPlan(shape, source.t.Shape, w.size, w.strides, w.baseDil, w.winDil, w.pad)
 	if err != nil {
 		return nil, err
 	}

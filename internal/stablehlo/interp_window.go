@@ -20,9 +20,62 @@ type windowPlan struct {
 // tapRun is the offsets first, first+step, ..., n of them.
 type tapRun struct{ first, step, n int }
 
+// windowAttrs are a windowed op's window: its sizes, strides, base and
+// window dilations (1 where absent) and padding (low and high for each
+// dimension, 0 where absent).
+type windowAttrs struct{ size, strides, baseDil, winDil, pad []int64 }
+
+// readWindow reads and checks op's window attributes for an input of rank
+// rank. Only an op with dilations (reduce_window; select_and_scatter has
+// none) reads them.
+func readWindow(op *operation, rank int, dilations bool) (windowAttrs, error) {
+	ones := make([]int64, rank)
+	for i := range ones {
+		ones[i] = 1
+	}
+	w := windowAttrs{baseDil: ones, winDil: ones}
+	var err error
+	if w.size, err = op.ints("window_dimensions"); err != nil {
+		return w, err
+	}
+	orOnes := func(name string) ([]int64, error) {
+		v, err := op.optInts(name)
+		if v == nil && err == nil {
+			v = ones
+		}
+		return v, err
+	}
+	if w.strides, err = orOnes("window_strides"); err != nil {
+		return w, err
+	}
+	if dilations {
+		if w.baseDil, err = orOnes("base_dilations"); err != nil {
+			return w, err
+		}
+		if w.winDil, err = orOnes("window_dilations"); err != nil {
+			return w, err
+		}
+	}
+	if w.pad, err = op.optInts("padding"); err != nil {
+		return w, err
+	}
+	if w.pad == nil {
+		w.pad = make([]int64, 2*rank)
+	}
+	if len(w.size) != rank || len(w.strides) != rank || len(w.baseDil) != rank || len(w.winDil) != rank || len(w.pad) != 2*rank {
+		return w, invalidf("window attributes do not match rank %d", rank)
+	}
+	for d := range rank {
+		if w.size[d] <= 0 || w.strides[d] <= 0 || w.baseDil[d] <= 0 || w.winDil[d] <= 0 {
+			return w, invalidf("window sizes, strides and dilations must be positive")
+		}
+	}
+	return w, nil
+}
+
 // newWindowPlan plans the windows of an input of shape in over an output of
 // shape out. All slices have the input's rank (pad twice it); sizes,
-// strides and dilations are positive (the callers check). Attributes whose
+// strides and dilations are positive (readWindow checks). Attributes whose
 // products overflow int64 arithmetic are refused.
 func newWindowPlan(in, out, window, wstrides, bdil, wdil, pad []int64) (*windowPlan, error) {
 	const limit = 1 << 61

@@ -100,15 +100,5 @@ func (p *parser) inferElementwiseResultShardings() {
 // the elements at the same index of its operands.
 func elementwise(op *operation) bool {
 	name := trimDialect(op.Name)
-	if _, ok := binaryOps[name]; ok {
-		return true
-	}
-	if _, ok := unaryOps[name]; ok {
-		return true
-	}
-	switch name {
-	case "fused_elementwise", "select", "clamp", "convert", "compare", "reduce_precision", "is_finite":
-		return true
-	}
-	return false
+	return isElementwise(name) || name == "fused_elementwise" || name == "reduce_precision"
 }
