@@ -325,6 +325,12 @@ func gatherRuns[T any](src []T, shape []int64, step []int, base int) []T {
 		n *= int(d)
 	}
 	dst := make([]T, n)
+	fillRuns(dst, src, shape, step, base)
+	return dst
+}
+
+// fillRuns is gatherRuns into dst, which holds exactly shape's elements.
+func fillRuns[T any](dst, src []T, shape []int64, step []int, base int) {
 	forEachRun(shape, step, base, func(k, pos, n, step int) {
 		run := dst[k : k+n]
 		switch step {
@@ -342,7 +348,30 @@ func gatherRuns[T any](src []T, shape []int64, step []int, base int) []T {
 			}
 		}
 	})
-	return dst
+}
+
+// copyStrided sets dst's elements at..at+prod(shape)-1 to src's elements at
+// base + sum(idx[d]*step[d]) in row-major order over shape; dst and src have
+// the same element class.
+func copyStrided(dst *array, at int, src *array, shape []int64, step []int, base int) {
+	n := 1
+	for _, d := range shape {
+		n *= int(d)
+	}
+	switch src.t.Elem.class() {
+	case classF32:
+		fillRuns(dst.f32[at:at+n], src.f32, shape, step, base)
+	case classF64:
+		fillRuns(dst.f64[at:at+n], src.f64, shape, step, base)
+	case classInt:
+		fillRuns(dst.i[at:at+n], src.i, shape, step, base)
+	case classUint:
+		fillRuns(dst.u[at:at+n], src.u, shape, step, base)
+	case classComplex:
+		fillRuns(dst.c[at:at+n], src.c, shape, step, base)
+	default:
+		fillRuns(dst.b[at:at+n], src.b, shape, step, base)
+	}
 }
 
 // forEachRun walks the multi-indices of shape in row-major order, mapped to

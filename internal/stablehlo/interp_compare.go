@@ -168,15 +168,36 @@ func evalSelect(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 		return []*array{y}, nil
 	}
-	out := newArray(x.t)
-	for i := 0; i < n; i++ {
-		if pred.b[i] {
-			copyElem(out, i, x, i)
-		} else {
-			copyElem(out, i, y, i)
-		}
+	out := &array{t: x.t}
+	switch x.t.Elem.class() {
+	case classF32:
+		out.f32 = selectSlice(pred.b, x.f32, y.f32)
+	case classF64:
+		out.f64 = selectSlice(pred.b, x.f64, y.f64)
+	case classInt:
+		out.i = selectSlice(pred.b, x.i, y.i)
+	case classUint:
+		out.u = selectSlice(pred.b, x.u, y.u)
+	case classComplex:
+		out.c = selectSlice(pred.b, x.c, y.c)
+	default:
+		out.b = selectSlice(pred.b, x.b, y.b)
 	}
 	return []*array{out}, nil
+}
+
+func selectSlice[T any](pred []bool, x, y []T) []T {
+	out := make([]T, len(x))
+	y = y[:len(x)]
+	pred = pred[:len(x)]
+	for i := range out {
+		if pred[i] {
+			out[i] = x[i]
+		} else {
+			out[i] = y[i]
+		}
+	}
+	return out
 }
 
 func evalClamp(ev *evaluator, op *operation, in []*array) ([]*array, error) {

@@ -87,11 +87,65 @@ func evalBitcastConvert(ev *evaluator, op *operation, in []*array) ([]*array, er
 	if in[0].t.Elem == Bool || rt.Elem == Bool {
 		return bitcastBool(in[0], rt)
 	}
+	if out, ok := bitcastWords(in[0], rt); ok {
+		return []*array{out}, nil
+	}
 	raw := encodeArray(in[0]).Data
 	if int64(len(raw)) != rt.NumElements()*int64(rt.Elem.ByteSize()) {
 		return nil, invalidf("bitcast_convert from %s to %s changes the byte size", in[0].t, rt)
 	}
 	return []*array{decodeTensor(&Tensor{Type: rt, Data: raw})}, nil
+}
+
+// bitcastWords is bitcast_convert between f32, f64 and integers of one
+// width, element by element without a trip through bytes (float tricks such
+// as lgamma's and frexp's do it on every element); false for other types.
+func bitcastWords(a *array, rt TensorType) (*array, bool) {
+	from, to := a.t.Elem, rt.Elem
+	word := func(e ElemType) bool { return e == F32 || e == F64 || e.isInt() }
+	if !word(from) || !word(to) || from.ByteSize() != to.ByteSize() || a.t.NumElements() != rt.NumElements() {
+		return nil, false
+	}
+	bits := make([]uint64, a.size())
+	switch {
+	case from == F32:
+		for k, v := range a.f32 {
+			bits[k] = uint64(math.Float32bits(v))
+		}
+	case from == F64:
+		for k, v := range a.f64 {
+			bits[k] = math.Float64bits(v)
+		}
+	case from.isSigned():
+		mask := uint64(math.MaxUint64) >> (64 - from.bits())
+		for k, v := range a.i {
+			bits[k] = uint64(v) & mask
+		}
+	default:
+		copy(bits, a.u)
+	}
+	out := &array{t: rt}
+	switch {
+	case to == F32:
+		out.f32 = make([]float32, len(bits))
+		for k, b := range bits {
+			out.f32[k] = math.Float32frombits(uint32(b))
+		}
+	case to == F64:
+		out.f64 = make([]float64, len(bits))
+		for k, b := range bits {
+			out.f64[k] = math.Float64frombits(b)
+		}
+	case to.isSigned():
+		out.i = make([]int64, len(bits))
+		shift := uint(64 - to.bits())
+		for k, b := range bits {
+			out.i[k] = int64(b<<shift) >> shift
+		}
+	default:
+		out.u = bits
+	}
+	return out, true
 }
 
 // bitcastBool converts between i1 and wider types the way the spec

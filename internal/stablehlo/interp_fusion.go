@@ -114,20 +114,27 @@ func fuseRegion(r *region) {
 			i++
 			continue
 		}
+		// The run, with constants moved ahead of it: they read nothing, so
+		// the order of evaluation is unchanged.
+		group := []*operation{r.ops[i]}
 		j := i + 1
-		for j < len(r.ops) {
-			if _, t2, ok := fusableStep(r.ops[j]); !ok || !t2.Equal(t) {
+		for ; j < len(r.ops); j++ {
+			op := r.ops[j]
+			if trimDialect(op.Name) == "constant" && len(op.operands) == 0 {
+				out = append(out, op)
+				continue
+			}
+			if _, t2, ok := fusableStep(op); !ok || !t2.Equal(t) {
 				break
 			}
-			j++
+			group = append(group, op)
 		}
-		if j-i < 2 {
-			out = append(out, r.ops[i])
-			i++
+		i = j
+		if len(group) < 2 {
+			out = append(out, group...)
 			continue
 		}
-		out = append(out, buildFused(r.ops[i:j], j, lastRead, t))
-		i = j
+		out = append(out, buildFused(group, j, lastRead, t))
 	}
 	r.ops = out
 }

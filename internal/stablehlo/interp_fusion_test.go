@@ -1,7 +1,9 @@
 package stablehlo
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -198,4 +200,42 @@ func hasFusedOpDeep(r *region) bool {
 		}
 	}
 	return false
+}
+
+// TestFusionRunsOverConstants checks that the constants JAX interleaves
+// with a chain's ops do not cut it: x*2+3 is one fused op of four steps.
+func TestFusionRunsOverConstants(t *testing.T) {
+	const n = fusionMinElements
+	typ := fmt.Sprintf("tensor<%dxf32>", n)
+	m := mustParse(t, strings.NewReplacer("TYPE", typ).Replace(`func.func @main(%x: TYPE) -> TYPE {
+  %c = stablehlo.constant dense<2.0> : tensor<f32>
+  %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> TYPE
+  %1 = stablehlo.multiply %x, %0 : TYPE
+  %c_0 = stablehlo.constant dense<3.0> : tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<f32>) -> TYPE
+  %3 = stablehlo.add %1, %2 : TYPE
+  return %3 : TYPE
+}`))
+	var steps []int
+	for _, op := range m.Main().body.ops {
+		if op.fused != nil {
+			steps = append(steps, len(op.fused.steps))
+		}
+	}
+	if len(steps) != 1 || steps[0] != 4 {
+		t.Fatalf("fused ops' steps = %v, want one op of 4", steps)
+	}
+	x := &Tensor{Type: TensorType{Elem: F32, Shape: []int64{n}}, Data: make([]byte, 4*n)}
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint32(x.Data[4*i:], math.Float32bits(float32(i)))
+	}
+	out, err := runMain(t, m, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data[4*i:])); got != float32(i)*2+3 {
+			t.Fatalf("element %d = %v, want %v", i, got, float32(i)*2+3)
+		}
+	}
 }

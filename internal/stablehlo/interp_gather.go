@@ -75,42 +75,71 @@ func batchDimOf(d, ivd int64) int64 {
 	return d - 1
 }
 
+// gatherPlan is a gather's checked dimension numbers.
+type gatherPlan struct {
+	g     gatherDims
+	sizes []int64
+	// batchDims are the result's dimensions that index into indices;
+	// offsetOperandDims the operand's dimensions that receive offsets, in
+	// increasing order.
+	batchDims, offsetOperandDims []int
+	nIdx                         int // the length of a start index vector
+	result                       TensorType
+}
+
 func evalGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 {
 		return nil, invalidf("gather needs an operand and indices")
 	}
-	operand, indices := in[0], in[1]
+	p, err := planGather(op, in[0].t, in[1].t)
+	if err != nil {
+		return nil, err
+	}
+	var out *array
+	if batchesFirst(p.batchDims) && int(p.g.indexVectorDim) >= len(in[1].t.Shape)-1 {
+		out, err = ev.gatherBlocks(p, in[0], in[1])
+	} else {
+		out, err = ev.gatherElements(p, in[0], in[1])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*array{out}, nil
+}
+
+// planGather checks op's attributes against its operand and indices types.
+func planGather(op *operation, operandType, indicesType TensorType) (gatherPlan, error) {
 	rt := op.resultTypes[0]
 	g, err := readGatherDims(op)
 	if err != nil {
-		return nil, err
+		return gatherPlan{}, err
 	}
 	sizes, err := op.ints("slice_sizes")
 	if err != nil {
-		return nil, err
+		return gatherPlan{}, err
 	}
-	orank := len(operand.t.Shape)
-	if len(sizes) != orank || rt.Elem != operand.t.Elem {
-		return nil, invalidf("slice_sizes %v do not match operand %s", sizes, operand.t)
+	orank := len(operandType.Shape)
+	if len(sizes) != orank || rt.Elem != operandType.Elem {
+		return gatherPlan{}, invalidf("slice_sizes %v do not match operand %s", sizes, operandType)
 	}
 	for d, s := range sizes {
-		if s < 0 || s > operand.t.Shape[d] {
-			return nil, invalidf("slice size %d out of range", s)
+		if s < 0 || s > operandType.Shape[d] {
+			return gatherPlan{}, invalidf("slice size %d out of range", s)
 		}
 	}
-	irank := len(indices.t.Shape)
+	irank := len(indicesType.Shape)
 	if g.indexVectorDim < 0 || int(g.indexVectorDim) > irank {
-		return nil, invalidf("bad index_vector_dim")
+		return gatherPlan{}, invalidf("bad index_vector_dim")
 	}
 	nIdx := 1
 	if int(g.indexVectorDim) < irank {
-		nIdx = int(indices.t.Shape[g.indexVectorDim])
+		nIdx = int(indicesType.Shape[g.indexVectorDim])
 	}
 	if len(g.startIndexMap) != nIdx || checkAxes(g.startIndexMap, orank, "start_index_map") != nil ||
 		checkAxes(g.offsetDims, len(rt.Shape), "offset_dims") != nil ||
 		checkAxes(append(append([]int64(nil), g.collapsed...), g.operandBatch...), orank, "collapsed dims") != nil ||
 		len(g.operandBatch) != len(g.indicesBatch) {
-		return nil, invalidf("bad gather dimension numbers")
+		return gatherPlan{}, invalidf("bad gather dimension numbers")
 	}
 	var batchDims []int
 	for d := range rt.Shape {
@@ -118,7 +147,6 @@ func evalGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			batchDims = append(batchDims, d)
 		}
 	}
-	// Operand dims that receive offsets, in increasing order.
 	var offsetOperandDims []int
 	for d := 0; d < orank; d++ {
 		if !containsInt(g.collapsed, int64(d)) && !containsInt(g.operandBatch, int64(d)) {
@@ -126,56 +154,57 @@ func evalGather(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 	}
 	if len(offsetOperandDims) != len(g.offsetDims) || len(batchDims) != irank-boolToInt(int(g.indexVectorDim) < irank) {
-		return nil, invalidf("gather result %s does not match the dimension numbers", rt)
+		return gatherPlan{}, invalidf("gather result %s does not match the dimension numbers", rt)
 	}
 	for i, d := range offsetOperandDims {
 		if rt.Shape[g.offsetDims[i]] > sizes[d] {
-			return nil, invalidf("gather result %s does not match slice_sizes", rt)
+			return gatherPlan{}, invalidf("gather result %s does not match slice_sizes", rt)
 		}
 	}
-	out := newArray(rt)
+	for j, d := range batchDims {
+		if rt.Shape[d] != indicesType.Shape[dimSkipping(j, g.indexVectorDim)] {
+			return gatherPlan{}, invalidf("gather result %s does not match the indices' batch dimensions %v", rt, indicesType.Shape)
+		}
+	}
+	return gatherPlan{g: g, sizes: sizes, batchDims: batchDims, offsetOperandDims: offsetOperandDims, nIdx: nIdx, result: rt}, nil
+}
+
+// gatherElements computes a gather element by element, as the spec defines it.
+func (ev *evaluator) gatherElements(p gatherPlan, operand, indices *array) (*array, error) {
+	g := p.g
+	out := newArray(p.result)
 	ost := strides(operand.t.Shape)
-	bi := make([]int64, len(batchDims))
-	full := make([]int64, orank)
-	startBuf := make([]int64, nIdx)
+	bi := make([]int64, len(p.batchDims))
+	full := make([]int64, len(operand.t.Shape))
+	startBuf := make([]int64, p.nIdx)
 	indexStrides := strides(indices.t.Shape)
 	k := 0
-	var ferr error
-	err = ev.forEach(rt.Shape, func(ri []int64) {
-		for j, d := range batchDims {
+	err := ev.forEach(p.result.Shape, func(ri []int64) {
+		for j, d := range p.batchDims {
 			bi[j] = ri[d]
-			if bi[j] >= indices.t.Shape[dimSkipping(j, g.indexVectorDim)] {
-				ferr = invalidf("gather batch index out of range")
-			}
-		}
-		if ferr != nil {
-			return
 		}
 		start := indexVector(startBuf, indices, indexStrides, bi, g.indexVectorDim)
 		clear(full)
 		for i, d := range g.startIndexMap {
-			full[d] = min(max(start[i], 0), operand.t.Shape[d]-sizes[d])
+			full[d] = min(max(start[i], 0), operand.t.Shape[d]-p.sizes[d])
 		}
 		for i, d := range g.operandBatch {
 			full[d] += bi[batchDimOf(g.indicesBatch[i], g.indexVectorDim)]
 		}
-		for i, d := range offsetOperandDims {
+		for i, d := range p.offsetOperandDims {
 			full[d] += ri[g.offsetDims[i]]
 		}
-		p := 0
-		for d := 0; d < orank; d++ {
-			p += int(full[d]) * ost[d]
+		pos := 0
+		for d := range full {
+			pos += int(full[d]) * ost[d]
 		}
-		copyElem(out, k, operand, p)
+		copyElem(out, k, operand, pos)
 		k++
 	})
 	if err != nil {
 		return nil, err
 	}
-	if ferr != nil {
-		return nil, ferr
-	}
-	return []*array{out}, nil
+	return out, nil
 }
 
 // dimSkipping maps batch position j to the indices dimension, skipping ivd.
@@ -191,6 +220,64 @@ func boolToInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// batchesFirst reports whether a gather's batch dimensions are the result's
+// leading ones, so that each batch position's slice is one block of the result.
+func batchesFirst(batchDims []int) bool {
+	for j, d := range batchDims {
+		if d != j {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherBlocks computes a gather whose batch dimensions lead the result and
+// whose index vectors are the indices' innermost dimension (jnp.take,
+// x[i], embedding lookups, vmapped lookups): batch position b's start index
+// vector is indices[b*nIdx:], and its slice, one strided block of the
+// operand, is copied in runs. It polls ev's context every few thousand
+// positions.
+func (ev *evaluator) gatherBlocks(p gatherPlan, operand, indices *array) (*array, error) {
+	g, out := p.g, newArray(p.result)
+	nb := len(p.batchDims)
+	batchShape, blockShape := out.t.Shape[:nb], out.t.Shape[nb:]
+	ost := strides(operand.t.Shape)
+	blockStep := make([]int, len(p.offsetOperandDims))
+	block := 1
+	for i, d := range p.offsetOperandDims {
+		blockStep[i] = ost[d]
+		block *= int(blockShape[i])
+	}
+	bi := make([]int64, nb)
+	for b := range int(out.t.NumElements()) / max(block, 1) {
+		if b%4096 == 0 {
+			if err := ev.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		pos := 0
+		for i, d := range g.startIndexMap {
+			start := indices.intAt(b*p.nIdx + i)
+			pos += int(min(max(start, 0), operand.t.Shape[d]-p.sizes[d])) * ost[d]
+		}
+		for i, d := range g.operandBatch {
+			pos += int(bi[batchDimOf(g.indicesBatch[i], g.indexVectorDim)]) * ost[d]
+		}
+		if block == 1 {
+			copyElem(out, b, operand, pos)
+		} else {
+			copyStrided(out, b*block, operand, blockShape, blockStep, pos)
+		}
+		for d := nb - 1; d >= 0; d-- {
+			if bi[d]++; bi[d] < batchShape[d] {
+				break
+			}
+			bi[d] = 0
+		}
+	}
+	return out, nil
 }
 
 func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
