@@ -228,7 +228,11 @@ func (l *gangLaunch) stream(from, to int) (*outStream, error) {
 		o.err = err
 		return o, err
 	}
-	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx, grpc.ForceCodecV2(rpc.BufferCodec())); err != nil {
+	// grpc-go holds what a stream sends for a transparent retry until the
+	// stream commits (a response, or 256 KiB sent): frames whose data the
+	// sender waits to get back (written) would never be let go. A stream
+	// without retry buffer commits on its first message.
+	if o.stream, err = workerpb.NewGangClient(conn).Exchange(ctx, grpc.ForceCodecV2(rpc.BufferCodec()), grpc.MaxRetryRPCBufferSize(0)); err != nil {
 		o.err = ifrt.Errorf(ifrt.DataLoss, "worker: partition %d on %s cannot be reached: %w", to, addr, rpc.FromStatus(err))
 	}
 	return o, o.err
