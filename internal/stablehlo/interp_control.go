@@ -8,6 +8,16 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	cond, body := op.regions[0], op.regions[1]
 	vals := append([]*array(nil), in...)
+	// The body may write into a carry in place (ownedCarries): an initial
+	// value that is read after the loop, or passed twice, goes in as a view
+	// marked shared.
+	for j, a := range vals {
+		if !a.shared && (j >= len(op.lastUse) || !op.lastUse[j] || containsArray(in[:j], a) || containsArray(in[j+1:], a)) {
+			c := *a
+			c.shared = true
+			vals[j] = &c
+		}
+	}
 	for {
 		if err := ev.ctx.Err(); err != nil {
 			return nil, err

@@ -235,10 +235,21 @@ func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array
 	if err != nil {
 		return nil, err
 	}
-	out := a.clone()
-	for k, dst := range mapIndices(upd.t.Shape, src, base) {
-		copyElem(out, dst, upd, k)
+	// Written in place when the operand dies here: a loop that fills a
+	// buffer row by row would otherwise copy all of it every iteration.
+	out := reusableOperand(op, in[:1])
+	if out == nil {
+		out = a.clone()
 	}
+	forEachRun(upd.t.Shape, src, base, func(k, pos, n, step int) {
+		if step == 1 {
+			copyRun(out, pos, upd, k, n)
+			return
+		}
+		for j := range n {
+			copyElem(out, pos+j*step, upd, k+j)
+		}
+	})
 	return []*array{out}, nil
 }
 

@@ -2,6 +2,7 @@ package proxyserver
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -21,7 +22,7 @@ func (s *session) init() (*proxypb.IfrtResponse, runFunc, error) {
 		ProcessIndex:    uint64(max(p.ProcessIndex, 0)),
 		RuntimeType:     p.RuntimeType,
 	}
-	attrs, err := wire.AttributesToProto(b.Attributes())
+	attrs, err := wire.AttributesToProto(clientAttributes(b.Attributes()))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,4 +79,22 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// clientAttributes adds to a backend's attributes those jaxlib reads of every
+// client, where the backend does not say: jax.export reads serialize_with_sdy
+// (every backend here takes Shardy's dialect), and the persistent
+// compilation cache skips a client without supports_executable_serialization
+// (executables do not serialize through the proxy).
+func clientAttributes(a ifrt.Attributes) ifrt.Attributes {
+	out := maps.Clone(a)
+	if out == nil {
+		out = ifrt.Attributes{}
+	}
+	for k, v := range map[string]any{"serialize_with_sdy": true, "supports_executable_serialization": false} {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }

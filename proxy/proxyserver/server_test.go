@@ -176,6 +176,11 @@ func TestInit(t *testing.T) {
 			}
 		}
 	}
+	// jax.export fails without serialize_with_sdy ("Unknown attribute").
+	attrs := r.GetClientAttributes().GetAttributes()
+	if !attrs["serialize_with_sdy"].GetBoolValue() || attrs["supports_executable_serialization"] == nil {
+		t.Errorf("client attributes %v lack serialize_with_sdy = true or supports_executable_serialization", attrs)
+	}
 	if s.id == 0 {
 		t.Error("session id 0")
 	}

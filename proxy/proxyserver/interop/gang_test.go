@@ -12,12 +12,21 @@ import (
 )
 
 // gangBackend is a cluster whose 8 gocpu devices are spread over hosts of
-// slices, so that every program over all of them is a gang.
-func gangBackend(slices, hosts int) interopBackend {
+// slices, so that every program over all of them is a gang. Its workers
+// exchange collectives' data over their connections, as workers of separate
+// hosts do, unless sharedMemory (workers of one host).
+func gangBackend(slices, hosts int, sharedMemory bool) interopBackend {
+	name := fmt.Sprintf("cluster_%dslices_%dhosts", slices, hosts)
+	if !sharedMemory {
+		name += "_connections"
+	}
 	return interopBackend{
-		name:             fmt.Sprintf("cluster_%dslices_%dhosts", slices, hosts),
+		name:             name,
 		compilesBytecode: true,
 		newClient: func(t *testing.T) ifrt.Client {
+			if !sharedMemory {
+				t.Setenv("PATHWAYS_PEER_SHARED_MEMORY", "off")
+			}
 			ctx := testenv.Context(t, testTimeout)
 			l, err := local.Start(ctx, local.Config{Slices: slices, HostsPerSlice: hosts, DevicesPerSlice: 8 / (slices * hosts),
 				NoProxy: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -32,7 +41,8 @@ func gangBackend(slices, hosts int) interopBackend {
 
 // TestInteropGang runs stock JAX's shard_map collectives and a 30-step
 // data-parallel MLP over all 8 devices of a slice of 2 hosts (cpu:2hx4), of
-// 2 slices of 2 hosts (cpu:2hx2) and of 2 slices on the PJRT CPU plugin:
+// 2 slices of 2 hosts (cpu:2hx2, exchanging over connections) and of 2 slices
+// on the PJRT CPU plugin:
 // every program is one program across the workers, and the results match
 // numpy and local CPU JAX.
 func TestInteropGang(t *testing.T) {
@@ -40,7 +50,7 @@ func TestInteropGang(t *testing.T) {
 		t.Skip("interop tests run real JAX processes; skipped with -short")
 	}
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		for _, b := range []interopBackend{gangBackend(1, 2), gangBackend(2, 2), pjrtGangBackend()} {
+		for _, b := range []interopBackend{gangBackend(1, 2, true), gangBackend(2, 2, false), pjrtGangBackend()} {
 			t.Run(b.name, func(t *testing.T) {
 				s := startInteropServer(t, jax, b, nil)
 				checkShardMapPrograms(t, s)

@@ -2,7 +2,8 @@
 numpy and with the same code on local CPU JAX (JAX_PLATFORMS=proxy,cpu with
 as many local CPU devices): psum, pmax, all_gather, ppermute, psum_scatter,
 all_to_all and axis_index over a 1-D mesh of all devices and a 2-D one, with
-sharded and numpy arguments, and a shard_map between global ops.
+sharded and numpy arguments, and a shard_map between global ops; and pmap's
+psum of 64 KiB a device, once and six times dispatched before any is read.
 
 Prints {"numpy_err": {name: largest difference from numpy}, "cpu_err": {name:
 largest difference from local CPU JAX}, "shards_ok": {name: whether each
@@ -32,6 +33,7 @@ a = rng.standard_normal((4 * n, 3)).astype(np.float32)
 b = rng.standard_normal((4, 2 * n)).astype(np.float32)
 c = rng.standard_normal((n * n, 3)).astype(np.float32)
 ints = rng.integers(-100, 100, (2 * n,)).astype(np.int32)
+d = rng.standard_normal((n, 128, 128)).astype(np.float32)
 ring = [(k, (k + 1) % n) for k in range(n)]
 half = n // 2  # the 2-D mesh is 2 x half
 
@@ -61,6 +63,10 @@ def programs(devs):
   out["between_global_ops"] = jax.jit(
       lambda x: jnp.tanh(sm(lambda y: lax.psum(y * 2, "x"), mesh=m1, in_specs=P("x"), out_specs=P())(x + 1)) - 1)(
           put(a, m1, P("x")))
+  pm = jax.pmap(lambda x: lax.psum(x, "i"), axis_name="i", devices=devs)
+  out["pmap_psum"] = pm(d)
+  queued = [pm(d + k) for k in range(6)]
+  out["pmap_psum_queued"] = queued[-1]
   return out
 
 
@@ -81,6 +87,8 @@ expected = {
     "psum_2d_y": b.reshape(4, half, 4).sum(1),
     "psum_2d_xy": b.reshape(2, 2, half, 4).sum((0, 2)),
     "between_global_ops": np.tanh(blocks((a + 1) * 2).sum(0)) - 1,
+    "pmap_psum": np.broadcast_to(d.sum(0), d.shape),
+    "pmap_psum_queued": np.broadcast_to((d + 5).sum(0), d.shape),
 }
 
 

@@ -3,8 +3,8 @@ devices and on as many local CPU devices (JAX_PLATFORMS=proxy,cpu), compared by
 value, shape, dtype and sharding: typed PRNG keys through jit and vmap, static
 and weakly typed arguments, explicit in/out shardings on a 2D mesh, an MLP
 trained with a hand-written Adam and donated sharded state, common jnp/lax/nn
-ops, pmap with collectives, host reads, transfers between devices, and the
-errors a user makes.
+ops, a jax.export round trip, pmap with collectives, host reads, transfers
+between devices, and the errors a user makes.
 
 Prints {"cases": {name: error relative to the values' size, or a message}} and
 {"errors": {name: what the user sees}}.
@@ -262,6 +262,7 @@ def more_ops_patterns(devs, mesh):
     out["bf16_sum_long"] = lambda: j(lambda a: jax.lax.reduce_sum(a, (0,)))(jnp.full((65536,), 0.01, jnp.bfloat16))
     out["bf16_bias_grad"] = lambda: j(jax.grad(lambda b: (jnp.ones((8192, 8), jnp.bfloat16) * 0.01 + b).astype(jnp.float32).sum()))(jnp.zeros((8,), jnp.bfloat16))
     out["erf_lgamma"] = lambda: j(lambda a: (jax.scipy.special.erf(a), jax.scipy.special.gammaln(jnp.abs(a) + 1), jax.scipy.stats.norm.logpdf(a)))(x)
+    out["export_call"] = lambda: jax.export.export(j(lambda a: jnp.sin(a) + a.sum()))(jax.ShapeDtypeStruct(x.shape, x.dtype)).call(x)
     return {k: attempt(v) for k, v in out.items()}
 
 
