@@ -252,12 +252,17 @@ func (p *parser) finish() error {
 			if err := p.resolveRegion(f.body); err != nil {
 				return err
 			}
-			fuseRegion(f.body)
-			markLastUses(f.body)
 		}
 	}
 	m.inferProcessShardings()
 	p.inferResultShardings()
+	m.inlineCalls()
+	for _, name := range sortedFuncNames(m.funcs) {
+		if f := m.funcs[name]; f.body != nil {
+			fuseRegion(f.body)
+			markLastUses(f.body)
+		}
+	}
 	return nil
 }
 
