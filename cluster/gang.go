@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -37,6 +38,7 @@ type gangExecutable struct {
 	params  []ifrt.ArgumentInfo
 	outputs []ifrt.ArgumentInfo
 	donate  []int
+	cost    ifrt.Attributes // the first worker's estimate, nil for none
 
 	mu      sync.Mutex
 	loads   map[*link]gangLoad // the program on each participant
@@ -132,6 +134,12 @@ func (e *gangExecutable) loadOn(ctx context.Context, l *link) error {
 		for _, i := range resp.GetDonatable() {
 			e.donate = append(e.donate, int(i))
 		}
+		for k, v := range resp.GetCostAnalysis() {
+			if e.cost == nil {
+				e.cost = ifrt.Attributes{}
+			}
+			e.cost[k] = v
+		}
 	}
 	e.loads[l] = gangLoad{gen: gen, id: resp.GetProgramId()}
 	return nil
@@ -154,6 +162,16 @@ func argumentInfosFromWire(args []*workerpb.GangArgument) ([]ifrt.ArgumentInfo, 
 		}
 	}
 	return out, nil
+}
+
+// CostAnalysis is the workers' estimate of one run of the whole program.
+func (e *gangExecutable) CostAnalysis() (ifrt.Attributes, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cost == nil {
+		return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the workers made no cost analysis of %s", e.name)
+	}
+	return maps.Clone(e.cost), nil
 }
 
 func (e *gangExecutable) Name() string                    { return e.name }

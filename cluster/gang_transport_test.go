@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/stablehlo"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
@@ -46,5 +49,31 @@ func TestGangAllReduceTransports(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGangCostAnalysis: a program across workers reports the workers' cost
+// estimate of the whole program (jax's compiled.cost_analysis() was None).
+func TestGangCostAnalysis(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx := context.Background()
+	exe, x := communicatortest.ReplicatedAllReduce(ctx, t, l.Client, 1024, 7)
+	defer x.Delete()
+	ca, ok := exe.(ifrt.CostAnalyzer)
+	if !ok {
+		t.Fatalf("%T has no cost analysis", exe)
+	}
+	got, err := ca.CostAnalysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := stablehlo.Parse([]byte(communicatortest.AllReduceSum(len(l.Client.Devices()), 1024)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cost()
+	want := ifrt.Attributes{"flops": c.Flops, "transcendentals": c.Transcendentals, "bytes accessed": c.BytesAccessed}
+	if !cmp.Equal(got, want) || c.BytesAccessed == 0 {
+		t.Errorf("CostAnalysis() = %v, want %v", got, want)
 	}
 }

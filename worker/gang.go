@@ -55,6 +55,14 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	for _, i := range prog.DonatableParameters() {
 		resp.Donatable = append(resp.Donatable, int32(i))
 	}
+	if cost, err := prog.CostAnalysis(); err == nil {
+		resp.CostAnalysis = map[string]float64{}
+		for k, v := range cost {
+			if f, ok := v.(float64); ok {
+				resp.CostAnalysis[k] = f
+			}
+		}
+	}
 	if resp.Parameters, err = wireArguments(prog.Parameters()); err != nil {
 		return nil, err
 	}

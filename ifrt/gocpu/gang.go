@@ -23,6 +23,10 @@ type GangExecutable struct {
 	donatable []int
 }
 
+// CostAnalysis estimates one run of the whole program, as the executables
+// of Compile do.
+func (e *GangExecutable) CostAnalysis() (ifrt.Attributes, error) { return costAttributes(e.module), nil }
+
 // CompileGang parses a StableHLO module for a run across processes. Its
 // parameters and outputs are described globally (shapes of the whole
 // arrays, shardings over the program's partitions).

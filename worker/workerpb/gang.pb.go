@@ -159,7 +159,11 @@ type GangCompileResponse struct {
 	Parameters    []*GangArgument `protobuf:"bytes,4,rep,name=parameters,proto3" json:"parameters,omitempty"`
 	Outputs       []*GangArgument `protobuf:"bytes,5,rep,name=outputs,proto3" json:"outputs,omitempty"`
 	// The parameters the program may donate (their arguments are consumed).
-	Donatable     []int32 `protobuf:"varint,6,rep,packed,name=donatable,proto3" json:"donatable,omitempty"`
+	Donatable []int32 `protobuf:"varint,6,rep,packed,name=donatable,proto3" json:"donatable,omitempty"`
+	// Estimates of one run of the whole program, as XLA's cost analysis names
+	// them ("flops", "transcendentals", "bytes accessed"); empty where the
+	// backend makes none.
+	CostAnalysis  map[string]float64 `protobuf:"bytes,7,rep,name=cost_analysis,json=costAnalysis,proto3" json:"cost_analysis,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -232,6 +236,13 @@ func (x *GangCompileResponse) GetOutputs() []*GangArgument {
 func (x *GangCompileResponse) GetDonatable() []int32 {
 	if x != nil {
 		return x.Donatable
+	}
+	return nil
+}
+
+func (x *GangCompileResponse) GetCostAnalysis() map[string]float64 {
+	if x != nil {
+		return x.CostAnalysis
 	}
 	return nil
 }
@@ -899,7 +910,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\fGangArgument\x12\x14\n" +
 	"\x05dtype\x18\x01 \x01(\x05R\x05dtype\x12\x14\n" +
 	"\x05shape\x18\x02 \x03(\x03R\x05shape\x12(\n" +
-	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\x93\x02\n" +
+	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\xb8\x03\n" +
 	"\x13GangCompileResponse\x12\x1d\n" +
 	"\n" +
 	"program_id\x18\x01 \x01(\x06R\tprogramId\x12\x12\n" +
@@ -909,7 +920,11 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"parameters\x18\x04 \x03(\v2$.openpathways.worker.v1.GangArgumentR\n" +
 	"parameters\x12>\n" +
 	"\aoutputs\x18\x05 \x03(\v2$.openpathways.worker.v1.GangArgumentR\aoutputs\x12\x1c\n" +
-	"\tdonatable\x18\x06 \x03(\x05R\tdonatable\"\x83\x01\n" +
+	"\tdonatable\x18\x06 \x03(\x05R\tdonatable\x12b\n" +
+	"\rcost_analysis\x18\a \x03(\v2=.openpathways.worker.v1.GangCompileResponse.CostAnalysisEntryR\fcostAnalysis\x1a?\n" +
+	"\x11CostAnalysisEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x83\x01\n" +
 	"\x0eLocalPartition\x12\x1c\n" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\x05R\bdeviceId\x12\x1c\n" +
@@ -982,7 +997,7 @@ func file_worker_workerpb_gang_proto_rawDescGZIP() []byte {
 	return file_worker_workerpb_gang_proto_rawDescData
 }
 
-var file_worker_workerpb_gang_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_worker_workerpb_gang_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_worker_workerpb_gang_proto_goTypes = []any{
 	(*GangCompileRequest)(nil),  // 0: openpathways.worker.v1.GangCompileRequest
 	(*GangArgument)(nil),        // 1: openpathways.worker.v1.GangArgument
@@ -996,29 +1011,31 @@ var file_worker_workerpb_gang_proto_goTypes = []any{
 	(*ExchangeResponse)(nil),    // 9: openpathways.worker.v1.ExchangeResponse
 	(*GangReleaseRequest)(nil),  // 10: openpathways.worker.v1.GangReleaseRequest
 	(*GangReleaseResponse)(nil), // 11: openpathways.worker.v1.GangReleaseResponse
-	(*SharedRegion)(nil),        // 12: openpathways.worker.v1.SharedRegion
+	nil,                         // 12: openpathways.worker.v1.GangCompileResponse.CostAnalysisEntry
+	(*SharedRegion)(nil),        // 13: openpathways.worker.v1.SharedRegion
 }
 var file_worker_workerpb_gang_proto_depIdxs = []int32{
 	1,  // 0: openpathways.worker.v1.GangCompileResponse.parameters:type_name -> openpathways.worker.v1.GangArgument
 	1,  // 1: openpathways.worker.v1.GangCompileResponse.outputs:type_name -> openpathways.worker.v1.GangArgument
-	3,  // 2: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
-	4,  // 3: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
-	12, // 4: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
-	0,  // 5: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
-	4,  // 6: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
-	5,  // 7: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
-	8,  // 8: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
-	10, // 9: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
-	2,  // 10: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
-	7,  // 11: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
-	6,  // 12: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
-	9,  // 13: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
-	11, // 14: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
-	10, // [10:15] is the sub-list for method output_type
-	5,  // [5:10] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	12, // 2: openpathways.worker.v1.GangCompileResponse.cost_analysis:type_name -> openpathways.worker.v1.GangCompileResponse.CostAnalysisEntry
+	3,  // 3: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
+	4,  // 4: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
+	13, // 5: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
+	0,  // 6: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
+	4,  // 7: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
+	5,  // 8: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
+	8,  // 9: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
+	10, // 10: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
+	2,  // 11: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
+	7,  // 12: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
+	6,  // 13: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
+	9,  // 14: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
+	11, // 15: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
+	11, // [11:16] is the sub-list for method output_type
+	6,  // [6:11] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_gang_proto_init() }
@@ -1037,7 +1054,7 @@ func file_worker_workerpb_gang_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_worker_workerpb_gang_proto_rawDesc), len(file_worker_workerpb_gang_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
