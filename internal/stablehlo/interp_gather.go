@@ -250,6 +250,10 @@ func (ev *evaluator) gatherBlocks(p gatherPlan, operand, indices *array) (*array
 		blockStep[i] = ost[d]
 		block *= int(blockShape[i])
 	}
+	if block == 1 && len(g.startIndexMap) == 1 && len(g.operandBatch) == 0 && indices.t.Elem.class() == classInt {
+		d := g.startIndexMap[0]
+		return out, ev.lookup(out, operand, indices.i, p.nIdx, operand.t.Shape[d]-p.sizes[d], ost[d])
+	}
 	bi := make([]int64, nb)
 	for b := range int(out.t.NumElements()) / max(block, 1) {
 		if b%4096 == 0 {
@@ -278,6 +282,41 @@ func (ev *evaluator) gatherBlocks(p gatherPlan, operand, indices *array) (*array
 		}
 	}
 	return out, nil
+}
+
+// lookup is gatherBlocks for single elements picked by one index each
+// (jnp.take of a vector, searchsorted's probes): out[b] = operand[clamp(
+// idx[b*nIdx]) * stride], in typed loops, polling ev's context between
+// chunks.
+func (ev *evaluator) lookup(out, operand *array, idx []int64, nIdx int, hi int64, stride int) error {
+	n := out.size()
+	for lo := 0; lo < n; lo += 1 << 16 {
+		if err := ev.ctx.Err(); err != nil {
+			return err
+		}
+		hiB := min(lo+1<<16, n)
+		switch operand.t.Elem.class() {
+		case classF32:
+			lookupRange(out.f32, operand.f32, idx, nIdx, hi, stride, lo, hiB)
+		case classF64:
+			lookupRange(out.f64, operand.f64, idx, nIdx, hi, stride, lo, hiB)
+		case classInt:
+			lookupRange(out.i, operand.i, idx, nIdx, hi, stride, lo, hiB)
+		case classUint:
+			lookupRange(out.u, operand.u, idx, nIdx, hi, stride, lo, hiB)
+		case classComplex:
+			lookupRange(out.c, operand.c, idx, nIdx, hi, stride, lo, hiB)
+		default:
+			lookupRange(out.b, operand.b, idx, nIdx, hi, stride, lo, hiB)
+		}
+	}
+	return nil
+}
+
+func lookupRange[T any](dst, src []T, idx []int64, nIdx int, hi int64, stride, lo, end int) {
+	for b := lo; b < end; b++ {
+		dst[b] = src[int(min(max(idx[b*nIdx], 0), hi))*stride]
+	}
 }
 
 func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
