@@ -1,11 +1,15 @@
 package stablehlo
 
+import "cmp"
+
 // Elementwise fusion. A run of consecutive elementwise ops of one float or
-// integer type (broadcasts of a scalar among them) becomes a single op that walks
-// the data in cache-sized tiles and applies every step to a tile before
-// moving on, so intermediate values that nothing else reads, a scalar's
-// broadcast among them, never reach memory. Each step still rounds like
-// the op it replaces, so results are identical to op-by-op evaluation.
+// integer type (broadcasts of a scalar among them, and jnp.where's compares,
+// their and/or/xor/not and the selects by them, with masks held as 0 or 1
+// in that type) becomes a single op that walks the data in cache-sized
+// tiles and applies every step to a tile before moving on, so intermediate
+// values that nothing else reads, a scalar's broadcast among them, never
+// reach memory. Each step still rounds like the op it replaces, so results
+// are identical to op-by-op evaluation.
 
 const (
 	fusionMinElements = 1 << 12
@@ -24,7 +28,26 @@ type fusedStep struct {
 	un     unaryKind
 	a, b   fusedRef
 	output int // index into the fused op's results, or -1 for a temporary
+
+	// A step of an i1 mask, held as 0 or 1 in the fusion's storage type,
+	// or a select by one (a the mask, b and c the choices).
+	mask  maskKind
+	test  func(int) bool // a compare's direction
+	total bool           // a compare's TOTALORDER
+	c     fusedRef
 }
+
+type maskKind int
+
+const (
+	noMask maskKind = iota
+	maskCompare
+	maskSelect
+	maskAnd
+	maskOr
+	maskXor
+	maskNot
+)
 
 type fusedProgram struct {
 	steps []fusedStep
@@ -73,6 +96,44 @@ func fusableStep(op *operation) (fusedStep, TensorType, bool) {
 	return fusedStep{}, TensorType{}, false
 }
 
+// maskStep returns the step op computes in a fusion of storage type t whose
+// masks (i1 values its steps compute) are the slots in masks, or false: a
+// compare of two t values, a select between two t values by a mask, or
+// and, or, xor, not of masks. The fusion holds a mask as 0 or 1 in t.
+func maskStep(op *operation, t TensorType, masks map[int]bool) (fusedStep, bool) {
+	types := operandTypes(op)
+	if len(op.resultTypes) != 1 || len(types) != len(op.operands) || len(op.regions) > 0 {
+		return fusedStep{}, false
+	}
+	maskType := TensorType{Elem: Bool, Shape: t.Shape}
+	isMask := func(i int) bool { return masks[op.operands[i]] && types[i].Equal(maskType) }
+	isT := func(i int) bool { return types[i].Equal(t) }
+	rt := op.resultTypes[0]
+	switch name := trimDialect(op.Name); {
+	case name == "compare" && len(op.operands) == 2 && isT(0) && isT(1) && rt.Equal(maskType):
+		dir, typ := comparisonArgs(op)
+		test, err := comparisonTest(dir)
+		return fusedStep{mask: maskCompare, test: test, total: typ == "TOTALORDER", exact: true}, err == nil
+	case name == "select" && len(op.operands) == 3 && isMask(0) && isT(1) && isT(2) && rt.Equal(t):
+		return fusedStep{mask: maskSelect, exact: true}, true
+	case rt.Equal(maskType) && len(op.operands) == 2 && isMask(0) && isMask(1):
+		k := map[string]maskKind{"and": maskAnd, "or": maskOr, "xor": maskXor}[name]
+		return fusedStep{mask: k, exact: true}, k != noMask
+	case name == "not" && rt.Equal(maskType) && len(op.operands) == 1 && isMask(0):
+		return fusedStep{mask: maskNot, exact: true}, true
+	}
+	return fusedStep{}, false
+}
+
+// operandTypes returns op's operand types, one an operand: select's short
+// form (select %p, %x, %y : i1-type, type) names its choices' type once.
+func operandTypes(op *operation) []TensorType {
+	if trimDialect(op.Name) == "select" && len(op.operands) == 3 && len(op.operandTyps) == 2 {
+		return []TensorType{op.operandTyps[0], op.operandTyps[1], op.operandTyps[1]}
+	}
+	return op.operandTyps
+}
+
 // intFusable lists the integer ops a fusion runs: the wrapping arithmetic,
 // bitwise and shift ops of counter-based random numbers (threefry), which
 // are defined for every integer and cannot fail.
@@ -108,35 +169,75 @@ func fuseRegion(r *region) {
 	}
 	var out []*operation
 	for i := 0; i < len(r.ops); {
-		_, t, ok := fusableStep(r.ops[i])
-		if !ok {
+		group, at, t := fusableRun(r.ops, i, lastRead)
+		if len(group) < 2 {
 			out = append(out, r.ops[i])
 			i++
 			continue
 		}
-		// The run, with constants moved ahead of it: they read nothing, so
-		// the order of evaluation is unchanged.
-		group := []*operation{r.ops[i]}
-		j := i + 1
-		for ; j < len(r.ops); j++ {
-			op := r.ops[j]
-			if trimDialect(op.Name) == "constant" && len(op.operands) == 0 {
+		// Constants among the run's ops go ahead of it: they read nothing,
+		// so the order of evaluation is unchanged.
+		end := at[len(at)-1] + 1
+		for _, op := range r.ops[i:end] {
+			if isConstantOp(op) {
 				out = append(out, op)
-				continue
 			}
-			if _, t2, ok := fusableStep(op); !ok || !t2.Equal(t) {
-				break
-			}
-			group = append(group, op)
 		}
-		i = j
-		if len(group) < 2 {
-			out = append(out, group...)
-			continue
-		}
-		out = append(out, buildFused(group, j, lastRead, t))
+		out = append(out, buildFused(group, end, lastRead, t))
+		i = end
 	}
 	r.ops = out
+}
+
+// fusableRun returns the run of fusable steps of one storage type t that
+// starts at ops[i], constants between them left out, and the steps'
+// indices in ops. A mask must be read only inside the run (a fusion's
+// results are of type t), so the run ends before any step whose mask is
+// read after it.
+func fusableRun(ops []*operation, i int, lastRead map[int]int) (group []*operation, at []int, t TensorType) {
+	if _, t0, ok := fusableStep(ops[i]); ok {
+		t = t0
+	} else {
+		return nil, nil, t
+	}
+	group, at = []*operation{ops[i]}, []int{i}
+	masks := map[int]bool{}
+	for j := i + 1; j < len(ops); j++ {
+		op := ops[j]
+		if isConstantOp(op) {
+			continue
+		}
+		if _, t2, ok := fusableStep(op); ok && t2.Equal(t) {
+			group, at = append(group, op), append(at, j)
+			continue
+		}
+		st, ok := maskStep(op, t, masks)
+		if !ok {
+			break
+		}
+		if st.mask != maskSelect {
+			masks[op.results[0]] = true
+		}
+		group, at = append(group, op), append(at, j)
+	}
+	for len(group) > 0 {
+		end, cut := at[len(at)-1]+1, len(group)
+		for k, op := range group {
+			if masks[op.results[0]] && lastRead[op.results[0]] >= end {
+				cut = k
+				break
+			}
+		}
+		if cut == len(group) {
+			break
+		}
+		group, at = group[:cut], at[:cut]
+	}
+	return group, at, t
+}
+
+func isConstantOp(op *operation) bool {
+	return trimDialect(op.Name) == "constant" && len(op.operands) == 0
 }
 
 // buildFused turns group, the region's ops before index end, into one op
@@ -159,11 +260,22 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 		fused.operandTyps = append(fused.operandTyps, typ)
 		return fusedRef{ext: extOf[s]}
 	}
+	masks := map[int]bool{}
 	for k, op := range group {
-		st, _, _ := fusableStep(op)
-		st.a, st.output = ref(op.operands[0], op.operandTyps[0]), -1
-		if !st.unary && !st.splat {
-			st.b = ref(op.operands[1], op.operandTyps[1])
+		st, _, ok := fusableStep(op)
+		if !ok {
+			st, _ = maskStep(op, t, masks)
+			if st.mask != maskSelect {
+				masks[op.results[0]] = true
+			}
+		}
+		types := operandTypes(op)
+		st.a, st.output = ref(op.operands[0], types[0]), -1
+		if len(op.operands) > 1 && !st.unary && !st.splat {
+			st.b = ref(op.operands[1], types[1])
+		}
+		if st.mask == maskSelect {
+			st.c = ref(op.operands[2], types[2])
 		}
 		res := op.results[0]
 		stepOf[res] = k
@@ -268,6 +380,16 @@ func runFused[T float32 | float64 | int64 | uint64](prog *fusedProgram, n int, i
 					for i := range dst {
 						dst[i] = v
 					}
+				case st.mask == maskCompare:
+					compareTile(dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi), st.test, st.total)
+				case st.mask == maskSelect:
+					selectTile(dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi), slice(st.c, tlo, thi))
+				case st.mask == maskNot:
+					for i, x := range slice(st.a, tlo, thi) {
+						dst[i] = maskOf[T](x == 0)
+					}
+				case st.mask != noMask:
+					maskLogic(st.mask, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))
 				case st.unary:
 					kern.unary(st.un, dst, slice(st.a, tlo, thi))
 				default:
@@ -279,6 +401,57 @@ func runFused[T float32 | float64 | int64 | uint64](prog *fusedProgram, n int, i
 			}
 		}
 	})
+}
+
+// maskOf is a mask's value in a fusion's storage type.
+func maskOf[T float32 | float64 | int64 | uint64](b bool) T {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// compareTile sets dst to the mask of test(a[i] <=> b[i]): IEEE (or total)
+// order for floats, as evalCompare compares.
+func compareTile[T float32 | float64 | int64 | uint64](dst, a, b []T, test func(int) bool, total bool) {
+	b, dst = b[:len(a)], dst[:len(a)]
+	var zero T
+	switch any(zero).(type) {
+	case float32, float64:
+		for i := range a {
+			dst[i] = maskOf[T](test(cmpFloat(float64(a[i]), float64(b[i]), total)))
+		}
+	default:
+		for i := range a {
+			dst[i] = maskOf[T](test(cmp.Compare(a[i], b[i])))
+		}
+	}
+}
+
+func selectTile[T float32 | float64 | int64 | uint64](dst, pred, x, y []T) {
+	x, y, dst = x[:len(pred)], y[:len(pred)], dst[:len(pred)]
+	for i, p := range pred {
+		if p != 0 {
+			dst[i] = x[i]
+		} else {
+			dst[i] = y[i]
+		}
+	}
+}
+
+func maskLogic[T float32 | float64 | int64 | uint64](kind maskKind, dst, a, b []T) {
+	b, dst = b[:len(a)], dst[:len(a)]
+	for i := range a {
+		x, y := a[i] != 0, b[i] != 0
+		switch kind {
+		case maskAnd:
+			dst[i] = maskOf[T](x && y)
+		case maskOr:
+			dst[i] = maskOf[T](x || y)
+		default:
+			dst[i] = maskOf[T](x != y)
+		}
+	}
 }
 
 func unaryFloatSlice[T float32 | float64](kind unaryKind, dst, a []T) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFusionMatchesUnfused runs elementwise chains twice: as written (fused
@@ -237,5 +239,122 @@ func TestFusionRunsOverConstants(t *testing.T) {
 		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data[4*i:])); got != float32(i)*2+3 {
 			t.Fatalf("element %d = %v, want %v", i, got, float32(i)*2+3)
 		}
+	}
+}
+
+// TestFusionWithMasks runs where-style chains (compares, and/or/xor/not of
+// their masks, selects by them) fused and with a reshape after every op,
+// over floats with NaNs, infinities and signed zeros and over integers:
+// results must be bit-identical, and the chain must be one fused op.
+func TestFusionWithMasks(t *testing.T) {
+	for _, elem := range []string{"f32", "f64", "bf16", "i32", "ui8", "i64"} {
+		t.Run(elem, func(t *testing.T) {
+			const n = fusionMinElements + fusionTile + 5
+			typ := fmt.Sprintf("tensor<%dx%s>", n, elem)
+			mask := fmt.Sprintf("tensor<%dxi1>", n)
+			steps := []struct{ name, expr, typ string }{
+				{"%0", "stablehlo.add %x, %y : TYPE", typ},
+				{"%1", "stablehlo.compare GT, %0, %x : (TYPE, TYPE) -> MASK", mask},
+				{"%2", "stablehlo.compare LE, %y, %x, TOTALORDER : (TYPE, TYPE) -> MASK", mask},
+				{"%3", "stablehlo.compare EQ, %x, %y : (TYPE, TYPE) -> MASK", mask},
+				{"%4", "stablehlo.and %1, %2 : MASK", mask},
+				{"%5", "stablehlo.or %4, %3 : MASK", mask},
+				{"%6", "stablehlo.xor %5, %1 : MASK", mask},
+				{"%7", "stablehlo.not %6 : MASK", mask},
+				{"%8", "stablehlo.select %7, %0, %y : MASK, TYPE", typ},
+				{"%9", "stablehlo.select %5, %8, %x : MASK, TYPE", typ},
+				{"%10", "stablehlo.select %2, %x, %y : MASK, TYPE", typ},
+			}
+			program := func(split bool) string {
+				var b strings.Builder
+				fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n", typ, typ, typ, typ)
+				for _, s := range steps {
+					expr := strings.NewReplacer("TYPE", typ, "MASK", mask).Replace(s.expr)
+					if !split {
+						fmt.Fprintf(&b, "  %s = %s\n", s.name, expr)
+						continue
+					}
+					fmt.Fprintf(&b, "  %s_ = %s\n  %s = stablehlo.reshape %s_ : (%s) -> %s\n", s.name, expr, s.name, s.name, s.typ, s.typ)
+				}
+				fmt.Fprintf(&b, "  return %%9, %%10 : %s, %s\n}\n", typ, typ)
+				return b.String()
+			}
+			fused := mustParse(t, program(false))
+			var fusedOps, fusedSteps int
+			for _, op := range fused.Main().body.ops {
+				if op.fused != nil {
+					fusedOps, fusedSteps = fusedOps+1, fusedSteps+len(op.fused.steps)
+				}
+			}
+			if fusedOps != 1 || fusedSteps != len(steps) {
+				t.Fatalf("%d fused ops of %d steps in all, want 1 of %d", fusedOps, fusedSteps, len(steps))
+			}
+			plain := mustParse(t, program(true))
+			if hasFusedOp(plain) {
+				t.Fatal("the split chain was fused")
+			}
+			e, _ := ParseElemType(elem)
+			x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{n}}, Data: make([]byte, n*e.ByteSize())}
+			y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
+			for i := range x.Data {
+				x.Data[i] = byte(i*7 + 3)
+				y.Data[i] = byte(i*13 + 5)
+				if i%37 == 0 {
+					y.Data[i] = x.Data[i] // equal elements
+				}
+			}
+			if e.isFloat() {
+				// NaNs, signed zeros and an infinity, where IEEE and total
+				// order differ: element k of x and y take specials[k].
+				w := e.ByteSize()
+				nan, negZero, inf, zero := make([]byte, w), make([]byte, w), make([]byte, w), make([]byte, w)
+				nan[w-1], nan[w-2] = 0x7f, 0xf8 // a quiet NaN in every width
+				negZero[w-1] = 0x80
+				inf[w-1], inf[w-2] = 0x7f, 0x80 // f32, bf16
+				if w == 8 {
+					inf[w-2] = 0xf0
+				}
+				specials := [][2][]byte{{nan, nan}, {negZero, zero}, {zero, negZero}, {inf, nan}, {nan, zero}}
+				for k, sp := range specials {
+					copy(x.Data[k*w:], sp[0])
+					copy(y.Data[k*w:], sp[1])
+				}
+			}
+			a, err := runMain(t, fused, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := runMain(t, plain, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range a {
+				if string(a[i].Data) != string(b[i].Data) {
+					t.Errorf("result %d differs between fused and unfused evaluation", i)
+				}
+			}
+		})
+	}
+}
+
+// TestFusionStopsBeforeAnEscapingMask: a mask read after the chain cannot
+// be a fusion's result (results have the chain's type), so the chain ends
+// before its compare.
+func TestFusionStopsBeforeAnEscapingMask(t *testing.T) {
+	const n = fusionMinElements
+	m := mustParse(t, strings.NewReplacer("TYPE", fmt.Sprintf("tensor<%dxf32>", n), "MASK", fmt.Sprintf("tensor<%dxi1>", n)).Replace(`func.func @main(%x: TYPE) -> (TYPE, MASK) {
+  %0 = stablehlo.add %x, %x : TYPE
+  %1 = stablehlo.multiply %0, %x : TYPE
+  %2 = stablehlo.compare GT, %1, %x : (TYPE, TYPE) -> MASK
+  %3 = stablehlo.select %2, %1, %x : MASK, TYPE
+  return %3, %2 : TYPE, MASK
+}`))
+	var names []string
+	for _, op := range m.Main().body.ops {
+		names = append(names, op.Name)
+	}
+	want := []string{"stablehlo.fused_elementwise", "stablehlo.compare", "stablehlo.select"}
+	if !cmp.Equal(names, want) {
+		t.Fatalf("ops = %v, want %v", names, want)
 	}
 }

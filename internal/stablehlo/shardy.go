@@ -295,8 +295,8 @@ func (p *parser) shardyResults() (out []string, ok bool) {
 		}
 		e.funcRes = append(e.funcRes, t)
 	}
-	// The graph: fused elementwise runs expanded back into their ops and
-	// calls inlined, as XLA inlines them before propagating.
+	// The graph, calls inlined as XLA inlines them before propagating (Parse
+	// runs this before its own inlining and fusion).
 	rets, ok := e.emit(r, map[int]int{}, tensorOf, 0)
 	if !ok {
 		return nil, false
@@ -371,37 +371,6 @@ func (e *sdyEngine) emit(r *region, ids map[int]int, tensorOf func(string, int) 
 		return out
 	}
 	for _, op := range r.ops {
-		if op.fused != nil {
-			steps := make([]int, len(op.fused.steps))
-			for k, st := range op.fused.steps {
-				if st.output >= 0 {
-					steps[k] = id(op.results[st.output])
-				} else {
-					e.fresh--
-					steps[k] = e.fresh
-				}
-			}
-			ref := func(fr fusedRef) int {
-				if fr.ext >= 0 {
-					return id(op.operands[fr.ext])
-				}
-				return steps[fr.val]
-			}
-			for k, st := range op.fused.steps {
-				orig := op.fused.ops[k]
-				n := &sdyNode{name: trimDialect(orig.Name), op: orig, results: []int{steps[k]}}
-				n.operands = []int{ref(st.a)}
-				if !st.unary && !st.splat {
-					n.operands = append(n.operands, ref(st.b))
-				} else if n.name == "chlo.square" {
-					n.name, n.operands = "multiply", []int{n.operands[0], n.operands[0]}
-				}
-				if !e.addNode(n, [][]int64{op.fused.typ.Shape}) {
-					return nil, false
-				}
-			}
-			continue
-		}
 		if op.Name == "func.call" && op.callee != "" {
 			f := e.funcs[op.callee]
 			if f == nil || f.body == nil || depth > 16 || len(f.body.args) != len(op.operands) || len(f.body.rets) != len(op.results) {

@@ -100,5 +100,5 @@ func (p *parser) inferElementwiseResultShardings() {
 // the elements at the same index of its operands.
 func elementwise(op *operation) bool {
 	name := trimDialect(op.Name)
-	return isElementwise(name) || name == "fused_elementwise" || name == "reduce_precision"
+	return isElementwise(name) || name == "reduce_precision"
 }
