@@ -135,10 +135,11 @@ func operandTypes(op *operation) []TensorType {
 }
 
 // intFusable lists the integer ops a fusion runs: the wrapping arithmetic,
-// bitwise and shift ops of counter-based random numbers (threefry), which
-// are defined for every integer and cannot fail.
+// bitwise and shift ops of counter-based random numbers (threefry), and
+// division and remainder (x/0 is -1, x%0 is x), which are defined for every
+// integer and cannot fail.
 var intFusable = map[binaryKind]bool{
-	binAdd: true, binSub: true, binMul: true, binAnd: true, binOr: true, binXor: true,
+	binAdd: true, binSub: true, binMul: true, binDiv: true, binRem: true, binAnd: true, binOr: true, binXor: true,
 	binShl: true, binShrA: true, binShrL: true, binMax: true, binMin: true,
 }
 

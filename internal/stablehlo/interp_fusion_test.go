@@ -38,16 +38,32 @@ func TestFusionMatchesUnfused(t *testing.T) {
 		"%7 = stablehlo.shift_right_logical %0, %6",                              // the sum must have wrapped: its carry must not come down
 		"%8 = stablehlo.multiply %7, %5",
 	}
+	// floor_divide's and remainder's kind: division by zero (x/0 is -1,
+	// x%0 is x) and MinInt / -1, which wraps.
+	divSteps := []string{
+		"%0 = stablehlo.add %x, %y",
+		"%1 = stablehlo.divide %x, %y",
+		"%2 = stablehlo.remainder %x, %1",
+		"%3 = stablehlo.divide %0, %2",
+		"%4 = stablehlo.shift_right_logical %y, %x", // often 0
+		"%5 = stablehlo.divide %x, %4",
+		"%6 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ELEM>) -> TYPE",
+		"%7 = stablehlo.divide %5, %6",
+		"%8 = stablehlo.remainder %7, %3",
+	}
 	for _, c := range []struct {
+		name  string
 		elems []string
 		steps []string
 		c     string
 	}{
-		{[]string{"f32", "bf16", "f16", "f64"}, floatSteps, "1.5"},
-		{[]string{"ui32", "i32", "ui8", "i8", "i16", "ui64", "i64"}, intSteps, "1"},
+		{"float", []string{"f32", "bf16", "f16", "f64"}, floatSteps, "1.5"},
+		{"bits", []string{"ui32", "i32", "ui8", "i8", "i16", "ui64", "i64"}, intSteps, "1"},
+		{"division", []string{"i32", "i8", "i64"}, divSteps, "-1"},
+		{"division", []string{"ui32", "ui8", "ui64"}, divSteps, "3"},
 	} {
 		for _, elem := range c.elems {
-			t.Run(elem, func(t *testing.T) { checkFusionMatchesUnfused(t, elem, c.steps, c.c) })
+			t.Run(c.name+"/"+elem, func(t *testing.T) { checkFusionMatchesUnfused(t, elem, c.steps, c.c) })
 		}
 	}
 }
