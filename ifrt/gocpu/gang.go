@@ -25,7 +25,9 @@ type GangExecutable struct {
 
 // CostAnalysis estimates one run of the whole program, as the executables
 // of Compile do.
-func (e *GangExecutable) CostAnalysis() (ifrt.Attributes, error) { return costAttributes(e.module), nil }
+func (e *GangExecutable) CostAnalysis() (ifrt.Attributes, error) {
+	return costAttributes(e.module), nil
+}
 
 // CompileGang parses a StableHLO module for a run across processes. Its
 // parameters and outputs are described globally (shapes of the whole

@@ -103,24 +103,38 @@ func checkFusionMatchesUnfused(t *testing.T, elem string, steps []string, consta
 	if hasFusedOp(plain) {
 		t.Fatal("split chain was fused")
 	}
-	e, _ := ParseElemType(elem)
-	x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{n}}, Data: make([]byte, n*e.ByteSize())}
-	y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
-	for i := range x.Data {
-		x.Data[i] = byte(i*7 + 3)
-		y.Data[i] = byte(i*13 + 5)
-	}
+	e, x, y := patternedArgs(elem, n)
 	if e.isFloat() { // keep exponents moderate
 		for i := e.ByteSize() - 1; i < len(x.Data); i += e.ByteSize() {
 			x.Data[i] = 0x3f
 			y.Data[i] = 0x3f
 		}
 	}
-	a, err := runMain(t, fused, x, y)
+	checkSameResults(t, fused, plain, x, y)
+}
+
+// patternedArgs returns two vectors of n elements of type elem whose bytes
+// follow two different patterns.
+func patternedArgs(elem string, n int) (ElemType, *Tensor, *Tensor) {
+	e, _ := ParseElemType(elem)
+	x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{int64(n)}}, Data: make([]byte, n*e.ByteSize())}
+	y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
+	for i := range x.Data {
+		x.Data[i] = byte(i*7 + 3)
+		y.Data[i] = byte(i*13 + 5)
+	}
+	return e, x, y
+}
+
+// checkSameResults runs fused and plain, the same program with and without
+// fusion, on args: their results must be bit-identical.
+func checkSameResults(t *testing.T, fused, plain *Module, args ...*Tensor) {
+	t.Helper()
+	a, err := runMain(t, fused, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := runMain(t, plain, x, y)
+	b, err := runMain(t, plain, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,15 +323,9 @@ func TestFusionWithMasks(t *testing.T) {
 			if hasFusedOp(plain) {
 				t.Fatal("the split chain was fused")
 			}
-			e, _ := ParseElemType(elem)
-			x := &Tensor{Type: TensorType{Elem: e, Shape: []int64{n}}, Data: make([]byte, n*e.ByteSize())}
-			y := &Tensor{Type: x.Type, Data: make([]byte, len(x.Data))}
-			for i := range x.Data {
-				x.Data[i] = byte(i*7 + 3)
-				y.Data[i] = byte(i*13 + 5)
-				if i%37 == 0 {
-					y.Data[i] = x.Data[i] // equal elements
-				}
+			e, x, y := patternedArgs(elem, n)
+			for i := 0; i < len(x.Data); i += 37 {
+				y.Data[i] = x.Data[i] // equal elements
 			}
 			if e.isFloat() {
 				// NaNs, signed zeros and an infinity, where IEEE and total
@@ -336,19 +344,7 @@ func TestFusionWithMasks(t *testing.T) {
 					copy(y.Data[k*w:], sp[1])
 				}
 			}
-			a, err := runMain(t, fused, x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := runMain(t, plain, x, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range a {
-				if string(a[i].Data) != string(b[i].Data) {
-					t.Errorf("result %d differs between fused and unfused evaluation", i)
-				}
-			}
+			checkSameResults(t, fused, plain, x, y)
 		})
 	}
 }
