@@ -3,9 +3,9 @@ package stablehlo
 import "cmp"
 
 // Elementwise fusion. A run of consecutive elementwise ops of one float or
-// integer type (broadcasts of a scalar among them, and jnp.where's compares,
-// their and/or/xor/not and the selects by them, with masks held as 0 or 1
-// in that type) becomes a single op that walks the data in cache-sized
+// integer type (broadcasts of a scalar among them, and jnp.where's compares
+// and is_finite, their and/or/xor/not, the selects by them and their
+// conversions to numbers, with masks held as 0 or 1 in that type) becomes a single op that walks the data in cache-sized
 // tiles and applies every step to a tile before moving on, so intermediate
 // values that nothing else reads, a scalar's broadcast among them, never
 // reach memory. Each step still rounds like the op it replaces, so results
@@ -47,6 +47,8 @@ const (
 	maskOr
 	maskXor
 	maskNot
+	maskIsFinite // is_finite of a t value
+	maskToValue  // convert of a mask to t: 0 or 1
 )
 
 type fusedProgram struct {
@@ -98,8 +100,9 @@ func fusableStep(op *operation) (fusedStep, TensorType, bool) {
 
 // maskStep returns the step op computes in a fusion of storage type t whose
 // masks (i1 values its steps compute) are the slots in masks, or false: a
-// compare of two t values, a select between two t values by a mask, or
-// and, or, xor, not of masks. The fusion holds a mask as 0 or 1 in t.
+// compare of two t values, is_finite of a float, a select between two t
+// values by a mask, and, or, xor, not of masks, or a mask converted to t.
+// The fusion holds a mask as 0 or 1 in t.
 func maskStep(op *operation, t TensorType, masks map[int]bool) (fusedStep, bool) {
 	types := operandTypes(op)
 	if len(op.resultTypes) != 1 || len(types) != len(op.operands) || len(op.regions) > 0 {
@@ -121,6 +124,10 @@ func maskStep(op *operation, t TensorType, masks map[int]bool) (fusedStep, bool)
 		return fusedStep{mask: k, exact: true}, k != noMask
 	case name == "not" && rt.Equal(maskType) && len(op.operands) == 1 && isMask(0):
 		return fusedStep{mask: maskNot, exact: true}, true
+	case name == "is_finite" && t.Elem.isFloat() && rt.Equal(maskType) && len(op.operands) == 1 && isT(0):
+		return fusedStep{mask: maskIsFinite, exact: true}, true
+	case name == "convert" && rt.Equal(t) && len(op.operands) == 1 && isMask(0):
+		return fusedStep{mask: maskToValue, exact: true}, true
 	}
 	return fusedStep{}, false
 }
@@ -216,7 +223,7 @@ func fusableRun(ops []*operation, i int, lastRead map[int]int) (group []*operati
 		if !ok {
 			break
 		}
-		if st.mask != maskSelect {
+		if st.mask != maskSelect && st.mask != maskToValue {
 			masks[op.results[0]] = true
 		}
 		group, at = append(group, op), append(at, j)
@@ -266,7 +273,7 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 		st, _, ok := fusableStep(op)
 		if !ok {
 			st, _ = maskStep(op, t, masks)
-			if st.mask != maskSelect {
+			if st.mask != maskSelect && st.mask != maskToValue {
 				masks[op.results[0]] = true
 			}
 		}
@@ -389,6 +396,12 @@ func runFused[T float32 | float64 | int64 | uint64](prog *fusedProgram, n int, i
 					for i, x := range slice(st.a, tlo, thi) {
 						dst[i] = maskOf[T](x == 0)
 					}
+				case st.mask == maskIsFinite:
+					for i, x := range slice(st.a, tlo, thi) {
+						dst[i] = maskOf[T](x-x == 0) // false for NaN and both infinities
+					}
+				case st.mask == maskToValue:
+					copy(dst, slice(st.a, tlo, thi))
 				case st.mask != noMask:
 					maskLogic(st.mask, dst, slice(st.a, tlo, thi), slice(st.b, tlo, thi))
 				case st.unary:

@@ -272,8 +272,9 @@ func TestFusionRunsOverConstants(t *testing.T) {
 	}
 }
 
-// TestFusionWithMasks runs where-style chains (compares, and/or/xor/not of
-// their masks, selects by them) fused and with a reshape after every op,
+// TestFusionWithMasks runs where-style chains (compares, is_finite,
+// and/or/xor/not of their masks, selects by them, a mask converted to a
+// number) fused and with a reshape after every op,
 // over floats with NaNs, infinities and signed zeros and over integers:
 // results must be bit-identical, and the chain must be one fused op.
 func TestFusionWithMasks(t *testing.T) {
@@ -294,10 +295,17 @@ func TestFusionWithMasks(t *testing.T) {
 				{"%8", "stablehlo.select %7, %0, %y : MASK, TYPE", typ},
 				{"%9", "stablehlo.select %5, %8, %x : MASK, TYPE", typ},
 				{"%10", "stablehlo.select %2, %x, %y : MASK, TYPE", typ},
+				{"%11", "stablehlo.convert %5 : (MASK) -> TYPE", typ},
+			}
+			rets := []string{"%9", "%10", "%11"}
+			if strings.HasPrefix(elem, "f") || elem == "bf16" {
+				steps = append(steps, struct{ name, expr, typ string }{"%12", "stablehlo.is_finite %x : (TYPE) -> MASK", mask},
+					struct{ name, expr, typ string }{"%13", "stablehlo.select %12, %y, %x : MASK, TYPE", typ})
+				rets = append(rets, "%13")
 			}
 			program := func(split bool) string {
 				var b strings.Builder
-				fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s, %s) {\n", typ, typ, typ, typ)
+				fmt.Fprintf(&b, "func.func @main(%%x: %s, %%y: %s) -> (%s) {\n", typ, typ, strings.TrimSuffix(strings.Repeat(typ+", ", len(rets)), ", "))
 				for _, s := range steps {
 					expr := strings.NewReplacer("TYPE", typ, "MASK", mask).Replace(s.expr)
 					if !split {
@@ -306,7 +314,8 @@ func TestFusionWithMasks(t *testing.T) {
 					}
 					fmt.Fprintf(&b, "  %s_ = %s\n  %s = stablehlo.reshape %s_ : (%s) -> %s\n", s.name, expr, s.name, s.name, s.typ, s.typ)
 				}
-				fmt.Fprintf(&b, "  return %%9, %%10 : %s, %s\n}\n", typ, typ)
+				types := strings.TrimSuffix(strings.Repeat(typ+", ", len(rets)), ", ")
+				fmt.Fprintf(&b, "  return %s : %s\n}\n", strings.Join(rets, ", "), types)
 				return b.String()
 			}
 			fused := mustParse(t, program(false))
