@@ -134,11 +134,11 @@ func (e *gangExecutable) loadOn(ctx context.Context, l *link) error {
 		for _, i := range resp.GetDonatable() {
 			e.donate = append(e.donate, int(i))
 		}
-		for k, v := range resp.GetCostAnalysis() {
-			if e.cost == nil {
-				e.cost = ifrt.Attributes{}
+		if cost := resp.GetCostAnalysis(); len(cost) > 0 {
+			e.cost = ifrt.Attributes{}
+			for k, v := range cost {
+				e.cost[k] = v
 			}
-			e.cost[k] = v
 		}
 	}
 	e.loads[l] = gangLoad{gen: gen, id: resp.GetProgramId()}

@@ -299,37 +299,14 @@ func encodeWords[W word, T number](d []byte, src []T) {
 // copies whole runs where the innermost dimensions are contiguous in a and
 // fills them where a repeats one element.
 func takeStrided(a *array, t TensorType, shape []int64, step []int, base int) *array {
-	out := &array{t: t}
-	switch a.t.Elem.class() {
-	case classF32:
-		out.f32 = gatherRuns(a.f32, shape, step, base)
-	case classF64:
-		out.f64 = gatherRuns(a.f64, shape, step, base)
-	case classInt:
-		out.i = gatherRuns(a.i, shape, step, base)
-	case classUint:
-		out.u = gatherRuns(a.u, shape, step, base)
-	case classComplex:
-		out.c = gatherRuns(a.c, shape, step, base)
-	default:
-		out.b = gatherRuns(a.b, shape, step, base)
-	}
+	out := newArray(t)
+	copyStrided(out, 0, a, shape, step, base)
 	return out
 }
 
-// gatherRuns returns src[base + sum(idx[d]*step[d])] for every multi-index
-// of shape in row-major order.
-func gatherRuns[T any](src []T, shape []int64, step []int, base int) []T {
-	n := 1
-	for _, d := range shape {
-		n *= int(d)
-	}
-	dst := make([]T, n)
-	fillRuns(dst, src, shape, step, base)
-	return dst
-}
-
-// fillRuns is gatherRuns into dst, which holds exactly shape's elements.
+// fillRuns sets dst, which holds exactly shape's elements, to
+// src[base + sum(idx[d]*step[d])] for every multi-index of shape in
+// row-major order.
 func fillRuns[T any](dst, src []T, shape []int64, step []int, base int) {
 	forEachRun(shape, step, base, func(k, pos, n, step int) {
 		run := dst[k : k+n]

@@ -11,7 +11,7 @@ import (
 // element-by-element walk, over steps that are contiguous, repeated
 // (0), reversed (negative) and strided, so that every kind of inner run and
 // of merged dimensions is taken.
-func TestGatherRunsMatchesIndexList(t *testing.T) {
+func TestFillRunsMatchesIndexList(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	src := make([]int, 4096)
 	for i := range src {
@@ -45,7 +45,8 @@ func TestGatherRunsMatchesIndexList(t *testing.T) {
 			want = append(want, src[p])
 			return true
 		})
-		got := gatherRuns(src, shape, step, base)
+		got := make([]int, len(want))
+		fillRuns(got, src, shape, step, base)
 		if !cmp.Equal(want, got) {
 			t.Fatalf("trial %d: shape %v step %v: got %v, want %v", trial, shape, step, got, want)
 		}

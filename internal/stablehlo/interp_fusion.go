@@ -120,7 +120,7 @@ func maskStep(op *operation, t TensorType, masks map[int]bool) (fusedStep, bool)
 	case name == "select" && len(op.operands) == 3 && isMask(0) && isT(1) && isT(2) && rt.Equal(t):
 		return fusedStep{mask: maskSelect, exact: true}, true
 	case rt.Equal(maskType) && len(op.operands) == 2 && isMask(0) && isMask(1):
-		k := map[string]maskKind{"and": maskAnd, "or": maskOr, "xor": maskXor}[name]
+		k := maskLogicKinds[name]
 		return fusedStep{mask: k, exact: true}, k != noMask
 	case name == "not" && rt.Equal(maskType) && len(op.operands) == 1 && isMask(0):
 		return fusedStep{mask: maskNot, exact: true}, true
@@ -131,6 +131,8 @@ func maskStep(op *operation, t TensorType, masks map[int]bool) (fusedStep, bool)
 	}
 	return fusedStep{}, false
 }
+
+var maskLogicKinds = map[string]maskKind{"and": maskAnd, "or": maskOr, "xor": maskXor}
 
 // operandTypes returns op's operand types, one an operand: select's short
 // form (select %p, %x, %y : i1-type, type) names its choices' type once.
@@ -177,7 +179,7 @@ func fuseRegion(r *region) {
 	}
 	var out []*operation
 	for i := 0; i < len(r.ops); {
-		group, at, t := fusableRun(r.ops, i, lastRead)
+		group, steps, at, t := fusableRun(r.ops, i, lastRead)
 		if len(group) < 2 {
 			out = append(out, r.ops[i])
 			i++
@@ -191,42 +193,39 @@ func fuseRegion(r *region) {
 				out = append(out, op)
 			}
 		}
-		out = append(out, buildFused(group, end, lastRead, t))
+		out = append(out, buildFused(group, steps, end, lastRead, t))
 		i = end
 	}
 	r.ops = out
 }
 
 // fusableRun returns the run of fusable steps of one storage type t that
-// starts at ops[i], constants between them left out, and the steps'
-// indices in ops. A mask must be read only inside the run (a fusion's
-// results are of type t), so the run ends before any step whose mask is
-// read after it.
-func fusableRun(ops []*operation, i int, lastRead map[int]int) (group []*operation, at []int, t TensorType) {
-	if _, t0, ok := fusableStep(ops[i]); ok {
-		t = t0
-	} else {
-		return nil, nil, t
+// starts at ops[i], constants between them left out, with the step each op
+// computes and the ops' indices in ops. A mask must be read only inside the
+// run (a fusion's results are of type t), so the run ends before any step
+// whose mask is read after it.
+func fusableRun(ops []*operation, i int, lastRead map[int]int) (group []*operation, steps []fusedStep, at []int, t TensorType) {
+	first, t, ok := fusableStep(ops[i])
+	if !ok {
+		return nil, nil, nil, t
 	}
-	group, at = []*operation{ops[i]}, []int{i}
+	group, steps, at = []*operation{ops[i]}, []fusedStep{first}, []int{i}
 	masks := map[int]bool{}
 	for j := i + 1; j < len(ops); j++ {
 		op := ops[j]
 		if isConstantOp(op) {
 			continue
 		}
-		if _, t2, ok := fusableStep(op); ok && t2.Equal(t) {
-			group, at = append(group, op), append(at, j)
-			continue
+		st, t2, ok := fusableStep(op)
+		if !ok || !t2.Equal(t) {
+			if st, ok = maskStep(op, t, masks); !ok {
+				break
+			}
+			if st.mask != maskSelect && st.mask != maskToValue {
+				masks[op.results[0]] = true
+			}
 		}
-		st, ok := maskStep(op, t, masks)
-		if !ok {
-			break
-		}
-		if st.mask != maskSelect && st.mask != maskToValue {
-			masks[op.results[0]] = true
-		}
-		group, at = append(group, op), append(at, j)
+		group, steps, at = append(group, op), append(steps, st), append(at, j)
 	}
 	for len(group) > 0 {
 		end, cut := at[len(at)-1]+1, len(group)
@@ -239,18 +238,19 @@ func fusableRun(ops []*operation, i int, lastRead map[int]int) (group []*operati
 		if cut == len(group) {
 			break
 		}
-		group, at = group[:cut], at[:cut]
+		group, steps, at = group[:cut], steps[:cut], at[:cut]
 	}
-	return group, at, t
+	return group, steps, at, t
 }
 
 func isConstantOp(op *operation) bool {
 	return trimDialect(op.Name) == "constant" && len(op.operands) == 0
 }
 
-// buildFused turns group, the region's ops before index end, into one op
+// buildFused turns group, the region's ops before index end computing steps
+// (fusableRun's), into one op
 // whose results are the values read after the group.
-func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType) *operation {
+func buildFused(group []*operation, steps []fusedStep, end int, lastRead map[int]int, t TensorType) *operation {
 	first := group[0]
 	fused := &operation{Name: "stablehlo.fused_elementwise", attrs: map[string]*Attr{}, pos: first.pos, line: first.line, col: first.col}
 	prog := &fusedProgram{typ: t}
@@ -268,15 +268,8 @@ func buildFused(group []*operation, end int, lastRead map[int]int, t TensorType)
 		fused.operandTyps = append(fused.operandTyps, typ)
 		return fusedRef{ext: extOf[s]}
 	}
-	masks := map[int]bool{}
 	for k, op := range group {
-		st, _, ok := fusableStep(op)
-		if !ok {
-			st, _ = maskStep(op, t, masks)
-			if st.mask != maskSelect && st.mask != maskToValue {
-				masks[op.results[0]] = true
-			}
-		}
+		st := steps[k]
 		types := operandTypes(op)
 		st.a, st.output = ref(op.operands[0], types[0]), -1
 		if len(op.operands) > 1 && !st.unary && !st.splat {
