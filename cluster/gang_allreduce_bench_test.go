@@ -8,6 +8,7 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
@@ -38,4 +39,48 @@ func BenchmarkGangAllReduce64MiB(b *testing.B) {
 		memcpy = min(memcpy, time.Since(start))
 	}
 	b.ReportMetric(float64(memcpy)/float64(reduce), "x-of-memcpy")
+}
+
+// BenchmarkGangAllReduce64KiB sums 64 KiB of f32 over 8 devices: once on
+// one worker of 8 devices, then across 2 workers of 4 (32 of the 56
+// ordered pairs of partitions cross between the workers), and reports the
+// spanning launch against the single-worker one measured in the same run.
+// Small collectives across workers cost what the exchange protocol adds per
+// launch: streams opened, frames, wake-ups.
+func BenchmarkGangAllReduce64KiB(b *testing.B) {
+	var one time.Duration
+	for _, c := range []struct {
+		name     string
+		slices   int
+		perSlice int
+	}{{"1 worker of 8", 1, 8}, {"2 workers of 4", 2, 4}} {
+		b.Run(c.name, func(b *testing.B) {
+			l := startLocal(b, local.Config{Slices: c.slices, DevicesPerSlice: c.perSlice, NoProxy: true})
+			ctx := context.Background()
+			exe, x := communicatortest.ReplicatedAllReduce(ctx, b, l.Client, 16<<10, 4093)
+			launch := func() {
+				res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := res.Outputs[0].Ready().Await(ctx); err != nil {
+					b.Fatal(err)
+				}
+				backend.Release(res.Outputs[0])
+			}
+			launch() // warm: connections, shared segments
+			start := time.Now()
+			for b.Loop() {
+				launch()
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			if c.slices == 1 {
+				one = per
+			}
+			b.ReportMetric(float64(per.Microseconds()), "us/launch")
+			if one > 0 {
+				b.ReportMetric(float64(per)/float64(one), "x-one-worker")
+			}
+		})
+	}
 }

@@ -5,7 +5,8 @@
 # overhead, the proxy against direct calls, pjrtifrt against raw PJRT, the
 # corpus's compile time on gocpu against the PJRT CPU plugin
 # (BenchmarkCompileCorpus), the cluster's dispatch against one worker, a gang
-# launch over W workers against one worker, one on PJRT CPU workers (host
+# launch over W workers against one worker, a 64 KiB all-reduce across 2
+# workers of 4 devices against one worker of 8, one on PJRT CPU workers (host
 # round trips) against gocpu workers, a 64 MiB all-reduce across two
 # worker processes and a 64 MiB copy from slice 0 to slice 1
 # (BenchmarkCopyAcrossSlices64MiB) against memcpy, and checkpoint writes and reads by the
@@ -26,7 +27,7 @@ benchtime=${BENCHTIME:-1s}
 for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
-go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT' -benchtime 100x ./cluster
+go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT|BenchmarkGangAllReduce64KiB' -benchtime 100x ./cluster
 go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'

@@ -26,9 +26,6 @@ const exchangeChunk = 1<<20 - 128
 // own Launch call before the data is dropped.
 const orphanTimeout = time.Minute
 
-// boxDepth is how many frames a pair buffers before its sender waits.
-const boxDepth = 8
-
 // launches holds the launches this worker takes part in, by launch id. A
 // launch is made by its Launch call or by the first Exchange stream of a peer
 // that started earlier, whichever comes first.
@@ -46,7 +43,7 @@ func (ls *launches) join(id uint64, byPeer bool) *gangLaunch {
 	defer ls.mu.Unlock()
 	l := ls.byID[id]
 	if l == nil {
-		l = &gangLaunch{id: id, boxes: map[[2]int]chan *frame{}, failed: make(chan struct{})}
+		l = &gangLaunch{id: id, boxes: map[[2]int]*mailbox{}, failed: make(chan struct{})}
 		ls.byID[id] = l
 	}
 	if byPeer && !l.launched.Load() && l.refs == 0 {
@@ -58,6 +55,7 @@ func (ls *launches) join(id uint64, byPeer bool) *gangLaunch {
 			if l.refs == 0 && !l.launched.Load() && ls.byID[id] == l {
 				delete(ls.byID, id)
 				l.fail(ifrt.Errorf(ifrt.DeadlineExceeded, "worker: launch %x never started here", id))
+				l.drain()
 			}
 		})
 	}
@@ -71,6 +69,7 @@ func (ls *launches) leave(l *gangLaunch) {
 	l.refs--
 	if l.refs == 0 && l.launched.Load() && ls.byID[l.id] == l {
 		delete(ls.byID, l.id)
+		l.drain()
 	}
 }
 
@@ -93,7 +92,8 @@ type frame struct {
 func (f *frame) take() bool { return f.consumed == nil || f.claimed.CompareAndSwap(false, true) }
 
 // gangLaunch is one launch on this worker: the mailboxes of the pairs whose
-// receiver runs here, the streams to other workers, and the launch's fate.
+// receiver runs here, the streams to other workers (one a worker, carrying
+// every pair between the two), and the launch's fate.
 type gangLaunch struct {
 	id uint64
 
@@ -101,11 +101,11 @@ type gangLaunch struct {
 	launched atomic.Bool // its Launch call arrived
 
 	mu      sync.Mutex
-	boxes   map[[2]int]chan *frame // by (from, to)
+	boxes   map[[2]int]*mailbox // by (from, to)
 	w       *Server
 	workers []string
 	local   map[int]bool
-	out     map[[2]int]*outStream
+	out     map[string]*outStream // by worker address
 	sent    int64
 	failed  chan struct{}
 	failure error
@@ -126,20 +126,34 @@ func (l *gangLaunch) start(w *Server, workers []string, local map[int]bool) erro
 	if l.launched.Swap(true) {
 		return ifrt.Errorf(ifrt.AlreadyExists, "worker: launch %x is already running here", l.id)
 	}
-	l.w, l.workers, l.local, l.out = w, workers, local, map[[2]int]*outStream{}
+	l.w, l.workers, l.local, l.out = w, workers, local, map[string]*outStream{}
 	return nil
 }
 
-func (l *gangLaunch) box(from, to int) chan *frame {
+func (l *gangLaunch) box(from, to int) *mailbox {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := [2]int{from, to}
 	b := l.boxes[k]
 	if b == nil {
-		b = make(chan *frame, boxDepth)
+		b = newMailbox()
 		l.boxes[k] = b
 	}
 	return b
+}
+
+// drain frees what the launch's mailboxes still hold once nothing reads
+// them.
+func (l *gangLaunch) drain() {
+	l.mu.Lock()
+	boxes := make([]*mailbox, 0, len(l.boxes))
+	for _, b := range l.boxes {
+		boxes = append(boxes, b)
+	}
+	l.mu.Unlock()
+	for _, b := range boxes {
+		b.drain()
+	}
 }
 
 // fail ends the launch on this worker with err, the first failure winning.
@@ -191,17 +205,17 @@ func (l *gangLaunch) closeStreams() (int64, error) {
 	return l.sent, errors.Join(errs...)
 }
 
-// stream returns the open stream from partition from to partition to on
-// another worker, opening it on first use.
-func (l *gangLaunch) stream(from, to int) (*outStream, error) {
+// stream returns the open stream to the worker of partition to, opening it
+// on first use. Opening a stream costs about what sending a small message
+// does, so the partitions of this worker share one a peer worker.
+func (l *gangLaunch) stream(to int) (*outStream, error) {
 	l.mu.Lock()
-	k := [2]int{from, to}
-	o := l.out[k]
+	addr := l.workers[to]
+	o := l.out[addr]
 	if o == nil {
 		o = &outStream{}
-		l.out[k] = o
+		l.out[addr] = o
 	}
-	addr := l.workers[to]
 	l.mu.Unlock()
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -268,13 +282,7 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 	l := e.l
 	if l.local[to] {
 		f := &frame{tag: tag, size: int64(len(data)), data: data, consumed: make(chan struct{})}
-		select {
-		case l.box(e.self, to) <- f:
-		case <-l.failed:
-			return l.cause()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		l.box(e.self, to).put(f)
 		select {
 		case <-f.consumed:
 			return nil
@@ -291,7 +299,7 @@ func (e *gangEndpoint) Send(ctx context.Context, to int, tag stablehlo.Tag, data
 		}
 		return ctx.Err()
 	}
-	o, err := l.stream(e.self, to)
+	o, err := l.stream(to)
 	if err != nil {
 		return l.lost(to, err)
 	}
@@ -308,14 +316,9 @@ func (e *gangEndpoint) Recv(ctx context.Context, from int, tag stablehlo.Tag, si
 	box := l.box(from, e.self)
 	got := int64(0)
 	for first := true; first || got < int64(size); first = false {
-		var f *frame
-		var ok bool
-		select {
-		case f, ok = <-box:
-		case <-l.failed:
-			return l.cause()
-		case <-ctx.Done():
-			return ctx.Err()
+		f, ok, err := box.next(ctx, l.failed, l.cause)
+		if err != nil {
+			return err
 		}
 		if !ok {
 			return l.lost(from, errors.New("its stream ended in the middle of the launch"))
@@ -370,37 +373,49 @@ func (e *gangEndpoint) Done(err error) {
 	}
 }
 
-// Exchange takes the frames one partition of another worker sends one
-// partition of this worker and hands them to the receiver, in order.
+// Exchange takes the frames the partitions of another worker send the
+// partitions of this worker in one launch and hands each to its pair's
+// mailbox, in order.
 func (g *gang) Exchange(stream workerpb.Gang_ExchangeServer) error {
 	defer g.w.proxy.Track()()
-	first := &inFrame{}
-	if err := stream.RecvMsg(first); err != nil {
+	f := &inFrame{}
+	if err := stream.RecvMsg(f); err != nil {
 		return err
 	}
-	l := g.launches.join(first.launch, true)
+	launch := f.launch
+	l := g.launches.join(launch, true)
 	defer g.launches.leave(l)
-	from, to := int(first.from), int(first.to)
-	if from < 0 || to < 0 || from > 1<<16 || to > 1<<16 {
-		return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: exchange between partitions %d and %d", from, to))
-	}
-	box := l.box(from, to)
-	defer close(box) // the receiver sees a stream that ends early
-	f := first
+	fed := map[[2]int32]*mailbox{}
+	defer func() {
+		// The receivers of these pairs see a stream that ended early.
+		for _, b := range fed {
+			b.end()
+		}
+	}()
 	for {
-		if f.from != first.from || f.to != first.to || f.launch != first.launch {
-			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: one exchange stream carries one pair of one launch"))
+		if f.launch != launch {
+			_ = f.free()
+			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: one exchange stream carries one launch"))
+		}
+		if f.from < 0 || f.to < 0 || f.from > 1<<16 || f.to > 1<<16 {
+			_ = f.free()
+			return rpc.ToStatus(ifrt.Errorf(ifrt.InvalidArgument, "worker: exchange between partitions %d and %d", f.from, f.to))
 		}
 		if err := f.attach(g.w.peer.shm); err != nil {
+			_ = f.free()
 			return rpc.ToStatus(err)
 		}
-		fr := &frame{tag: f.tag, size: f.size, remote: f}
+		pair := [2]int32{f.from, f.to}
+		box := fed[pair]
+		if box == nil {
+			box = l.box(int(f.from), int(f.to))
+			fed[pair] = box
+		}
+		box.put(&frame{tag: f.tag, size: f.size, remote: f})
 		select {
-		case box <- fr:
 		case <-l.failed:
 			return rpc.ToStatus(l.cause())
-		case <-stream.Context().Done():
-			return stream.Context().Err()
+		default:
 		}
 		f = &inFrame{}
 		if err := stream.RecvMsg(f); err == io.EOF {

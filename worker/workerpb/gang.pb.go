@@ -659,9 +659,9 @@ func (x *LaunchResponse) GetSentBytes() int64 {
 	return 0
 }
 
-// One piece of one message. The first frame of a stream names the launch and
-// the pair; a message's frames follow each other, the first one carrying its
-// tag and size.
+// One piece of one message. Every frame of a stream names the same launch;
+// a pair's frames come in order, the first of each message carrying its tag
+// and size, and other pairs' frames may come between them.
 type ExchangeFrame struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	LaunchId uint64                 `protobuf:"fixed64,1,opt,name=launch_id,json=launchId,proto3" json:"launch_id,omitempty"`

@@ -53,9 +53,12 @@ type GangClient interface {
 	// one stream run concurrently, each in its sequence turn. The stream ending
 	// ends every launch it carries.
 	Launches(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[LaunchStreamRequest, LaunchResult], error)
-	// Carries the messages of one launch from one partition to one partition
-	// on another worker, in order (the collectives' data). Opened by the
-	// sending worker; ends when the sender has sent everything.
+	// Carries the messages of one launch from the partitions of one worker to
+	// the partitions of another (the collectives' data), each pair's in order.
+	// Opened by the sending worker on its first message to the receiving one;
+	// ends when the sender has sent everything. Earlier releases opened one
+	// stream a pair and refuse one that carries several: the workers of a
+	// cluster run one release.
 	Exchange(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[ExchangeFrame, ExchangeResponse], error)
 	// Frees a compiled program.
 	Release(ctx context.Context, in *GangReleaseRequest, opts ...grpc.CallOption) (*GangReleaseResponse, error)
@@ -148,9 +151,12 @@ type GangServer interface {
 	// one stream run concurrently, each in its sequence turn. The stream ending
 	// ends every launch it carries.
 	Launches(grpc.BidiStreamingServer[LaunchStreamRequest, LaunchResult]) error
-	// Carries the messages of one launch from one partition to one partition
-	// on another worker, in order (the collectives' data). Opened by the
-	// sending worker; ends when the sender has sent everything.
+	// Carries the messages of one launch from the partitions of one worker to
+	// the partitions of another (the collectives' data), each pair's in order.
+	// Opened by the sending worker on its first message to the receiving one;
+	// ends when the sender has sent everything. Earlier releases opened one
+	// stream a pair and refuse one that carries several: the workers of a
+	// cluster run one release.
 	Exchange(grpc.ClientStreamingServer[ExchangeFrame, ExchangeResponse]) error
 	// Frees a compiled program.
 	Release(context.Context, *GangReleaseRequest) (*GangReleaseResponse, error)
