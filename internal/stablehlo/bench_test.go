@@ -95,3 +95,28 @@ func plainChain(out, x, y []float32) {
 		out[i] = (x[i]*y[i]+x[i])*y[i] - x[i]
 	}
 }
+
+// BenchmarkArgmax256 is jnp.argmax(x, axis=1) of a 256×256 f32 array, as
+// JAX lowers it (a reduce of the values and an iota with a body of
+// compares and selects), against a plain Go loop finding each row's first
+// maximum.
+func BenchmarkArgmax256(b *testing.B) {
+	const n = 256
+	m := mustParse(b, argReduce("f32", "GT", "FLOAT", n, n))
+	rng := rand.New(rand.NewSource(1))
+	tx, x := randomF32Tensor(rng, n, n)
+	init := &Tensor{Type: TensorType{Elem: F32}, Data: binary.LittleEndian.AppendUint32(nil, math.Float32bits(float32(math.Inf(-1))))}
+	idx := make([]int32, n)
+	measure(b, m, []*Tensor{tx, init}, func() {
+		for r := range n {
+			row := x[r*n : (r+1)*n]
+			best := 0
+			for c, v := range row {
+				if v > row[best] {
+					best = c
+				}
+			}
+			idx[r] = int32(best)
+		}
+	})
+}

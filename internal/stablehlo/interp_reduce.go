@@ -3,8 +3,9 @@ package stablehlo
 import "math"
 
 // reduce and reduce_window. A body that is one binary op on its two
-// arguments (add, max, ...) runs as a typed loop; any other body is
-// interpreted per element on scalars.
+// arguments (add, max, ...) runs as a typed loop; one of other elementwise
+// ops on scalars as compiled steps (interp_reduce_scalar.go); any other body
+// is interpreted per element on scalars.
 
 // soleOp recognizes ^bb0(%a, %b): %r = op %a, %b; return %r, or its
 // arguments swapped (%r = op %b, %a).
@@ -122,6 +123,7 @@ type reducer struct {
 	body   *region
 	kind   binaryKind
 	simple bool
+	scalar *scalarBody // nil: interpreted
 	args   []*array
 	// unrounded16 leaves 16-bit float accumulators unrounded between
 	// simple steps; the caller rounds them once at the end.
@@ -134,7 +136,15 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 			len(body.args), len(body.rets), 2*n, n)
 	}
 	kind, simple := simpleBody(body)
-	return &reducer{ev: ev, body: body, kind: kind, simple: simple && n == 1, args: make([]*array, 2*n)}, nil
+	r := &reducer{ev: ev, body: body, kind: kind, simple: simple && n == 1, args: make([]*array, 2*n)}
+	if !r.simple && compileScalarBodies && len(body.argTypes) == 2*n {
+		elems := make([]ElemType, n)
+		for i := range elems {
+			elems[i] = body.argTypes[i].Elem
+		}
+		r.scalar, _ = compileScalarBody(body, elems)
+	}
+	return r, nil
 }
 
 // fold sets acc[i][ai] = body(acc[i][ai]..., x[i][xi]...).
@@ -151,6 +161,9 @@ func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 			}
 		}
 		return nil
+	}
+	if r.scalar != nil {
+		return r.scalar.fold(acc, ai, xs, xi)
 	}
 	n := len(acc)
 	for i := 0; i < n; i++ {
