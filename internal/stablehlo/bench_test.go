@@ -120,3 +120,42 @@ func BenchmarkArgmax256(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkJacobi256 times the Jacobi eigen (jnp.linalg.eigh) and singular
+// value (jnp.linalg.svd) decompositions of 256×256 matrices against 255×255
+// ones in the same run: a ratio far above 1 is a power-of-two cache
+// conflict, which rows 256 doubles apart in a column walk produce.
+func BenchmarkJacobi256(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	matrix := func(n int) []float64 {
+		a := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				x := rng.NormFloat64()
+				a[i*n+j], a[j*n+i] = x, x
+			}
+		}
+		return a
+	}
+	for _, dec := range []struct {
+		name string
+		run  func(a []float64, n int)
+	}{
+		{"eigh", func(a []float64, n int) { jacobiEigen(a, n) }},
+		{"svd", func(a []float64, n int) { svdTall(a, n, n) }},
+	} {
+		b.Run(dec.name, func(b *testing.B) {
+			best := map[int]time.Duration{255: math.MaxInt64, 256: math.MaxInt64}
+			for b.Loop() {
+				for n := range best {
+					a := matrix(n)
+					start := time.Now()
+					dec.run(a, n)
+					best[n] = min(best[n], time.Since(start))
+				}
+			}
+			b.ReportMetric(float64(best[256].Milliseconds()), "ms-n256")
+			b.ReportMetric(float64(best[256])/float64(best[255]), "x-n255")
+		})
+	}
+}

@@ -19,44 +19,75 @@ const maxJacobiSweeps = 64
 
 // jacobiEigen diagonalises the symmetric n×n s in place (row-major) and
 // returns the eigenvector matrix (columns) and whether it converged.
+//
+// A rotation walks two columns of s and of the vectors. With rows of a
+// power-of-two length every element of a column falls into the same few
+// cache sets (n = 256 took five times n = 255), so s is worked on with rows
+// of odd length, and the vectors as rows of their transpose.
 func jacobiEigen(s []float64, n int) ([]float64, bool) {
+	ld := n | 1
+	a := make([]float64, n*ld)
+	for i := 0; i < n; i++ {
+		copy(a[i*ld:i*ld+n], s[i*n:i*n+n])
+	}
+	vt := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		vt[i*n+i] = 1
+	}
+	ok := jacobiSweeps(a, vt, n, ld)
+	for i := 0; i < n; i++ {
+		copy(s[i*n:i*n+n], a[i*ld:i*ld+n])
+	}
 	v := make([]float64, n*n)
 	for i := 0; i < n; i++ {
-		v[i*n+i] = 1
+		for k := 0; k < n; k++ {
+			v[k*n+i] = vt[i*n+k]
+		}
 	}
+	return v, ok
+}
+
+// jacobiSweeps rotates s (rows ld apart) to diagonal form, applying each
+// rotation to the rows of vt, and reports whether it converged.
+func jacobiSweeps(s, vt []float64, n, ld int) bool {
 	for sweep := 0; sweep < maxJacobiSweeps; sweep++ {
 		rotated := false
 		for p := 0; p < n; p++ {
 			for q := p + 1; q < n; q++ {
-				spq := s[p*n+q]
-				if spq == 0 || math.Abs(spq) <= 1e-18*math.Sqrt(math.Abs(s[p*n+p]*s[q*n+q])) {
+				spq := s[p*ld+q]
+				if spq == 0 || math.Abs(spq) <= 1e-18*math.Sqrt(math.Abs(s[p*ld+p]*s[q*ld+q])) {
 					continue
 				}
 				if math.IsNaN(spq) || math.IsInf(spq, 0) {
-					return v, false
+					return false
 				}
 				rotated = true
-				theta := (s[q*n+q] - s[p*n+p]) / (2 * spq)
+				theta := (s[q*ld+q] - s[p*ld+p]) / (2 * spq)
 				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Hypot(theta, 1))
 				c := 1 / math.Hypot(t, 1)
 				sn := t * c
-				for k := 0; k < n; k++ { // columns p, q of s and v
-					kp, kq := s[k*n+p], s[k*n+q]
-					s[k*n+p], s[k*n+q] = c*kp-sn*kq, sn*kp+c*kq
-					kp, kq = v[k*n+p], v[k*n+q]
-					v[k*n+p], v[k*n+q] = c*kp-sn*kq, sn*kp+c*kq
+				for k := 0; k < n; k++ { // columns p, q of s
+					kp, kq := s[k*ld+p], s[k*ld+q]
+					s[k*ld+p], s[k*ld+q] = c*kp-sn*kq, sn*kp+c*kq
 				}
-				for k := 0; k < n; k++ { // rows p, q of s
-					pk, qk := s[p*n+k], s[q*n+k]
-					s[p*n+k], s[q*n+k] = c*pk-sn*qk, sn*pk+c*qk
-				}
+				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], c, sn)
+				rotateRows(s[p*ld:p*ld+n], s[q*ld:q*ld+n], c, sn)
 			}
 		}
 		if !rotated {
-			return v, true
+			return true
 		}
 	}
-	return v, false
+	return false
+}
+
+// rotateRows sets x, y = c·x − s·y, s·x + c·y.
+func rotateRows(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	for k, xk := range x {
+		yk := y[k]
+		x[k], y[k] = c*xk-s*yk, s*xk+c*yk
+	}
 }
 
 // evalLapackSyevd implements syevd(a) -> (vectors, eigenvalues, info),
@@ -115,23 +146,27 @@ func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error
 // singular vectors), the n descending singular values, v (n×n, columns the
 // right singular vectors) and whether it converged.
 func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
-	v = make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		v[i*n+i] = 1
-	}
-	rotate := func(x []float64, rows, cols, p, q int, c, s float64) {
-		for i := 0; i < rows; i++ {
-			xp, xq := x[i*cols+p], x[i*cols+q]
-			x[i*cols+p], x[i*cols+q] = c*xp-s*xq, s*xp+c*xq
+	// The rotations walk columns of w and v: they are worked on as rows
+	// of their transposes, contiguous in memory.
+	wt := make([]float64, n*m)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			wt[j*m+i] = w[i*n+j]
 		}
+	}
+	vt := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		vt[i*n+i] = 1
 	}
 	for sweep := 0; sweep < maxJacobiSweeps && !ok; sweep++ {
 		ok = true
 		for p := 0; p < n; p++ {
+			wp := wt[p*m : p*m+m]
 			for q := p + 1; q < n; q++ {
+				wq := wt[q*m : q*m+m]
 				var alpha, beta, gamma float64
-				for i := 0; i < m; i++ {
-					xp, xq := w[i*n+p], w[i*n+q]
+				for i, xp := range wp {
+					xq := wq[i]
 					alpha, beta, gamma = alpha+xp*xp, beta+xq*xq, gamma+xp*xq
 				}
 				if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
@@ -144,15 +179,15 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 				zeta := (beta - alpha) / (2 * gamma)
 				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Hypot(zeta, 1))
 				c := 1 / math.Hypot(t, 1)
-				rotate(w, m, n, p, q, c, c*t)
-				rotate(v, n, n, p, q, c, c*t)
+				rotateRows(wp, wq, c, c*t)
+				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], c, c*t)
 			}
 		}
 	}
 	norms := make([]float64, n)
 	for j := range norms {
-		for i := 0; i < m; i++ {
-			norms[j] = math.Hypot(norms[j], w[i*n+j])
+		for _, x := range wt[j*m : j*m+m] {
+			norms[j] = math.Hypot(norms[j], x)
 		}
 	}
 	order := make([]int, n)
@@ -161,7 +196,7 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 	}
 	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
 	sigma = make([]float64, n)
-	sortedV := make([]float64, n*n)
+	v = make([]float64, n*n)
 	u = make([]float64, m*m)
 	var basis [][]float64 // orthonormal columns of u found so far
 	tol := 0.0
@@ -171,12 +206,12 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 	for j, src := range order {
 		sigma[j] = norms[src]
 		for i := 0; i < n; i++ {
-			sortedV[i*n+j] = v[i*n+src]
+			v[i*n+j] = vt[src*n+i]
 		}
 		if norms[src] > tol && norms[src] > 0 {
 			col := make([]float64, m)
-			for i := range col {
-				col[i] = w[i*n+src] / norms[src]
+			for i, x := range wt[src*m : src*m+m] {
+				col[i] = x / norms[src]
 			}
 			basis = append(basis, col)
 		}
@@ -187,7 +222,7 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 			u[i*m+j] = x
 		}
 	}
-	return u, sigma, sortedV, ok
+	return u, sigma, v, ok
 }
 
 // completeBasis extends orthonormal vectors of length m to m of them,

@@ -70,56 +70,65 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 	if (leftSide && b.rows != n) || (!leftSide && b.cols != n) {
 		return invalidf("triangular solve operand shapes do not match")
 	}
-	// t(i, j) is op(a)[i][j] restricted to the referenced triangle.
-	t := func(bi, i, j int) float64 {
-		r, c := i, j
-		if transpose {
-			r, c = j, i
-		}
-		switch {
-		case r == c && unitDiag:
-			return 1
-		case lower && r < c, !lower && r > c:
-			return 0
-		}
-		return a.at(bi, r, c)
-	}
 	// op(a) is lower triangular when exactly one of lower/transpose holds.
 	opLower := lower != transpose
+	t := make([]float64, n*n)
 	for bi := 0; bi < b.batch; bi++ {
-		if leftSide { // op(a) x = b, column by column
-			for c := 0; c < b.cols; c++ {
-				for step := 0; step < n; step++ {
-					i := step
-					if !opLower {
-						i = n - 1 - step
-					}
-					s := b.at(bi, i, c)
-					for k := 0; k < n; k++ {
-						if (opLower && k < i) || (!opLower && k > i) {
-							s -= t(bi, i, k) * b.at(bi, k, c)
+		// t is op(a) restricted to the referenced triangle for a left
+		// solve, its transpose for a right one: either way, row i of t holds
+		// what the unknowns' row or element i is solved with, contiguous.
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				r, c := i, j
+				if transpose != !leftSide {
+					r, c = j, i
+				}
+				v := a.at(bi, r, c)
+				switch {
+				case r == c && unitDiag:
+					v = 1
+				case lower && r < c, !lower && r > c:
+					v = 0
+				}
+				t[i*n+j] = v
+			}
+		}
+		// Each unknown is its b less the known ones times their
+		// coefficients, in ascending order of the known ones, then divided
+		// by its diagonal coefficient; the unknowns are solved from the
+		// first when op(a) is lower triangular (left) or upper (right).
+		fromFirst := opLower == leftSide
+		known := func(i, k int) bool { return (fromFirst && k < i) || (!fromFirst && k > i) }
+		for step := 0; step < n; step++ {
+			i := step
+			if !fromFirst {
+				i = n - 1 - step
+			}
+			ti := t[i*n : i*n+n]
+			if leftSide { // op(a) x = b: row i of x from rows k of x
+				xi := b.data[(bi*b.rows+i)*b.cols : (bi*b.rows+i+1)*b.cols]
+				for k, tik := range ti {
+					if known(i, k) {
+						xk := b.data[(bi*b.rows+k)*b.cols : (bi*b.rows+k+1)*b.cols]
+						for c := range xi {
+							xi[c] -= tik * xk[c]
 						}
 					}
-					b.set(bi, i, c, s/t(bi, i, i))
 				}
+				for c := range xi {
+					xi[c] /= ti[i]
+				}
+				continue
 			}
-			continue
-		}
-		// x op(a) = b: row by row, x_j = (b_j - sum x_k op(a)_kj) / op(a)_jj,
-		// solving from the end when op(a) is lower triangular.
-		for r := 0; r < b.rows; r++ {
-			for step := 0; step < n; step++ {
-				j := step
-				if opLower {
-					j = n - 1 - step
-				}
-				s := b.at(bi, r, j)
-				for k := 0; k < n; k++ {
-					if (opLower && k > j) || (!opLower && k < j) {
-						s -= b.at(bi, r, k) * t(bi, k, j)
+			for r := 0; r < b.rows; r++ { // x op(a) = b: element i of each row
+				row := b.data[(bi*b.rows+r)*b.cols : (bi*b.rows+r+1)*b.cols]
+				s := row[i]
+				for k, tik := range ti {
+					if known(i, k) {
+						s -= row[k] * tik
 					}
 				}
-				b.set(bi, r, j, s/t(bi, j, j))
+				row[i] = s / ti[i]
 			}
 		}
 	}
@@ -261,22 +270,23 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 		return nil, invalidf("getrf pivot or info shapes do not match")
 	}
 	for b := 0; b < a.batch; b++ {
+		row := func(i int) []float64 { return a.data[(b*m+i)*n : (b*m+i+1)*n] }
 		for j := 0; j < k; j++ {
 			p := j // first row with the largest magnitude, as LAPACK's i?amax
 			for i := j + 1; i < m; i++ {
-				if math.Abs(a.at(b, i, j)) > math.Abs(a.at(b, p, j)) {
+				if math.Abs(row(i)[j]) > math.Abs(row(p)[j]) {
 					p = i
 				}
 			}
 			setInteger(pivots, b*k+j, int64(p+1))
+			rj := row(j)
 			if p != j {
-				for c := 0; c < n; c++ {
-					x, y := a.at(b, j, c), a.at(b, p, c)
-					a.set(b, j, c, y)
-					a.set(b, p, c, x)
+				rp := row(p)
+				for c := range rj {
+					rj[c], rp[c] = rp[c], rj[c]
 				}
 			}
-			d := a.at(b, j, j)
+			d := rj[j]
 			if d == 0 {
 				if info.intAt(b) == 0 {
 					setInteger(info, b, int64(j+1))
@@ -284,10 +294,11 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 				continue
 			}
 			for i := j + 1; i < m; i++ {
-				l := a.at(b, i, j) / d
-				a.set(b, i, j, l)
+				ri := row(i)
+				l := ri[j] / d
+				ri[j] = l
 				for c := j + 1; c < n; c++ {
-					a.set(b, i, c, a.at(b, i, c)-l*a.at(b, j, c))
+					ri[c] -= l * rj[c]
 				}
 			}
 		}
