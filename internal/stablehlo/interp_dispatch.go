@@ -100,3 +100,31 @@ func lookupEval(op *operation) evalFunc {
 	}
 	return evalTable[name]
 }
+
+// lapackUnsupported names the JAX functions behind LAPACK routines the
+// interpreter does not implement, for the message that refuses them.
+var lapackUnsupported = map[string]string{
+	"geev":  "jnp.linalg.eig and eigvals",
+	"gees":  "jax.scipy.linalg.schur and sqrtm",
+	"gehrd": "jax.scipy.linalg.hessenberg",
+	"sytrd": "jax.lax.linalg.tridiagonal",
+}
+
+// unsupportedOp is the UNIMPLEMENTED error for an op the interpreter does
+// not run: a custom call names its target and, for LAPACK, the JAX
+// functions that emit it.
+func unsupportedOp(op *operation) *Error {
+	if op.Name != "stablehlo.custom_call" || op.callee == "" {
+		return unimplementedf("%s: op %s is not supported by the interpreter", op.at(), op.Name)
+	}
+	msg := op.at() + ": custom_call @" + op.callee + " is not supported by the interpreter"
+	if name, ok := strings.CutPrefix(op.callee, "lapack_"); ok && len(name) > 1 {
+		routine, _, _ := strings.Cut(name[1:], "_")
+		if what := lapackUnsupported[routine]; what != "" {
+			msg += " (LAPACK " + routine + ": " + what + ")"
+		} else if name[0] == 'c' || name[0] == 'z' {
+			msg += " (LAPACK " + routine + " of complex matrices)"
+		}
+	}
+	return unimplementedf("%s; a worker on a PJRT plugin (--backend=pjrt:<plugin.so>) runs it", msg)
+}

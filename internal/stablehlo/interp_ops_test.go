@@ -332,7 +332,15 @@ func TestUnsupported(t *testing.T) {
 		{"custom_call", `func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
   %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
-}`, "stablehlo.custom_call"},
+}`, "custom_call @lapack_sgetrf is not supported"},
+		{"lapack_geev", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.custom_call @lapack_sgeev_ffi(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}`, "@lapack_sgeev_ffi is not supported by the interpreter (LAPACK geev: jnp.linalg.eig and eigvals)"},
+		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
+  %0 = stablehlo.custom_call @lapack_cpotrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  return %0 : tensor<2x2xcomplex<f32>>
+}`, "(LAPACK potrf of complex matrices)"},
 		{"float8_passthrough", `func.func @main(%arg0: tensor<2xf8E4M3FN>) -> tensor<2xf8E4M3FN> {
   return %arg0 : tensor<2xf8E4M3FN>
 }`, "f8E4M3FN"},

@@ -293,7 +293,7 @@ func (p *parser) resolveRegion(r *region) error {
 		op.eval = lookupEval(op)
 		cacheConstant(op)
 		if op.eval == nil && m.unsupported == nil {
-			m.unsupported = unimplementedf("%s: op %s is not supported by the interpreter", op.at(), op.Name)
+			m.unsupported = unsupportedOp(op)
 		}
 		if m.unsupported == nil {
 			for _, t := range append(append([]TensorType(nil), op.resultTypes...), op.operandTyps...) {
