@@ -8,7 +8,6 @@ import (
 
 	"github.com/openpathways/pathways/cluster/local"
 	"github.com/openpathways/pathways/ifrt"
-	"github.com/openpathways/pathways/ifrt/backend"
 	"github.com/openpathways/pathways/internal/stablehlo/communicatortest"
 )
 
@@ -58,22 +57,7 @@ func BenchmarkGangAllReduce64KiB(b *testing.B) {
 			l := startLocal(b, local.Config{Slices: c.slices, DevicesPerSlice: c.perSlice, NoProxy: true})
 			ctx := context.Background()
 			exe, x := communicatortest.ReplicatedAllReduce(ctx, b, l.Client, 16<<10, 4093)
-			launch := func() {
-				res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := res.Outputs[0].Ready().Await(ctx); err != nil {
-					b.Fatal(err)
-				}
-				backend.Release(res.Outputs[0])
-			}
-			launch() // warm: connections, shared segments
-			start := time.Now()
-			for b.Loop() {
-				launch()
-			}
-			per := time.Since(start) / time.Duration(b.N)
+			per := perLaunch(ctx, b, exe, x)
 			if c.slices == 1 {
 				one = per
 			}

@@ -56,25 +56,7 @@ func BenchmarkGangLaunch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			launch := func() {
-				res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := res.Outputs[0].Ready().Await(ctx); err != nil {
-					b.Fatal(err)
-				}
-				// As the proxy server frees the arrays JAX drops: no
-				// future, the workers' deletions batched.
-				backend.Release(res.Outputs[0])
-			}
-			launch() // warm: connections, first loads
-			b.ResetTimer()
-			start := time.Now()
-			for b.Loop() {
-				launch()
-			}
-			per := time.Since(start) / time.Duration(b.N)
+			per := perLaunch(ctx, b, exe, x)
 			if w == 1 {
 				one = per
 			}
@@ -84,4 +66,31 @@ func BenchmarkGangLaunch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// perLaunch runs exe on args once to warm up (connections, first loads),
+// then b.N times, and returns the time of one launch until its first output
+// is ready. Outputs are released as the proxy server frees the arrays JAX
+// drops: no future, the workers' deletions batched.
+func perLaunch(ctx context.Context, b *testing.B, exe ifrt.LoadedExecutable, args ...ifrt.Array) time.Duration {
+	b.Helper()
+	launch := func() {
+		res, err := exe.Execute(ctx, args, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := res.Outputs[0].Ready().Await(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range res.Outputs {
+			backend.Release(o)
+		}
+	}
+	launch()
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		launch()
+	}
+	return time.Since(start) / time.Duration(b.N)
 }

@@ -224,23 +224,7 @@ func BenchmarkGangOnPJRT(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer x.Delete()
-				launch := func() {
-					res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := res.Outputs[0].Ready().Await(ctx); err != nil {
-						b.Fatal(err)
-					}
-					res.Outputs[0].Delete()
-				}
-				launch()
-				b.ResetTimer()
-				start := time.Now()
-				for b.Loop() {
-					launch()
-				}
-				per := time.Since(start) / time.Duration(b.N)
+				per := perLaunch(ctx, b, exe, x)
 				b.ReportMetric(float64(per.Microseconds()), "us/launch")
 				if backend == "gocpu" {
 					onGocpu = per
