@@ -54,6 +54,13 @@ MLIR_TYPES = {
     np.dtype(np.float32): "f32",
     np.dtype(np.float64): "f64",
 }
+# The 8-bit floats, by their JAX names and MLIR spellings.
+FLOAT8 = {
+    "float8_e5m2": "f8E5M2", "float8_e4m3": "f8E4M3", "float8_e3m4": "f8E3M4",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e4m3fnuz": "f8E4M3FNUZ",
+    "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+}
+MLIR_TYPES.update({np.dtype(getattr(ml_dtypes, n)): t for n, t in FLOAT8.items()})
 
 OUT = None
 COUNT = 0
@@ -263,6 +270,24 @@ def low_precision():
     n = f32(55, 16, 4).astype(ml_dtypes.bfloat16)
     emit("bf16_matmul", lambda x, y: (x @ y, jnp.dot(x, y, preferred_element_type=jnp.float32)),
          m, n)
+
+
+def float8():
+    # Rounding ties, overflow (to Inf or NaN by type), subnormals, signed
+    # zeros and NaN, then ordinary values of several magnitudes.
+    edges = np.array([1000.0, 464.0, 465.0, 448.0, 240.0, 250.0, 57344.0, 61440.0, 61439.0,
+                      1e-3, 2.0**-10, 1.5 * 2.0**-9, -0.0, np.inf, -np.inf, np.nan, 15.5, 15.75,
+                      16.0, 31.0, 30.0, 3e-5, -2.5, 0.0], np.float32)
+    x = np.concatenate([edges, f32(56, 40, scale=4.0), f32(57, 40, scale=300.0)])
+    types = [getattr(jnp, n) for n in FLOAT8]
+    emit("convert_f8", lambda a: tuple(a.astype(t) for t in types) +
+         tuple(a.astype(t).astype(jnp.float32) for t in types), x)
+    a = f32(58, 8, 8).astype(ml_dtypes.float8_e4m3fn)
+    b = f32(59, 8, 8, scale=3.0).astype(ml_dtypes.float8_e5m2)
+    emit("f8_arith", lambda x, y: (x * x, x.astype(jnp.float8_e5m2) + y,
+                                   jnp.dot(x, y.astype(jnp.float8_e4m3fn),
+                                           preferred_element_type=jnp.float32),
+                                   jnp.max(y, axis=1)), a, b, rtol=1e-6)
 
 
 def shapes():
@@ -644,7 +669,7 @@ def main():
         if re.search(r"\.(mlir|mlirbc|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
-                    shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
+                    float8, shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
                     models, transformer, random, sharded, shard_maps):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")

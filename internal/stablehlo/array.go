@@ -148,7 +148,7 @@ func (a *array) normalize() {
 			a.u[k] = v & m
 		}
 	default:
-		roundTo16(e, a.f32)
+		roundNarrow(e, a.f32)
 	}
 }
 
@@ -187,6 +187,11 @@ func decodeTensor(t *Tensor) *array {
 		}
 	case F32:
 		decodeWords[float32](d, a.f32)
+	case F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ:
+		f := f8Formats[t.Type.Elem]
+		for k := range a.f32 {
+			a.f32[k] = f.decode(d[k])
+		}
 	case F64:
 		decodeWords[float64](d, a.f64)
 	case C64:
@@ -238,6 +243,11 @@ func encodeArray(a *array) *Tensor {
 		}
 	case F32:
 		encodeWords[float32](d, a.f32)
+	case F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ:
+		f := f8Formats[a.t.Elem]
+		for k, v := range a.f32 {
+			d[k] = f.encode(v)
+		}
 	case F64:
 		encodeWords[float64](d, a.f64)
 	case C64:

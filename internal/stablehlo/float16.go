@@ -77,8 +77,9 @@ func f32ToF16(f float32) uint16 {
 func roundBF16(f float32) float32 { return bf16ToF32(f32ToBF16(f)) }
 func roundF16(f float32) float32  { return f16ToF32(f32ToF16(f)) }
 
-// roundTo16 rounds every value in place when e is a 16-bit float type.
-func roundTo16(e ElemType, v []float32) {
+// roundNarrow rounds every value in place when e is a float type narrower
+// than float32 (16 or 8 bits).
+func roundNarrow(e ElemType, v []float32) {
 	switch e {
 	case BF16:
 		for i, x := range v {
@@ -88,5 +89,26 @@ func roundTo16(e ElemType, v []float32) {
 		for i, x := range v {
 			v[i] = roundF16(x)
 		}
+	default:
+		if f, ok := f8Formats[e]; ok {
+			for i, x := range v {
+				v[i] = f.round(x)
+			}
+		}
 	}
 }
+
+// roundNarrowScalar rounds v to e, a float type narrower than float32.
+func roundNarrowScalar(e ElemType, v float32) float32 {
+	switch e {
+	case BF16:
+		return roundBF16(v)
+	case F16:
+		return roundF16(v)
+	}
+	return f8Formats[e].round(v)
+}
+
+// isNarrowFloat reports a float type narrower than float32, held in
+// float32 and rounded after each op.
+func (e ElemType) isNarrowFloat() bool { return e.isFloat() && e != F32 && e != F64 }

@@ -66,7 +66,10 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 		if !binaryDefinedForFloat(kind) {
 			return invalidf("op is not defined for %s", e)
 		}
-		if kind == binNextAfter && e != F32 {
+		if kind == binNextAfter && e.isNarrowFloat() {
+			if e != F16 && e != BF16 {
+				return unimplementedf("next_after is not implemented for %s", e)
+			}
 			for i := range out.f32 {
 				out.f32[i] = nextAfter16(e, a.f32[i], b.f32[i])
 			}
@@ -74,7 +77,7 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 		}
 		parallelFor(len(out.f32), func(lo, hi int) {
 			binaryFloat(kind, out.f32[lo:hi], a.f32[lo:hi], b.f32[lo:hi])
-			roundTo16(e, out.f32[lo:hi])
+			roundNarrow(e, out.f32[lo:hi])
 		})
 	case classF64:
 		if !binaryDefinedForFloat(kind) {

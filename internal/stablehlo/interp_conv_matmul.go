@@ -35,7 +35,7 @@ func (w *convWindow) asMatmul(ev *evaluator, lhs, rhs, out *array) bool {
 		convMatmul(ev, w, lhs.f32, rhs.f32, out.f32, lhs.t.Shape, rhs.t.Shape, out.t.Shape, func(out, l, r []float32, M, N, K int) {
 			matmulF32(out, l, r, 1, M, N, K)
 		})
-		roundTo16(out.t.Elem, out.f32)
+		roundNarrow(out.t.Elem, out.f32)
 	case classF64:
 		if !allFinite(rhs.f64) {
 			return false

@@ -124,7 +124,7 @@ func dotGeneral(lhs, rhs *array, d dotDims, rt TensorType) ([]*array, error) {
 	switch rt.Elem.class() {
 	case classF32:
 		matmulF32(out.f32, l.f32, r.f32, B, M, N, K)
-		roundTo16(rt.Elem, out.f32)
+		roundNarrow(rt.Elem, out.f32)
 	case classF64:
 		matmul(out.f64, l.f64, r.f64, B, M, N, K)
 	case classInt:

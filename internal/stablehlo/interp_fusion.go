@@ -312,7 +312,7 @@ func evalFused(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		runFused(prog, n, in, outs, func(a *array) []float32 { return a.f32 }, fusedKernels[float32]{
 			unary:  unaryFloatSlice[float32],
 			binary: func(k binaryKind, dst, a, b []float32) { binaryFloat(k, dst, a, b) },
-			round:  func(v []float32) { roundTo16(e, v) },
+			round:  func(v []float32) { roundNarrow(e, v) },
 		})
 	case classInt:
 		shift := uint(64 - e.bits())

@@ -55,7 +55,7 @@ func (m matrices) toArray(t TensorType) *array {
 	for i, x := range m.data {
 		out.f32[i] = float32(x)
 	}
-	roundTo16(t.Elem, out.f32)
+	roundNarrow(t.Elem, out.f32)
 	return out
 }
 

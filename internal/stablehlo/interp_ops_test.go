@@ -341,9 +341,9 @@ func TestUnsupported(t *testing.T) {
   %0 = stablehlo.custom_call @lapack_cpotrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
 }`, "(LAPACK potrf of complex matrices)"},
-		{"float8_passthrough", `func.func @main(%arg0: tensor<2xf8E4M3FN>) -> tensor<2xf8E4M3FN> {
-  return %arg0 : tensor<2xf8E4M3FN>
-}`, "f8E4M3FN"},
+		{"float8_e8m0_passthrough", `func.func @main(%arg0: tensor<2xf8E8M0FNU>) -> tensor<2xf8E8M0FNU> {
+  return %arg0 : tensor<2xf8E8M0FNU>
+}`, "f8E8M0FNU"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := mustParse(t, c.src)

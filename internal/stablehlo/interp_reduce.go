@@ -151,8 +151,8 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 	if r.simple {
 		combine(r.kind, acc[0], ai, xs[0], xi)
-		if e := acc[0].t.Elem; (e == BF16 || e == F16) && !r.unrounded16 {
-			acc[0].f32[ai] = roundScalar16(e, acc[0].f32[ai])
+		if e := acc[0].t.Elem; e.isNarrowFloat() && !r.unrounded16 {
+			acc[0].f32[ai] = roundNarrowScalar(e, acc[0].f32[ai])
 		} else if e.isInt() && e.bits() < 64 {
 			if acc[0].i != nil {
 				acc[0].i[ai] = signExtend(e, acc[0].i[ai])
@@ -247,12 +247,12 @@ func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 // loses the small terms of a long bf16 sum: 65,536 × 0.01 came to 4).
 func reduceSimple(kind binaryKind, acc, x *array, shape []int64, step []int) bool {
 	switch e := acc.t.Elem; {
-	case (e == F32 || e == BF16 || e == F16) && kind == binAdd:
+	case (e == F32 || e.isNarrowFloat()) && kind == binAdd:
 		sumWide(acc.f32, x.f32, shape, step)
-		roundTo16(e, acc.f32)
-	case e == BF16 || e == F16:
+		roundNarrow(e, acc.f32)
+	case e.isNarrowFloat():
 		reduceLoop(kind, acc.f32, x.f32, shape, step, floatMax[float32], floatMin[float32])
-		roundTo16(e, acc.f32)
+		roundNarrow(e, acc.f32)
 	case e == F32:
 		reduceLoop(kind, acc.f32, x.f32, shape, step, floatMax[float32], floatMin[float32])
 	case e == F64 && kind == binAdd:
@@ -419,7 +419,7 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 		return nil, err
 	}
 	if red.simple {
-		roundTo16(acc[0].t.Elem, acc[0].f32)
+		roundNarrow(acc[0].t.Elem, acc[0].f32)
 	}
 	return acc, nil
 }
@@ -474,10 +474,10 @@ func cumulate(kind binaryKind, acc, x *array, shape []int64, d int, reverse bool
 	case e.class() == classF32 && kind == binAdd:
 		scanLines(lines, acc.f32, x.f32, func(v float32) float64 { return float64(v) },
 			func(w float64, v float32) float64 { return w + float64(v) }, func(w float64) float32 { return float32(w) })
-		roundTo16(e, acc.f32)
+		roundNarrow(e, acc.f32)
 	case e.class() == classF32:
 		scanLines(lines, acc.f32, x.f32, same[float32], func(w, v float32) float32 { return combineFloat(kind, w, v) }, same[float32])
-		roundTo16(e, acc.f32)
+		roundNarrow(e, acc.f32)
 	case e.class() == classF64:
 		scanLines(lines, acc.f64, x.f64, same[float64], func(w, v float64) float64 { return combineFloat(kind, w, v) }, same[float64])
 	case e.class() == classInt:

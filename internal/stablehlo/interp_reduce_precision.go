@@ -43,7 +43,7 @@ func evalReducePrecision(ev *evaluator, op *operation, in []*array) ([]*array, e
 		for i, x := range a.f32 {
 			out.f32[i] = float32(reducePrecision(float64(x), int(ebits), int(mbits)))
 		}
-		roundTo16(a.t.Elem, out.f32)
+		roundNarrow(a.t.Elem, out.f32)
 	case classF64:
 		for i, x := range a.f64 {
 			out.f64[i] = reducePrecision(x, int(ebits), int(mbits))
@@ -110,6 +110,9 @@ func floatFormat(e ElemType) (expBits, mantBits int) {
 		return 8, 7
 	case F32:
 		return 8, 23
+	case F64:
+		return 11, 52
 	}
-	return 11, 52
+	f := f8Formats[e]
+	return f.expBits, f.mantBits
 }

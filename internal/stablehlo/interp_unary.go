@@ -178,7 +178,7 @@ func evalUnary(kind unaryKind) evalFunc {
 					out.f32[i] = float32(f(float64(x)))
 				}
 			}
-			roundTo16(e, out.f32)
+			roundNarrow(e, out.f32)
 		case classF64:
 			f := floatUnaryFunc(kind)
 			if f == nil {

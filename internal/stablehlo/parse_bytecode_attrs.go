@@ -17,6 +17,8 @@ var vhloElemTypes = map[string]ElemType{
 	"i1": Bool, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
 	"ui8": U8, "ui16": U16, "ui32": U32, "ui64": U64,
 	"f16": F16, "bf16": BF16, "f32": F32, "f64": F64,
+	"f8E5M2": F8E5M2, "f8E4M3": F8E4M3, "f8E3M4": F8E3M4, "f8E4M3FN": F8E4M3FN,
+	"f8E4M3FNUZ": F8E4M3FNUZ, "f8E5M2FNUZ": F8E5M2FNUZ, "f8E4M3B11FNUZ": F8E4M3B11FNUZ,
 }
 
 // elemType converts a VHLO or builtin element type. Types the interpreter

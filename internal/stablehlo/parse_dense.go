@@ -23,8 +23,13 @@ func parseFloatLiteral(s string, e ElemType) (float64, error) {
 			return float64(bf16ToF32(uint16(bits))), nil
 		case F32:
 			return float64(math.Float32frombits(uint32(bits))), nil
+		case F64:
+			return math.Float64frombits(bits), nil
 		}
-		return math.Float64frombits(bits), nil
+		if f, ok := f8Formats[e]; ok && bits <= 0xff {
+			return float64(f.decode(uint8(bits))), nil
+		}
+		return 0, fmt.Errorf("bad hex float %q for %s", s, e)
 	}
 	switch s {
 	case "inf", "+inf":
@@ -110,7 +115,7 @@ func setFromLiteral(a *array, k int, s string) error {
 		}
 		a.f32[k] = float32(v)
 		if e != F32 {
-			a.f32[k] = roundScalar16(e, a.f32[k])
+			a.f32[k] = roundNarrowScalar(e, a.f32[k])
 		}
 	case classF64:
 		v, err := parseFloatLiteral(s, e)
@@ -141,13 +146,6 @@ func setFromLiteral(a *array, k int, s string) error {
 		a.c[k] = complex(x, y)
 	}
 	return nil
-}
-
-func roundScalar16(e ElemType, v float32) float32 {
-	if e == BF16 {
-		return roundBF16(v)
-	}
-	return roundF16(v)
 }
 
 // broadcastScalar repeats a one-element array to type t.

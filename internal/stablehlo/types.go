@@ -10,8 +10,8 @@ import (
 type ElemType int
 
 // Element types of tensors, all of which the interpreter runs. ElemInvalid
-// marks anything else (f8, token, ...): such types parse, and make
-// Module.Unsupported name them.
+// marks anything else (f8E8M0FNU, sub-byte types, token, ...): such types
+// parse, and make Module.Unsupported name them.
 const (
 	ElemInvalid ElemType = iota
 	Bool                 // i1, one byte per element (0 or 1) in Tensor.Data
@@ -23,6 +23,13 @@ const (
 	U16
 	U32
 	U64
+	F8E5M2 // the 8-bit floats, see float8.go
+	F8E4M3
+	F8E3M4
+	F8E4M3FN
+	F8E4M3FNUZ
+	F8E5M2FNUZ
+	F8E4M3B11FNUZ
 	F16
 	BF16
 	F32
@@ -33,11 +40,18 @@ const (
 
 var elemNames = [...]string{
 	ElemInvalid: "invalid", Bool: "i1", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
-	U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64", F16: "f16", BF16: "bf16", F32: "f32", F64: "f64",
+	U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64",
+	F8E5M2: "f8E5M2", F8E4M3: "f8E4M3", F8E3M4: "f8E3M4", F8E4M3FN: "f8E4M3FN", F8E4M3FNUZ: "f8E4M3FNUZ",
+	F8E5M2FNUZ: "f8E5M2FNUZ", F8E4M3B11FNUZ: "f8E4M3B11FNUZ",
+	F16: "f16", BF16: "bf16", F32: "f32", F64: "f64",
 	C64: "complex<f32>", C128: "complex<f64>",
 }
 
-var elemSizes = [...]int{0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16}
+var elemSizes = [...]int{
+	Bool: 1, I8: 1, I16: 2, I32: 4, I64: 8, U8: 1, U16: 2, U32: 4, U64: 8,
+	F8E5M2: 1, F8E4M3: 1, F8E3M4: 1, F8E4M3FN: 1, F8E4M3FNUZ: 1, F8E5M2FNUZ: 1, F8E4M3B11FNUZ: 1,
+	F16: 2, BF16: 2, F32: 4, F64: 8, C64: 8, C128: 16,
+}
 
 // String returns the MLIR spelling, e.g. "f32", "ui8", "i1", "complex<f32>".
 func (e ElemType) String() string {
@@ -73,7 +87,7 @@ func (e ElemType) bits() int {
 	return 8 * e.ByteSize()
 }
 
-func (e ElemType) isFloat() bool    { return e >= F16 && e <= F64 }
+func (e ElemType) isFloat() bool    { return e >= F8E5M2 && e <= F64 }
 func (e ElemType) isSigned() bool   { return e >= I8 && e <= I64 }
 func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
 func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }

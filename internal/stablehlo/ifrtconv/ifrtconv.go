@@ -14,6 +14,9 @@ var dtypes = map[stablehlo.ElemType]ifrt.DType{
 	stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
 	stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
 	stablehlo.F64: ifrt.F64, stablehlo.C64: ifrt.C64, stablehlo.C128: ifrt.C128,
+	stablehlo.F8E5M2: ifrt.F8E5M2, stablehlo.F8E4M3: ifrt.F8E4M3, stablehlo.F8E3M4: ifrt.F8E3M4,
+	stablehlo.F8E4M3FN: ifrt.F8E4M3FN, stablehlo.F8E4M3FNUZ: ifrt.F8E4M3FNUZ,
+	stablehlo.F8E5M2FNUZ: ifrt.F8E5M2FNUZ, stablehlo.F8E4M3B11FNUZ: ifrt.F8E4M3B11FNUZ,
 }
 
 // DType is e's ifrt.DType; ok is false for a type the reader has that ifrt

@@ -246,6 +246,9 @@ def more_ops_patterns(devs, mesh):
     out["int8_wrap"] = lambda: j(lambda a: (a * 3).astype(jnp.int8) + jnp.int8(100))(np.arange(-5, 5, dtype=np.int8))
     out["uint32_ops"] = lambda: j(lambda a: (a >> 3, a << 2, a ^ 0xFFFF, jax.lax.population_count(a)))(np.array([1, 255, 2 ** 31 + 7], np.uint32))
     out["float16"] = lambda: j(lambda a: (a.astype(jnp.float16) * 3).astype(jnp.float32))(x)
+    x8 = (x * 100).astype(jnp.float8_e4m3fn)  # a float8 host array, sent as is
+    out["float8"] = lambda: j(lambda a, b: (a.astype(jnp.float8_e5m2), (a * a).astype(jnp.float32),
+                                            jnp.dot(b, b.T, preferred_element_type=jnp.float32)))(x * 500, x8)
     out["dot_attention"] = lambda: j(lambda q: jax.nn.dot_product_attention(q, q, q, is_causal=True))(img.reshape(2, 8, 4, 6)[:, :, :2, :])
     out["layer_norm"] = lambda: j(lambda a: (a - a.mean(-1, keepdims=True)) * jax.lax.rsqrt(a.var(-1, keepdims=True) + 1e-5))(x)
     out["log_softmax_grad"] = lambda: j(jax.grad(lambda a: jax.nn.log_softmax(a)[0, 1]))(x)
