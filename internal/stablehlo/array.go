@@ -130,7 +130,7 @@ func maskUint(e ElemType, v uint64) uint64 {
 	return v
 }
 
-// normalize wraps integers to their width and rounds 16-bit floats after an
+// normalize wraps integers to their width and rounds narrow floats after an
 // op computed them in a wider type.
 func (a *array) normalize() {
 	switch e := a.t.Elem; {

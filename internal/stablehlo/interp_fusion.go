@@ -341,7 +341,7 @@ func evalFused(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 }
 
 // fusedKernels are a fusion's steps for one storage type: round brings a
-// step's result to the element type, as the op it replaces does (16-bit
+// step's result to the element type, as the op it replaces does (narrow
 // floats rounded, narrow integers wrapped).
 type fusedKernels[T any] struct {
 	unary  func(unaryKind, []T, []T)

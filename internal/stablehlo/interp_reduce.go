@@ -125,9 +125,9 @@ type reducer struct {
 	simple bool
 	scalar *scalarBody // nil: interpreted
 	args   []*array
-	// unrounded16 leaves 16-bit float accumulators unrounded between
+	// unroundedNarrow leaves narrow float accumulators unrounded between
 	// simple steps; the caller rounds them once at the end.
-	unrounded16 bool
+	unroundedNarrow bool
 }
 
 func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
@@ -151,7 +151,7 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 	if r.simple {
 		combine(r.kind, acc[0], ai, xs[0], xi)
-		if e := acc[0].t.Elem; e.isNarrowFloat() && !r.unrounded16 {
+		if e := acc[0].t.Elem; e.isNarrowFloat() && !r.unroundedNarrow {
 			acc[0].f32[ai] = roundNarrowScalar(e, acc[0].f32[ai])
 		} else if e.isInt() && e.bits() < 64 {
 			if acc[0].i != nil {
@@ -242,7 +242,7 @@ func evalReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 // reduceSimple folds x into acc (acc[o] op= x[k] where input element k,
 // at its multi-index of shape, maps to output o = sum(idx[d]*step[d])) with
 // typed loops over runs of the input, and reports whether it could. Each
-// output takes its inputs in order. 16-bit floats reduce in float32 and
+// output takes its inputs in order. Narrow floats reduce in float32 and
 // round once per output, as XLA computes them (rounding after every step
 // loses the small terms of a long bf16 sum: 65,536 × 0.01 came to 4).
 func reduceSimple(kind binaryKind, acc, x *array, shape []int64, step []int) bool {
@@ -384,7 +384,7 @@ func evalReduceWindow(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if err != nil {
 		return nil, err
 	}
-	red.unrounded16 = true // as reduce: in float32, rounded once per output
+	red.unroundedNarrow = true // as reduce: in float32, rounded once per output
 	if d, reverse, ok := cumulativeAxis(shape, rt.Shape, w.size, w.strides, w.baseDil, w.winDil, w.pad); ok && red.simple {
 		if cumulate(red.kind, acc[0], inputs[0], shape, d, reverse) {
 			return acc, nil
@@ -458,7 +458,7 @@ func cumulativeAxis(shape, result, window, wstrides, bdil, wdil, pad []int64) (d
 // cumulate sets acc (holding the init value everywhere) to the running
 // reduction of x along axis d, from the end when reverse, and reports
 // whether it could. The running value of a float32 sum is a float64 and
-// 16-bit floats run in float32, each output rounded once, as reduce does.
+// Narrow floats run in float32, each output rounded once, as reduce does.
 func cumulate(kind binaryKind, acc, x *array, shape []int64, d int, reverse bool) bool {
 	outer, inner := 1, 1
 	for i, n := range shape {
