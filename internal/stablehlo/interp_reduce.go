@@ -137,12 +137,8 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 	}
 	kind, simple := simpleBody(body)
 	r := &reducer{ev: ev, body: body, kind: kind, simple: simple && n == 1, args: make([]*array, 2*n)}
-	if !r.simple && compileScalarBodies && len(body.argTypes) == 2*n {
-		elems := make([]ElemType, n)
-		for i := range elems {
-			elems[i] = body.argTypes[i].Elem
-		}
-		r.scalar, _ = compileScalarBody(body, elems)
+	if !r.simple && compileScalarBodies {
+		r.scalar, _ = compileScalarBody(body, n)
 	}
 	return r, nil
 }

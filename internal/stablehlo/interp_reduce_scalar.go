@@ -38,11 +38,11 @@ type scalarBody struct {
 	rets  []int
 }
 
-// compileScalarBody compiles r, a body of n accumulators of types elems,
-// or returns false when some op of it is not a plain elementwise op on
-// scalars: the body is then interpreted.
-func compileScalarBody(r *region, elems []ElemType) (*scalarBody, bool) {
-	n := len(elems)
+// compileScalarBody compiles r, a body of n accumulators (its first n
+// arguments) and n values of their types, or returns false when some op of
+// it is not a plain elementwise op on scalars: the body is then
+// interpreted.
+func compileScalarBody(r *region, n int) (*scalarBody, bool) {
 	if len(r.args) != 2*n || len(r.argTypes) != 2*n || len(r.rets) != n {
 		return nil, false
 	}
@@ -54,7 +54,7 @@ func compileScalarBody(r *region, elems []ElemType) (*scalarBody, bool) {
 		return reg[slot]
 	}
 	for i, slot := range r.args {
-		if t := r.argTypes[i]; len(t.Shape) != 0 || t.Elem != elems[i%n] {
+		if t := r.argTypes[i]; len(t.Shape) != 0 || t.Elem != r.argTypes[i%n].Elem {
 			return nil, false
 		}
 		add(slot, r.argTypes[i])
@@ -79,7 +79,7 @@ func compileScalarBody(r *region, elems []ElemType) (*scalarBody, bool) {
 	}
 	for i, slot := range r.rets {
 		k, ok := reg[slot]
-		if !ok || b.regs[k].t.Elem != elems[i] {
+		if !ok || b.regs[k].t.Elem != r.argTypes[i].Elem {
 			return nil, false
 		}
 		b.rets = append(b.rets, k)
