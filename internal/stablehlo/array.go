@@ -187,11 +187,6 @@ func decodeTensor(t *Tensor) *array {
 		}
 	case F32:
 		decodeWords[float32](d, a.f32)
-	case F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ:
-		f := f8Formats[t.Type.Elem]
-		for k := range a.f32 {
-			a.f32[k] = f.decode(d[k])
-		}
 	case F64:
 		decodeWords[float64](d, a.f64)
 	case C64:
@@ -201,6 +196,12 @@ func decodeTensor(t *Tensor) *array {
 	case C128:
 		for k := range a.c {
 			a.c[k] = complex(math.Float64frombits(le.Uint64(d[16*k:])), math.Float64frombits(le.Uint64(d[16*k+8:])))
+		}
+	default:
+		if f, ok := f8Formats[t.Type.Elem]; ok {
+			for k := range a.f32 {
+				a.f32[k] = f.decode(d[k])
+			}
 		}
 	}
 	return a
@@ -243,11 +244,6 @@ func encodeArray(a *array) *Tensor {
 		}
 	case F32:
 		encodeWords[float32](d, a.f32)
-	case F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ:
-		f := f8Formats[a.t.Elem]
-		for k, v := range a.f32 {
-			d[k] = f.encode(v)
-		}
 	case F64:
 		encodeWords[float64](d, a.f64)
 	case C64:
@@ -259,6 +255,12 @@ func encodeArray(a *array) *Tensor {
 		for k, v := range a.c {
 			le.PutUint64(d[16*k:], math.Float64bits(real(v)))
 			le.PutUint64(d[16*k+8:], math.Float64bits(imag(v)))
+		}
+	default:
+		if f, ok := f8Formats[a.t.Elem]; ok {
+			for k, v := range a.f32 {
+				d[k] = f.encode(v)
+			}
 		}
 	}
 	return &Tensor{Type: a.t, Data: d}

@@ -108,7 +108,3 @@ func roundNarrowScalar(e ElemType, v float32) float32 {
 	}
 	return f8Formats[e].round(v)
 }
-
-// isNarrowFloat reports a float type narrower than float32, held in
-// float32 and rounded after each op.
-func (e ElemType) isNarrowFloat() bool { return e.isFloat() && e != F32 && e != F64 }

@@ -59,6 +59,14 @@ func (f f8Format) nan(negative bool) uint8 {
 	return f.sign(negative) | uint8(f.expMax()<<f.mantBits) | 1<<(f.mantBits-1)
 }
 
+// zero is ±0's bits; FNUZ types have no -0.
+func (f f8Format) zero(negative bool) uint8 {
+	if f.family == f8FNUZ {
+		return 0
+	}
+	return f.sign(negative)
+}
+
 func (f f8Format) sign(negative bool) uint8 {
 	if negative {
 		return 0x80
@@ -99,10 +107,7 @@ func (f f8Format) encode(x float32) uint8 {
 	case math.IsNaN(a):
 		return f.nan(neg)
 	case a == 0:
-		if f.family == f8FNUZ {
-			return 0
-		}
-		return f.sign(neg)
+		return f.zero(neg)
 	}
 	// The step between neighbours at a's magnitude: that of the subnormals
 	// below the smallest normal exponent.
@@ -116,10 +121,7 @@ func (f f8Format) encode(x float32) uint8 {
 		return f.nan(neg)
 	}
 	if r == 0 {
-		if f.family == f8FNUZ {
-			return 0
-		}
-		return f.sign(neg)
+		return f.zero(neg)
 	}
 	frac, e := math.Frexp(r)
 	var bits int

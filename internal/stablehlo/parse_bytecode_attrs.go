@@ -13,20 +13,12 @@ import (
 // Shardy attributes and attributes stored as text are printed and parsed by
 // the text parser, so they come out exactly as in text.
 
-var vhloElemTypes = map[string]ElemType{
-	"i1": Bool, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
-	"ui8": U8, "ui16": U16, "ui32": U32, "ui64": U64,
-	"f16": F16, "bf16": BF16, "f32": F32, "f64": F64,
-	"f8E5M2": F8E5M2, "f8E4M3": F8E4M3, "f8E3M4": F8E3M4, "f8E4M3FN": F8E4M3FN,
-	"f8E4M3FNUZ": F8E4M3FNUZ, "f8E5M2FNUZ": F8E5M2FNUZ, "f8E4M3B11FNUZ": F8E4M3B11FNUZ,
-}
-
 // elemType converts a VHLO or builtin element type. Types the interpreter
 // cannot run keep their MLIR spelling.
 func (c *bcConverter) elemType(op *mlirbc.Operation, t mlirbc.Type) TensorType {
 	switch t := t.(type) {
 	case *mlirbc.VHLOType:
-		if e, ok := vhloElemTypes[t.Name]; ok {
+		if e, ok := ParseElemType(t.Name); ok {
 			return TensorType{Elem: e}
 		}
 		if t.Name == "token" {
@@ -38,12 +30,12 @@ func (c *bcConverter) elemType(op *mlirbc.Operation, t mlirbc.Type) TensorType {
 		if t.Signedness == mlirbc.Signed {
 			name = "i" + name[2:] // si32 is StableHLO's i32
 		}
-		if e, ok := vhloElemTypes[name]; ok {
+		if e, ok := ParseElemType(name); ok {
 			return TensorType{Elem: e}
 		}
 		return TensorType{raw: t.String()}
 	case *mlirbc.FloatType:
-		if e, ok := vhloElemTypes[t.Name]; ok {
+		if e, ok := ParseElemType(t.Name); ok {
 			return TensorType{Elem: e}
 		}
 		return TensorType{raw: t.Name}

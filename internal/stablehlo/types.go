@@ -93,6 +93,10 @@ func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
 func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }
 func (e ElemType) isComplex() bool  { return e == C64 || e == C128 }
 
+// isNarrowFloat reports a float type narrower than float32, held in
+// float32 and rounded after each op.
+func (e ElemType) isNarrowFloat() bool { return e.isFloat() && e != F32 && e != F64 }
+
 // runnable reports whether the interpreter computes with e.
 func (e ElemType) runnable() bool { return e > ElemInvalid && int(e) < len(elemNames) }
 
