@@ -56,6 +56,42 @@ func Donate[A ifrt.Array](sem ifrt.CopySemantics, inputs ...A) {
 	}
 }
 
+// Derive makes the arrays of an operation that derives one array per spec
+// from inputs (copy, reshard, remap, a replicated shard): build(i) makes
+// the shards of array i and newArray the array. When a build fails, discard
+// (if set) gets the shards built so far and no array is made; otherwise
+// inputs are donated as sem says.
+func Derive[S any, In, Out ifrt.Array](inputs []In, specs []ifrt.ArraySpec, sem ifrt.CopySemantics,
+	build func(i int) (S, error), discard func(S), newArray func(ifrt.ArraySpec, S) Out) ([]ifrt.Array, error) {
+	made := make([]S, 0, len(specs))
+	for i := range specs {
+		s, err := build(i)
+		if err != nil {
+			for _, m := range made {
+				if discard != nil {
+					discard(m)
+				}
+			}
+			return nil, err
+		}
+		made = append(made, s)
+	}
+	out := make([]ifrt.Array, len(specs))
+	for i, spec := range specs {
+		out[i] = newArray(spec, made[i])
+	}
+	Donate(sem, inputs...)
+	return out, nil
+}
+
+// One returns the array of a Derive that makes one.
+func One(out []ifrt.Array, err error) (ifrt.Array, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
 // Donated returns the argument indices an execution donates: the program's
 // donatable parameters less opts.NonDonatableInputs, in order; nil when none.
 func Donated(donatable []int, opts *ifrt.ExecuteOptions) []int {

@@ -2,7 +2,6 @@ package gocpu
 
 import (
 	"context"
-	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -15,15 +14,13 @@ type array struct {
 
 	client *Client
 	backend.Described
-
-	mu      sync.RWMutex
-	shards  [][]byte // nil once deleted
-	deleted bool
+	shards backend.Shards[[]byte]
 }
 
 // newArray registers an array made of shards with the client.
 func (c *Client) newArray(spec ifrt.ArraySpec, shards [][]byte) *array {
-	a := &array{client: c, Described: backend.Described{ArraySpec: spec}, shards: shards}
+	a := &array{client: c, Described: backend.Described{ArraySpec: spec}}
+	a.shards.Hold(shards)
 	if !c.life.Arrays.Add(a) {
 		a.free() // the client closed meanwhile
 	}
@@ -40,11 +37,7 @@ func (a *array) Ready() *ifrt.Future {
 	return ifrt.ReadyFuture(nil)
 }
 
-func (a *array) IsDeleted() bool {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return a.deleted
-}
+func (a *array) IsDeleted() bool { return a.shards.IsDeleted() }
 
 func (a *array) Delete() *ifrt.Future {
 	a.free()
@@ -52,20 +45,12 @@ func (a *array) Delete() *ifrt.Future {
 	return ifrt.ReadyFuture(nil)
 }
 
-func (a *array) free() {
-	a.mu.Lock()
-	a.deleted, a.shards = true, nil
-	a.mu.Unlock()
-}
+func (a *array) free() { a.shards.Take() }
 
 // data returns the shards, or ErrArrayDeleted.
-func (a *array) data() ([][]byte, error) {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	if a.deleted {
-		return nil, ifrt.ErrArrayDeleted
-	}
-	return a.shards, nil
+func (a *array) data() (shards [][]byte, err error) {
+	err = a.shards.Read(func(s [][]byte) { shards = s })
+	return shards, err
 }
 
 // HostBytes lends the contents of an array on one device: shard bytes are

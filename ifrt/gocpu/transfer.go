@@ -83,17 +83,17 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	shards := make([][]byte, len(arrays))
-	for i, a := range arrays {
-		data, err := a.data()
-		if err != nil {
-			return nil, err
+	return backend.One(c.derive(arrays, []ifrt.ArraySpec{spec}, sem, func(int) ([][]byte, error) {
+		shards := make([][]byte, len(arrays))
+		for i, a := range arrays {
+			data, err := a.data()
+			if err != nil {
+				return nil, err
+			}
+			shards[i] = data[0]
 		}
-		shards[i] = data[0]
-	}
-	out := c.newArray(spec, shards)
-	backend.Donate(sem, arrays...)
-	return out, nil
+		return shards, nil
+	}))
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
@@ -101,16 +101,16 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err != nil {
 		return nil, err
 	}
+	return c.shardEach(a, specs, sem)
+}
+
+// shardEach makes an array of specs[i] from shard i of a, for each spec.
+func (c *Client) shardEach(a *array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
 	shards, err := a.data()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ifrt.Array, len(shards))
-	for i, spec := range specs {
-		out[i] = c.newArray(spec, [][]byte{shards[i]})
-	}
-	backend.Donate(sem, a)
-	return out, nil
+	return c.derive([]*array{a}, specs, sem, func(i int) ([][]byte, error) { return [][]byte{shards[i]}, nil })
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
@@ -160,33 +160,11 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.derive([]*array{a}, []ifrt.ArraySpec{spec}, sem, func(int) ([][]byte, error) {
-		shards, err := a.data()
-		if err != nil {
-			return nil, err
-		}
-		return shards[:1], nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
+	return backend.One(c.shardEach(a, []ifrt.ArraySpec{spec}, sem))
 }
 
 // derive makes one array of specs[i] from shards(i) for each spec, then
 // retires the inputs as sem says.
 func (c *Client) derive(inputs []*array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics, shards func(i int) ([][]byte, error)) ([]ifrt.Array, error) {
-	made := make([][][]byte, len(specs))
-	for i := range specs {
-		var err error
-		if made[i], err = shards(i); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]ifrt.Array, len(specs))
-	for i, spec := range specs {
-		out[i] = c.newArray(spec, made[i])
-	}
-	backend.Donate(sem, inputs...)
-	return out, nil
+	return backend.Derive(inputs, specs, sem, shards, nil, c.newArray)
 }

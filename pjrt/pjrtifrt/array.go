@@ -38,15 +38,13 @@ type array struct {
 
 	client *Client
 	backend.Described
-
-	mu      sync.RWMutex
-	bufs    []*devBuf // nil once deleted
-	deleted bool
+	bufs backend.Shards[*devBuf]
 }
 
 // newArray registers an array made of bufs (whose references it takes over).
 func (c *Client) newArray(spec ifrt.ArraySpec, bufs []*devBuf) *array {
-	a := &array{client: c, Described: backend.Described{ArraySpec: spec}, bufs: bufs}
+	a := &array{client: c, Described: backend.Described{ArraySpec: spec}}
+	a.bufs.Hold(bufs)
 	if !c.life.Arrays.Add(a) {
 		a.free() // the client closed meanwhile
 	}
@@ -60,24 +58,15 @@ func (a *array) As(target any) bool {
 	if !ok {
 		return false
 	}
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	if a.deleted {
-		return false
-	}
-	out := make([]*pjrt.Buffer, len(a.bufs))
-	for i, b := range a.bufs {
-		out[i] = b.buf
-	}
-	*p = out
-	return true
+	return a.bufs.Read(func(bufs []*devBuf) {
+		*p = make([]*pjrt.Buffer, len(bufs))
+		for i, b := range bufs {
+			(*p)[i] = b.buf
+		}
+	}) == nil
 }
 
-func (a *array) IsDeleted() bool {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return a.deleted
-}
+func (a *array) IsDeleted() bool { return a.bufs.IsDeleted() }
 
 // Delete releases the array's buffers; a buffer shared with another array lives
 // on in that one.
@@ -87,29 +76,18 @@ func (a *array) Delete() *ifrt.Future {
 	return nil
 }
 
-func (a *array) free() {
-	a.mu.Lock()
-	bufs := a.bufs
-	a.bufs, a.deleted = nil, true
-	a.mu.Unlock()
-	for _, b := range bufs {
-		b.release()
-	}
-}
+func (a *array) free() { releaseAll(a.bufs.Take()) }
 
 // hold returns the array's buffers with a reference taken on each, or
 // ErrArrayDeleted. The caller releases them.
-func (a *array) hold() ([]*devBuf, error) {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	if a.deleted {
-		return nil, ifrt.ErrArrayDeleted
-	}
-	out := make([]*devBuf, len(a.bufs))
-	for i, b := range a.bufs {
-		out[i] = b.retain()
-	}
-	return out, nil
+func (a *array) hold() (held []*devBuf, err error) {
+	err = a.bufs.Read(func(bufs []*devBuf) {
+		held = make([]*devBuf, len(bufs))
+		for i, b := range bufs {
+			held[i] = b.retain()
+		}
+	})
+	return held, err
 }
 
 func releaseAll(bufs []*devBuf) {

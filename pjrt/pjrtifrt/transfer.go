@@ -168,22 +168,18 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, parts [
 	if err != nil {
 		return nil, err
 	}
-	devs := spec.Sharding.Devices()
-	bufs := make([]*devBuf, len(arrays))
+	held := make([]*devBuf, len(arrays))
+	defer releaseAll(held)
 	for i, a := range arrays {
-		held, err := a.hold()
-		if err == nil {
-			bufs[i], err = c.place(ctx, held[0], devs[i], spec.Sharding.MemoryKind(), sem)
-			releaseAll(held)
-		}
+		bufs, err := a.hold()
 		if err != nil {
-			releaseAll(bufs)
 			return nil, err
 		}
+		held[i] = bufs[0]
 	}
-	out := c.newArray(spec, bufs)
-	backend.Donate(sem, arrays...)
-	return out, nil
+	return backend.One(c.derive(arrays, []ifrt.ArraySpec{spec}, sem, func(int) ([]*devBuf, error) {
+		return c.placeAll(ctx, held, spec.Sharding.Devices(), spec.Sharding.MemoryKind(), sem)
+	}))
 }
 
 func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
@@ -191,25 +187,19 @@ func (c *Client) DisassembleArray(ctx context.Context, x ifrt.Array, sem ifrt.Co
 	if err != nil {
 		return nil, err
 	}
+	return c.placeEach(ctx, a, specs, sem)
+}
+
+// placeEach makes an array of specs[i] from shard i of a, for each spec.
+func (c *Client) placeEach(ctx context.Context, a *array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
 	held, err := a.hold()
 	if err != nil {
 		return nil, err
 	}
 	defer releaseAll(held)
-	kind := a.ArraySpec.Sharding.MemoryKind()
-	bufs := make([]*devBuf, len(held))
-	for i, d := range a.ArraySpec.Sharding.Devices() {
-		if bufs[i], err = c.place(ctx, held[i], d, kind, sem); err != nil {
-			releaseAll(bufs)
-			return nil, err
-		}
-	}
-	out := make([]ifrt.Array, len(bufs))
-	for i, spec := range specs {
-		out[i] = c.newArray(spec, []*devBuf{bufs[i]})
-	}
-	backend.Donate(sem, a)
-	return out, nil
+	return c.derive([]*array{a}, specs, sem, func(i int) ([]*devBuf, error) {
+		return c.placeAll(ctx, held[i:i+1], specs[i].Sharding.Devices(), specs[i].Sharding.MemoryKind(), sem)
+	})
 }
 
 func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.DeviceList, memoryKind *ifrt.MemoryKind, sem ifrt.CopySemantics) ([]ifrt.Array, error) {
@@ -217,33 +207,35 @@ func (c *Client) CopyArrays(ctx context.Context, xs []ifrt.Array, devices ifrt.D
 	if err != nil {
 		return nil, err
 	}
-	outBufs := make([][]*devBuf, len(arrays))
-	fail := func(err error) ([]ifrt.Array, error) {
-		for _, bs := range outBufs {
-			releaseAll(bs)
-		}
-		return nil, err
-	}
-	for i, a := range arrays {
-		held, err := a.hold()
+	return c.derive(arrays, specs, sem, func(i int) ([]*devBuf, error) {
+		held, err := arrays[i].hold()
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
-		outBufs[i] = make([]*devBuf, len(held))
-		for k, d := range devices {
-			if outBufs[i][k], err = c.place(ctx, held[k], d, specs[i].Sharding.MemoryKind(), sem); err != nil {
-				releaseAll(held)
-				return fail(err)
-			}
+		defer releaseAll(held)
+		return c.placeAll(ctx, held, devices, specs[i].Sharding.MemoryKind(), sem)
+	})
+}
+
+// placeAll places bufs[k] on devs[k] (see place); after a failure it
+// releases what it placed.
+func (c *Client) placeAll(ctx context.Context, bufs []*devBuf, devs ifrt.DeviceList, kind ifrt.MemoryKind, sem ifrt.CopySemantics) ([]*devBuf, error) {
+	out := make([]*devBuf, len(bufs))
+	for k, b := range bufs {
+		var err error
+		if out[k], err = c.place(ctx, b, devs[k], kind, sem); err != nil {
+			releaseAll(out)
+			return nil, err
 		}
-		releaseAll(held)
 	}
-	out := make([]ifrt.Array, len(arrays))
-	for i := range arrays {
-		out[i] = c.newArray(specs[i], outBufs[i])
-	}
-	backend.Donate(sem, arrays...)
 	return out, nil
+}
+
+// derive makes one array of specs[i] from the buffers bufs(i) for each
+// spec, then retires the inputs as sem says; after a failure it releases
+// the buffers made.
+func (c *Client) derive(inputs []*array, specs []ifrt.ArraySpec, sem ifrt.CopySemantics, bufs func(i int) ([]*devBuf, error)) ([]ifrt.Array, error) {
+	return backend.Derive(inputs, specs, sem, bufs, releaseAll, c.newArray)
 }
 
 // Reshard moves shards whose domain some input shard already holds with device
@@ -254,23 +246,7 @@ func (c *Client) Reshard(ctx context.Context, xs []ifrt.Array, specs []ifrt.Arra
 	if err != nil {
 		return nil, err
 	}
-	outBufs := make([][]*devBuf, len(arrays))
-	for i, a := range arrays {
-		bufs, err := c.reshardOne(ctx, a, specs[i], sem)
-		if err != nil {
-			for _, bs := range outBufs {
-				releaseAll(bs)
-			}
-			return nil, err
-		}
-		outBufs[i] = bufs
-	}
-	out := make([]ifrt.Array, len(arrays))
-	for i := range arrays {
-		out[i] = c.newArray(specs[i], outBufs[i])
-	}
-	backend.Donate(sem, arrays...)
-	return out, nil
+	return c.derive(arrays, specs, sem, func(i int) ([]*devBuf, error) { return c.reshardOne(ctx, arrays[i], specs[i], sem) })
 }
 
 func (c *Client) reshardOne(ctx context.Context, a *array, spec ifrt.ArraySpec, sem ifrt.CopySemantics) ([]*devBuf, error) {
@@ -348,27 +324,14 @@ func (c *Client) Remap(ctx context.Context, plan ifrt.RemapPlan, xs []ifrt.Array
 			return nil, err
 		}
 	}
-	outBufs := make([][]*devBuf, len(sources))
-	for i, srcs := range sources {
-		spec := plan.OutputSpecs[i]
-		outBufs[i] = make([]*devBuf, len(srcs))
-		for k, s := range srcs {
-			b, err := c.place(ctx, held[s.Array][s.Shard], spec.Sharding.Devices()[k], spec.Sharding.MemoryKind(), sem)
-			if err != nil {
-				for _, bs := range outBufs {
-					releaseAll(bs)
-				}
-				return nil, err
-			}
-			outBufs[i][k] = b
+	return c.derive(arrays, plan.OutputSpecs, sem, func(i int) ([]*devBuf, error) {
+		from := make([]*devBuf, len(sources[i]))
+		for k, src := range sources[i] {
+			from[k] = held[src.Array][src.Shard]
 		}
-	}
-	out := make([]ifrt.Array, len(outBufs))
-	for i, bufs := range outBufs {
-		out[i] = c.newArray(plan.OutputSpecs[i], bufs)
-	}
-	backend.Donate(sem, arrays...)
-	return out, nil
+		spec := plan.OutputSpecs[i]
+		return c.placeAll(ctx, from, spec.Sharding.Devices(), spec.Sharding.MemoryKind(), sem)
+	})
 }
 
 func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifrt.CopySemantics) (ifrt.Array, error) {
@@ -376,16 +339,5 @@ func (c *Client) FullyReplicatedShard(ctx context.Context, x ifrt.Array, sem ifr
 	if err != nil {
 		return nil, err
 	}
-	held, err := a.hold()
-	if err != nil {
-		return nil, err
-	}
-	defer releaseAll(held)
-	b, err := c.place(ctx, held[0], spec.Sharding.Devices()[0], spec.Sharding.MemoryKind(), sem)
-	if err != nil {
-		return nil, err
-	}
-	out := c.newArray(spec, []*devBuf{b})
-	backend.Donate(sem, a)
-	return out, nil
+	return backend.One(c.placeEach(ctx, a, []ifrt.ArraySpec{spec}, sem))
 }
