@@ -179,46 +179,16 @@ func (c *Client) describe() error {
 	}
 	c.devByPtr = make(map[unsafe.Pointer]*Device)
 	c.memByPtr = make(map[unsafe.Pointer]*Memory)
-	devs, err := a.clientList(c.st.ptr, 0)
-	if err != nil {
+	// Lists 0, 1 and 2 of clientList; an addressable device missing from
+	// the devices is described too.
+	if c.devices, err = describeAll(c, 0, c.device); err != nil {
 		return err
 	}
-	for _, ptr := range devs {
-		info, err := a.deviceInfo(ptr)
-		if err != nil {
-			return err
-		}
-		d := &Device{client: c, ptr: ptr, info: info}
-		c.devices = append(c.devices, d)
-		c.devByPtr[ptr] = d
-	}
-	addr, err := a.clientList(c.st.ptr, 1)
-	if err != nil {
+	if c.addressable, err = describeAll(c, 1, c.device); err != nil {
 		return err
 	}
-	for _, ptr := range addr {
-		d := c.devByPtr[ptr]
-		if d == nil { // not in Devices(): describe it anyway
-			info, err := a.deviceInfo(ptr)
-			if err != nil {
-				return err
-			}
-			d = &Device{client: c, ptr: ptr, info: info}
-			c.devByPtr[ptr] = d
-		}
-		c.addressable = append(c.addressable, d)
-	}
-	mems, err := a.clientList(c.st.ptr, 2)
-	if err != nil {
+	if c.memories, err = describeAll(c, 2, c.memory); err != nil {
 		return err
-	}
-	for _, ptr := range mems {
-		if _, err := c.memory(ptr); err != nil {
-			return err
-		}
-	}
-	for _, ptr := range mems {
-		c.memories = append(c.memories, c.memByPtr[ptr])
 	}
 	for _, d := range c.addressable {
 		ms, def, err := a.deviceMemories(d.ptr)
@@ -241,26 +211,59 @@ func (c *Client) describe() error {
 	return nil
 }
 
+// device returns the *Device for ptr, describing it on first sight.
+func (c *Client) device(ptr unsafe.Pointer) (*Device, error) {
+	return described(c.devByPtr, ptr, func() (*Device, error) {
+		info, err := c.st.api.deviceInfo(ptr)
+		return &Device{client: c, ptr: ptr, info: info}, err
+	})
+}
+
 // memory returns the *Memory for ptr, describing it on first sight.
 func (c *Client) memory(ptr unsafe.Pointer) (*Memory, error) {
 	if ptr == nil {
 		return nil, nil
 	}
-	if m := c.memByPtr[ptr]; m != nil {
-		return m, nil
-	}
-	info, err := c.st.api.memoryInfo(ptr)
+	return described(c.memByPtr, ptr, func() (*Memory, error) {
+		info, err := c.st.api.memoryInfo(ptr)
+		m := &Memory{client: c, ptr: ptr, info: info}
+		for _, dp := range info.devices {
+			if d := c.devByPtr[dp]; d != nil {
+				m.devices = append(m.devices, d)
+			}
+		}
+		return m, err
+	})
+}
+
+// describeAll describes each object of the client's list (see
+// capi.clientList).
+func describeAll[T any](c *Client, list int, describe func(unsafe.Pointer) (*T, error)) ([]*T, error) {
+	ptrs, err := c.st.api.clientList(c.st.ptr, list)
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{client: c, ptr: ptr, info: info}
-	c.memByPtr[ptr] = m
-	for _, dp := range info.devices {
-		if d := c.devByPtr[dp]; d != nil {
-			m.devices = append(m.devices, d)
+	out := make([]*T, len(ptrs))
+	for i, ptr := range ptrs {
+		if out[i], err = describe(ptr); err != nil {
+			return nil, err
 		}
 	}
-	return m, nil
+	return out, nil
+}
+
+// described returns cache[ptr], or what describe makes of ptr, which it
+// keeps there when describe succeeds.
+func described[T any](cache map[unsafe.Pointer]*T, ptr unsafe.Pointer, describe func() (*T, error)) (*T, error) {
+	if v := cache[ptr]; v != nil {
+		return v, nil
+	}
+	v, err := describe()
+	if err != nil {
+		return nil, err
+	}
+	cache[ptr] = v
+	return v, nil
 }
 
 // Plugin returns the plugin the client was created from.

@@ -61,34 +61,31 @@ func (x *compiled) with(fn apiFn, f func(e unsafe.Pointer) error) error {
 	return f(e)
 }
 
-// OutputTypes returns the element type of each output (per device).
-func (x *compiled) OutputTypes() ([]BufferType, error) {
-	var out []BufferType
-	err := x.with(fnExecutableOutputElementTypes, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputTypes(e)
+// query returns what get answers for the PJRT_Executable (see with).
+func query[T any](x *compiled, fn apiFn, get func(e unsafe.Pointer) (T, error)) (T, error) {
+	var out T
+	err := x.with(fn, func(e unsafe.Pointer) (err error) {
+		out, err = get(e)
 		return err
 	})
 	return out, err
 }
 
+// OutputTypes returns the element type of each output (per device).
+func (x *compiled) OutputTypes() ([]BufferType, error) {
+	return query(x, fnExecutableOutputElementTypes, x.res.api.outputTypes)
+}
+
 // OutputDims returns the dimensions of each output (per device).
 func (x *compiled) OutputDims() ([][]int64, error) {
-	var out [][]int64
-	err := x.with(fnExecutableOutputDimensions, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.outputDims(e, x.numOutputs)
-		return err
+	return query(x, fnExecutableOutputDimensions, func(e unsafe.Pointer) ([][]int64, error) {
+		return x.res.api.outputDims(e, x.numOutputs)
 	})
-	return out, err
 }
 
 // Serialize returns the compiled program's bytes for
 // Client.DeserializeExecutable. The format is the plugin's own and is only
 // valid for the same plugin build.
 func (x *compiled) Serialize() ([]byte, error) {
-	var out []byte
-	err := x.with(fnExecutableSerialize, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.serialize(e)
-		return err
-	})
-	return out, err
+	return query(x, fnExecutableSerialize, x.res.api.serialize)
 }

@@ -63,56 +63,37 @@ func (x *Executable) AddressableDevices() []*Device {
 
 // OutputMemoryKinds returns the memory kind of each output.
 func (x *Executable) OutputMemoryKinds() ([]string, error) {
-	var out []string
-	err := x.with(fnExecutableOutputMemoryKinds, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.memoryKinds(e, 0, x.numOutputs)
-		return err
+	return query(&x.compiled, fnExecutableOutputMemoryKinds, func(e unsafe.Pointer) ([]string, error) {
+		return x.res.api.memoryKinds(e, 0, x.numOutputs)
 	})
-	return out, err
 }
 
 // ParameterMemoryKinds returns the memory kind of each of the numParams
 // parameters (PJRT API 0.102 or newer).
 func (x *Executable) ParameterMemoryKinds(numParams int) ([]string, error) {
-	var out []string
-	err := x.with(fnExecutableParameterMemoryKinds, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.memoryKinds(e, 1, numParams)
-		return err
+	return query(&x.compiled, fnExecutableParameterMemoryKinds, func(e unsafe.Pointer) ([]string, error) {
+		return x.res.api.memoryKinds(e, 1, numParams)
 	})
-	return out, err
 }
 
 // Fingerprint returns the plugin's fingerprint of the compiled program. Some
 // plugins (XLA:CPU) answer UNIMPLEMENTED; do not key a cache on it.
 func (x *Executable) Fingerprint() (string, error) {
-	var out string
-	err := x.with(fnExecutableFingerprint, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.executableFingerprint(e)
-		return err
-	})
-	return out, err
+	return query(&x.compiled, fnExecutableFingerprint, x.res.api.executableFingerprint)
 }
 
 // GeneratedCodeSize returns the size of the generated code in bytes.
 func (x *Executable) GeneratedCodeSize() (int64, error) {
-	var out int64
-	err := x.with(fnExecutableSizeOfGeneratedCodeInBytes, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.executableCount(e, 3)
-		return err
+	return query(&x.compiled, fnExecutableSizeOfGeneratedCodeInBytes, func(e unsafe.Pointer) (int64, error) {
+		return x.res.api.executableCount(e, 3)
 	})
-	return out, err
 }
 
 // CostAnalysis returns the plugin's cost properties of the program (for
 // example "flops" and "bytes accessed"), by name; what is reported differs by
 // plugin.
 func (x *Executable) CostAnalysis() (map[string]any, error) {
-	var out map[string]any
-	err := x.with(fnExecutableGetCostAnalysis, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.costAnalysis(e)
-		return err
-	})
-	return out, err
+	return query(&x.compiled, fnExecutableGetCostAnalysis, x.res.api.costAnalysis)
 }
 
 // OptimizedProgram returns the program as the compiler left it, and its
@@ -128,12 +109,7 @@ func (x *Executable) OptimizedProgram() (format string, code []byte, err error) 
 // CompileOptions returns the serialized xla.CompileOptionsProto the executable
 // was compiled with (PJRT API 0.87 or newer).
 func (x *Executable) CompileOptions() ([]byte, error) {
-	var out []byte
-	err := x.with(fnExecutableGetCompileOptions, func(e unsafe.Pointer) (err error) {
-		out, err = x.res.api.compileOptions(e)
-		return err
-	})
-	return out, err
+	return query(&x.compiled, fnExecutableGetCompileOptions, x.res.api.compileOptions)
 }
 
 // DeviceAssignment returns the serialized xla.DeviceAssignmentProto of the

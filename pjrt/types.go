@@ -110,16 +110,13 @@ const (
 	MutableZeroCopy HostBufferSemantics = 3
 )
 
+var hostBufferSemanticsNames = [...]string{ImmutableOnlyDuringCall: "ImmutableOnlyDuringCall",
+	ImmutableUntilTransferCompletes: "ImmutableUntilTransferCompletes", ImmutableZeroCopy: "ImmutableZeroCopy",
+	MutableZeroCopy: "MutableZeroCopy"}
+
 func (s HostBufferSemantics) String() string {
-	switch s {
-	case ImmutableOnlyDuringCall:
-		return "ImmutableOnlyDuringCall"
-	case ImmutableUntilTransferCompletes:
-		return "ImmutableUntilTransferCompletes"
-	case ImmutableZeroCopy:
-		return "ImmutableZeroCopy"
-	case MutableZeroCopy:
-		return "MutableZeroCopy"
+	if s >= 0 && int(s) < len(hostBufferSemanticsNames) {
+		return hostBufferSemanticsNames[s]
 	}
 	return fmt.Sprintf("HostBufferSemantics(%d)", int32(s))
 }

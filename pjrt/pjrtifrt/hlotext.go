@@ -20,20 +20,14 @@ func hloText(m *xlapb.HloModuleProto) string {
 		fmt.Fprintf(&b, ", entry_computation_layout={%s}", programShapeText(ps))
 	}
 	b.WriteString("\n")
-	names := map[int64]string{}
-	for _, c := range m.GetComputations() {
-		names[c.GetId()] = c.GetName()
-	}
+	names := namesByID(m.GetComputations())
 	for _, c := range m.GetComputations() {
 		b.WriteString("\n")
 		if c.GetId() == m.GetEntryComputationId() {
 			b.WriteString("ENTRY ")
 		}
 		fmt.Fprintf(&b, "%%%s %s {\n", c.GetName(), programShapeText(c.GetProgramShape()))
-		operands := map[int64]string{}
-		for _, in := range c.GetInstructions() {
-			operands[in.GetId()] = in.GetName()
-		}
+		operands := namesByID(c.GetInstructions())
 		for _, in := range c.GetInstructions() {
 			b.WriteString("  ")
 			if in.GetId() == c.GetRootId() {
@@ -121,4 +115,16 @@ func intsText(v []int64) string {
 		parts[i] = strconv.FormatInt(x, 10)
 	}
 	return strings.Join(parts, ",")
+}
+
+// namesByID maps the ids of computations or instructions to their names.
+func namesByID[T interface {
+	GetId() int64
+	GetName() string
+}](items []T) map[int64]string {
+	names := make(map[int64]string, len(items))
+	for _, it := range items {
+		names[it.GetId()] = it.GetName()
+	}
+	return names
 }
