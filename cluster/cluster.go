@@ -62,6 +62,17 @@ type placement struct {
 	local  int
 }
 
+// session is the session of p's worker (see link.session) and p's device
+// in it.
+func (p *placement) session() (*proxy.Client, workerpb.PeerClient, uint64, *ifrt.Device, error) {
+	client, peer, gen, err := p.link.session()
+	if err != nil {
+		return nil, nil, 0, nil, err
+	}
+	dev, err := p.link.localDevice(client, p.local)
+	return client, peer, gen, dev, err
+}
+
 // link is the client's connection to the worker of one host. When the worker is
 // lost, the link's generation moves on and every shard made under an older
 // generation is gone (DATA_LOSS); when a worker registers for the host again, the

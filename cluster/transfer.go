@@ -91,11 +91,7 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	err = parallel(len(order), func(k int) error {
 		u := order[k]
 		p := places[u.first]
-		client, _, gen, err := p.link.session()
-		if err != nil {
-			return err
-		}
-		dev, err := p.link.localDevice(client, p.local)
+		client, _, gen, dev, err := p.session()
 		if err != nil {
 			return err
 		}
@@ -189,11 +185,7 @@ func (c *Client) copyShard(ctx context.Context, src *shard, dst *placement, doma
 		return nil, err
 	}
 	if src.place.link == dst.link {
-		client, _, gen, err := dst.link.session()
-		if err != nil {
-			return nil, err
-		}
-		dev, err := dst.link.localDevice(client, dst.local)
+		client, _, gen, dev, err := dst.session()
 		if err != nil {
 			return nil, err
 		}
@@ -211,11 +203,7 @@ func (c *Client) copyShard(ctx context.Context, src *shard, dst *placement, doma
 // gather makes a shard holding domain on dst from the pieces of sources that
 // overlap it: the worker of dst fetches them from their workers.
 func (c *Client) gather(ctx context.Context, dtype ifrt.DType, dst *placement, domain ifrt.IndexDomain, kind ifrt.MemoryKind, sources []*shard) (*shard, error) {
-	client, peer, gen, err := dst.link.session()
-	if err != nil {
-		return nil, err
-	}
-	dev, err := dst.link.localDevice(client, dst.local)
+	client, peer, gen, dev, err := dst.session()
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package ifrt
 
-import "context"
+import (
+	"context"
+	"strconv"
+)
 
 // Client is a runtime: a set of devices, the arrays on them and the programs that
 // run there. Implementations are backends (gocpu, pjrtifrt, proxy, the Pathways
@@ -78,16 +81,11 @@ const (
 	ImmutableZeroCopy
 )
 
+var hostBufferSemanticsNames = [...]string{ImmutableOnlyDuringCall: "ImmutableOnlyDuringCall",
+	ImmutableUntilTransferCompletes: "ImmutableUntilTransferCompletes", ImmutableZeroCopy: "ImmutableZeroCopy"}
+
 func (s HostBufferSemantics) String() string {
-	switch s {
-	case ImmutableOnlyDuringCall:
-		return "ImmutableOnlyDuringCall"
-	case ImmutableUntilTransferCompletes:
-		return "ImmutableUntilTransferCompletes"
-	case ImmutableZeroCopy:
-		return "ImmutableZeroCopy"
-	}
-	return "HostBufferSemantics(?)"
+	return enumName(hostBufferSemanticsNames[:], s, "HostBufferSemantics")
 }
 
 // HostBufferOptions are the options of MakeArrayFromHostBuffer; nil means defaults.
@@ -113,16 +111,16 @@ const (
 	DonateInput
 )
 
-func (s CopySemantics) String() string {
-	switch s {
-	case AlwaysCopy:
-		return "AlwaysCopy"
-	case ReuseInput:
-		return "ReuseInput"
-	case DonateInput:
-		return "DonateInput"
+var copySemanticsNames = [...]string{AlwaysCopy: "AlwaysCopy", ReuseInput: "ReuseInput", DonateInput: "DonateInput"}
+
+func (s CopySemantics) String() string { return enumName(copySemanticsNames[:], s, "CopySemantics") }
+
+// enumName is v's name in names, or type(v) for a value without one.
+func enumName[T ~int](names []string, v T, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return "CopySemantics(?)"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // RemapPlan moves whole shards between arrays: for each Mapping, the shards of input

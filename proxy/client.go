@@ -442,6 +442,17 @@ func (c *Client) newHandle() (uint64, error) {
 	return h, nil
 }
 
+// newResult encodes the spec of a request's one result and reserves its
+// handle.
+func (c *Client) newResult(spec ifrt.ArraySpec) (*proxypb.ArraySpecProto, uint64, error) {
+	ps, err := wire.ArraySpecToProto(spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	h, err := c.newHandle()
+	return ps, h, err
+}
+
 // newHandles returns n consecutive client-generated handles.
 func (c *Client) newHandles(n int) ([]uint64, error) {
 	last := c.nextHandle.Add(uint64(n))

@@ -49,27 +49,19 @@ func (c *Client) AssembleArray(ctx context.Context, spec ifrt.ArraySpec, shards 
 	if err != nil {
 		return nil, err
 	}
-	dt, err := wire.DTypeToProto(spec.DType)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := wire.ShardingToProto(spec.Sharding)
-	if err != nil {
-		return nil, err
-	}
-	h, err := c.newHandle()
+	ps, h, err := c.newResult(spec)
 	if err != nil {
 		return nil, err
 	}
 	out, err := c.arrayOp(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_AssembleArrayFromSingleDeviceArraysRequest{
 		AssembleArrayFromSingleDeviceArraysRequest: &proxypb.AssembleArrayFromSingleDeviceArraysRequest{
-			Shape:                      wire.ShapeToProto(spec.Shape),
-			Sharding:                   sh,
+			Shape:                      ps.Shape,
+			Sharding:                   ps.Sharding,
 			SingleDeviceArrayHandles:   handlesOf(parts),
 			CopySemantics:              wire.CopySemanticsToProto(sem),
 			SingleDeviceShardSemantics: wire.ShardSemanticsToProto(wire.AddressableShards),
 			ResultHandle:               h,
-			Dtype:                      dt,
+			Dtype:                      ps.Dtype,
 		},
 	}}, []uint64{h}, []ifrt.ArraySpec{spec}, donatedIf(sem, parts))
 	if err != nil {

@@ -44,15 +44,7 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	if len(spec.Sharding.Devices()) > 1 && !spec.Sharding.IsFullyReplicated() {
 		return c.makeArrayFromShards(ctx, data, spec, opts.ByteStrides)
 	}
-	dt, err := wire.DTypeToProto(spec.DType)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := wire.ShardingToProto(spec.Sharding)
-	if err != nil {
-		return nil, err
-	}
-	h, err := c.newHandle()
+	ps, h, err := c.newResult(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -69,9 +61,9 @@ func (c *Client) MakeArrayFromHostBuffer(ctx context.Context, data []byte, spec 
 	stored := c.upload(uctx, []uint64{h}, [][]byte{upload})
 	pending, callErr := c.dispatch(ctx, &proxypb.IfrtRequest{Request: &proxypb.IfrtRequest_MakeArrayFromHostBufferRequest{
 		MakeArrayFromHostBufferRequest: &proxypb.MakeArrayFromHostBufferRequest{
-			Dtype:            dt,
-			Shape:            wire.ShapeToProto(spec.Shape),
-			Sharding:         sh,
+			Dtype:            ps.Dtype,
+			Shape:            ps.Shape,
+			Sharding:         ps.Sharding,
 			HostBufferHandle: h,
 			ByteStrides:      wire.ByteStridesToProto(opts.ByteStrides),
 			ArrayHandle:      &h,

@@ -2,7 +2,6 @@ package rm
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -32,19 +31,10 @@ const (
 	SliceResuming
 )
 
-func (s SliceState) String() string {
-	switch s {
-	case SliceActive:
-		return "active"
-	case SliceSuspending:
-		return "suspending"
-	case SliceSuspended:
-		return "suspended"
-	case SliceResuming:
-		return "resuming"
-	}
-	return fmt.Sprintf("SliceState(%d)", int(s))
-}
+var sliceStateNames = [...]string{SliceActive: "active", SliceSuspending: "suspending",
+	SliceSuspended: "suspended", SliceResuming: "resuming"}
+
+func (s SliceState) String() string { return enumName(sliceStateNames[:], s, "SliceState") }
 
 // SuspendOptions are the options of Client.SuspendSlice.
 type SuspendOptions struct {
@@ -135,18 +125,9 @@ func (s *Server) suspensionLocked(i int) (*suspension, error) {
 func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp, err := s.suspensionLocked(i)
-	if err != nil {
-		return Slice{}, err
-	}
-	switch sp.state {
-	case SliceSuspended:
-		return s.sliceLocked(i), nil
-	case SliceResuming:
-		return Slice{}, ifrt.Errorf(ifrt.FailedPrecondition, "rm: slice %d is resuming; suspend it once it is active", i)
-	case SliceActive:
+	sp, now, err := s.beginLocked(i, SliceSuspended, SliceResuming, "suspend", SliceActive, func(sp *suspension) error {
 		if s.liveHosts[i] != len(s.slots[i]) {
-			return Slice{}, ifrt.Errorf(ifrt.FailedPrecondition, "rm: slice %d has %d of %d hosts live; only a slice that is up can be suspended", i, s.liveHosts[i], len(s.slots[i]))
+			return ifrt.Errorf(ifrt.FailedPrecondition, "rm: slice %d has %d of %d hosts live; only a slice that is up can be suspended", i, s.liveHosts[i], len(s.slots[i]))
 		}
 		sp.gen++
 		sp.location, sp.reason, sp.autoResume = "", opts.Reason, opts.AutoResume
@@ -155,6 +136,10 @@ func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (
 			sp.savers = append(sp.savers, hostIncarnation{sl.host, sl.info.Incarnation})
 		}
 		s.setStateLocked(i, SliceSuspending)
+		return nil
+	})
+	if sp == nil {
+		return now, err
 	}
 	gen := sp.gen
 	for {
@@ -182,17 +167,12 @@ func (s *Server) SuspendSlice(ctx context.Context, i int, opts SuspendOptions) (
 func (s *Server) ResumeSlice(ctx context.Context, i int) (Slice, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sp, err := s.suspensionLocked(i)
-	if err != nil {
-		return Slice{}, err
-	}
-	switch sp.state {
-	case SliceActive:
-		return s.sliceLocked(i), nil
-	case SliceSuspending:
-		return Slice{}, ifrt.Errorf(ifrt.FailedPrecondition, "rm: slice %d is still suspending; resume it once it is suspended", i)
-	case SliceSuspended:
+	sp, now, err := s.beginLocked(i, SliceActive, SliceSuspending, "resume", SliceSuspended, func(*suspension) error {
 		s.setStateLocked(i, SliceResuming)
+		return nil
+	})
+	if sp == nil {
+		return now, err
 	}
 	gen := sp.gen
 	for sp.gen == gen && sp.state != SliceActive {
@@ -201,6 +181,29 @@ func (s *Server) ResumeSlice(ctx context.Context, i int) (Slice, error) {
 		}
 	}
 	return s.sliceLocked(i), nil
+}
+
+// beginLocked starts a suspension or resumption of slice i, which ends in
+// state target, calling start when the slice is in state from. It returns
+// the slice's suspension to follow, or no suspension and the slice when it
+// is in target already, or an error: start's, or FAILED_PRECONDITION while
+// the slice is in state away (moving the other way, towards from).
+func (s *Server) beginLocked(i int, target, away SliceState, verb string, from SliceState, start func(*suspension) error) (*suspension, Slice, error) {
+	sp, err := s.suspensionLocked(i)
+	if err != nil {
+		return nil, Slice{}, err
+	}
+	switch sp.state {
+	case target:
+		return nil, s.sliceLocked(i), nil
+	case away:
+		return nil, Slice{}, ifrt.Errorf(ifrt.FailedPrecondition, "rm: slice %d is %v; %s it once it is %v", i, away, verb, from)
+	case from:
+		if err := start(sp); err != nil {
+			return nil, Slice{}, err
+		}
+	}
+	return sp, Slice{}, nil
 }
 
 // waitUnlocked waits, without s.mu, for slice i's next change, ctx's end or
@@ -374,7 +377,7 @@ func sliceToPB(v *Slice) *rmpb.Slice {
 	return &rmpb.Slice{
 		SliceIndex: int32(v.Index), Up: v.Up, LiveHosts: int32(v.LiveHosts),
 		State: sliceStateToPB[v.State], SuspendGeneration: v.SuspendGeneration, SuspendLocation: v.SuspendLocation,
-		UnsavedHosts: ints32(v.UnsavedHosts), SuspendReason: v.SuspendReason, AutoResume: v.AutoResume,
+		UnsavedHosts: convertInts[int32](v.UnsavedHosts), SuspendReason: v.SuspendReason, AutoResume: v.AutoResume,
 	}
 }
 
@@ -385,6 +388,6 @@ func sliceFromPB(p *rmpb.Slice) *Slice {
 	return &Slice{
 		Index: int(p.GetSliceIndex()), Up: p.GetUp(), LiveHosts: int(p.GetLiveHosts()),
 		State: sliceStateFromPB(p.GetState()), SuspendGeneration: p.GetSuspendGeneration(), SuspendLocation: p.GetSuspendLocation(),
-		UnsavedHosts: intsFrom32(p.GetUnsavedHosts()), SuspendReason: p.GetSuspendReason(), AutoResume: p.GetAutoResume(),
+		UnsavedHosts: convertInts[int](p.GetUnsavedHosts()), SuspendReason: p.GetSuspendReason(), AutoResume: p.GetAutoResume(),
 	}
 }

@@ -26,17 +26,9 @@ const (
 	StateLost
 )
 
-func (s State) String() string {
-	switch s {
-	case StateMissing:
-		return "missing"
-	case StateLive:
-		return "live"
-	case StateLost:
-		return "lost"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
-}
+var stateNames = [...]string{StateMissing: "missing", StateLive: "live", StateLost: "lost"}
+
+func (s State) String() string { return enumName(stateNames[:], s, "State") }
 
 // LocalDevice describes one device of a worker as its local runtime sees it.
 type LocalDevice struct {
@@ -159,23 +151,11 @@ const (
 	EventSliceState
 )
 
-func (t EventType) String() string {
-	switch t {
-	case EventSnapshot:
-		return "snapshot"
-	case EventWorkerJoined:
-		return "worker-joined"
-	case EventWorkerLost:
-		return "worker-lost"
-	case EventSliceUp:
-		return "slice-up"
-	case EventSliceDown:
-		return "slice-down"
-	case EventSliceState:
-		return "slice-state"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
+var eventTypeNames = [...]string{EventSnapshot: "snapshot", EventWorkerJoined: "worker-joined",
+	EventWorkerLost: "worker-lost", EventSliceUp: "slice-up", EventSliceDown: "slice-down",
+	EventSliceState: "slice-state"}
+
+func (t EventType) String() string { return enumName(eventTypeNames[:], t, "EventType") }
 
 // Event is one change of the cluster view.
 type Event struct {
@@ -218,24 +198,14 @@ func stateFromPB(s rmpb.State) State {
 	return 0
 }
 
-func ints32(in []int) []int32 {
+// convertInts converts each element of in; nil stays nil.
+func convertInts[To, From int | int32](in []From) []To {
 	if in == nil {
 		return nil
 	}
-	out := make([]int32, len(in))
+	out := make([]To, len(in))
 	for i, v := range in {
-		out[i] = int32(v)
-	}
-	return out
-}
-
-func intsFrom32(in []int32) []int {
-	if in == nil {
-		return nil
-	}
-	out := make([]int, len(in))
-	for i, v := range in {
-		out[i] = int(v)
+		out[i] = To(v)
 	}
 	return out
 }
@@ -260,7 +230,7 @@ func localDeviceToPB(d LocalDevice) *rmpb.LocalDevice {
 	p := &rmpb.LocalDevice{
 		Kind:              d.Kind,
 		LocalHardwareId:   int32(d.LocalHardwareID),
-		Coords:            ints32(d.Coords),
+		Coords:            convertInts[int32](d.Coords),
 		CoreOnChip:        int32(d.CoreOnChip),
 		DefaultMemoryKind: string(d.DefaultMemoryKind),
 	}
@@ -274,7 +244,7 @@ func localDeviceFromPB(p *rmpb.LocalDevice) LocalDevice {
 	d := LocalDevice{
 		Kind:              p.GetKind(),
 		LocalHardwareID:   int(p.GetLocalHardwareId()),
-		Coords:            intsFrom32(p.GetCoords()),
+		Coords:            convertInts[int](p.GetCoords()),
 		CoreOnChip:        int(p.GetCoreOnChip()),
 		DefaultMemoryKind: ifrt.MemoryKind(p.GetDefaultMemoryKind()),
 	}
@@ -463,4 +433,12 @@ func (d LocalDevice) clone() LocalDevice {
 func (w Worker) clone() Worker {
 	w.DeviceIDs = slices.Clone(w.DeviceIDs)
 	return w
+}
+
+// enumName is v's name in names, or type(v) for a value without one.
+func enumName[T ~int](names []string, v T, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", typ, int(v))
 }

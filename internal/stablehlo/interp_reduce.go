@@ -82,32 +82,36 @@ func combine(kind binaryKind, acc *array, ai int, x *array, xi int) {
 
 func combineFloat[T float32 | float64](kind binaryKind, a, b T) T {
 	switch kind {
-	case binAdd:
-		return a + b
-	case binMul:
-		return a * b
 	case binMax:
 		return floatMax(a, b)
+	case binMin:
+		return floatMin(a, b)
 	}
-	return floatMin(a, b)
+	return combineArith(kind, a, b)
 }
 
 func combineInt[T int64 | uint64](kind binaryKind, a, b T) T {
 	switch kind {
-	case binAdd:
-		return a + b
-	case binMul:
-		return a * b
-	case binMax:
-		return max(a, b)
-	case binMin:
-		return min(a, b)
 	case binAnd:
 		return a & b
 	case binOr:
 		return a | b
+	case binXor:
+		return a ^ b
+	case binMax:
+		return max(a, b)
+	case binMin:
+		return min(a, b)
 	}
-	return a ^ b
+	return combineArith(kind, a, b)
+}
+
+// combineArith is the sum or, for binMul, the product of a and b.
+func combineArith[T int64 | uint64 | float32 | float64](kind binaryKind, a, b T) T {
+	if kind == binMul {
+		return a * b
+	}
+	return a + b
 }
 
 // scalarAt copies element k of a into a new rank-0 array.

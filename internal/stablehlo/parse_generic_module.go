@@ -25,10 +25,8 @@ func (p *parser) parseGenericModule() {
 		switch {
 		case p.tok.kind == tokString && p.tok.text == "func.func":
 			p.parseGenericFunc()
-		case p.tok.kind == tokEOF:
-			p.fail("unexpected end of input in module")
 		default:
-			p.fail("expected \"func.func\" in module, found %s", describe(p.tok))
+			p.failInModule()
 		}
 	}
 	p.expectPunct("}")

@@ -108,14 +108,21 @@ func (p *parser) parseModule() {
 				p.parseDict()
 			}
 			p.skipLoc()
-		case p.tok.kind == tokEOF:
-			p.fail("unexpected end of input in module")
 		default:
-			p.fail("expected \"func.func\" in module, found %s", describe(p.tok))
+			p.failInModule()
 		}
 	}
 	p.expectPunct("}")
 	p.skipLoc()
+}
+
+// failInModule reports the token that stands where a module's next
+// operation should.
+func (p *parser) failInModule() {
+	if p.tok.kind == tokEOF {
+		p.fail("unexpected end of input in module")
+	}
+	p.fail("expected \"func.func\" in module, found %s", describe(p.tok))
 }
 
 func (p *parser) parseFunc() {

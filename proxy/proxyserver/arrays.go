@@ -25,14 +25,11 @@ type shardedSpec struct {
 }
 
 func (s *session) assemble(o *op, r *proxypb.AssembleArrayFromSingleDeviceArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	h, err := s.reserveArray(o, r.GetResultHandle())
+	hs, sem, err := s.reserveDerived(o, wanted(r.GetResultHandle()), 1, r.GetCopySemantics())
 	if err != nil {
 		return nil, nil, err
 	}
-	sem, err := wire.CopySemanticsFromProto(r.GetCopySemantics())
-	if err != nil {
-		return nil, nil, err
-	}
+	h := hs[0]
 	if _, err := wire.ShardSemanticsFromProto(r.SingleDeviceShardSemantics); err != nil {
 		return nil, nil, err
 	}
@@ -163,11 +160,7 @@ func hostCopy(ctx context.Context, a ifrt.Array, size int64, strides []int64) ([
 }
 
 func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	hs, err := s.reserveArrays(o, r.GetResultHandles(), len(r.GetArrayHandles()))
-	if err != nil {
-		return nil, nil, err
-	}
-	sem, err := wire.CopySemanticsFromProto(r.GetCopySemantics())
+	hs, sem, err := s.reserveDerived(o, r.GetResultHandles(), len(r.GetArrayHandles()), r.GetCopySemantics())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,6 +177,17 @@ func (s *session) copyArrays(o *op, r *proxypb.CopyArraysRequest) (*proxypb.Ifrt
 		return s.backend.CopyArrays(ctx, in, devs, kind, sem)
 	}, &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_CopyArraysResponse{
 		CopyArraysResponse: &proxypb.CopyArraysResponse{ArrayHandles: handlesOf(hs)}}})
+}
+
+// reserveDerived reserves the n result handles of a request that derives
+// arrays from others, as reserveArrays does, and decodes its copy semantics.
+func (s *session) reserveDerived(o *op, results []uint64, n int, sem proxypb.ArrayCopySemantics) ([]uint64, ifrt.CopySemantics, error) {
+	hs, err := s.reserveArrays(o, results, n)
+	if err != nil {
+		return nil, 0, err
+	}
+	cs, err := wire.CopySemanticsFromProto(sem)
+	return hs, cs, err
 }
 
 // derive plans a request that makes arrays from the arrays under handles, consumed
@@ -210,11 +214,7 @@ func (s *session) derive(o *op, handles []uint64, sem ifrt.CopySemantics, produc
 }
 
 func (s *session) reshardArrays(o *op, r *proxypb.ReshardArraysRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	hs, err := s.reserveArrays(o, r.GetResultHandles(), len(r.GetArrayHandles()))
-	if err != nil {
-		return nil, nil, err
-	}
-	sem, err := wire.CopySemanticsFromProto(r.GetCopySemantics())
+	hs, sem, err := s.reserveDerived(o, r.GetResultHandles(), len(r.GetArrayHandles()), r.GetCopySemantics())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,11 +239,7 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 		_, _ = s.reserveArrays(o, r.GetResultHandles(), -1) // the results fail with err; a bad handle is not a second error
 		return nil, nil, err
 	}
-	hs, err := s.reserveArrays(o, r.GetResultHandles(), len(plan.OutputSpecs))
-	if err != nil {
-		return nil, nil, err
-	}
-	sem, err := wire.CopySemanticsFromProto(r.GetCopySemantics())
+	hs, sem, err := s.reserveDerived(o, r.GetResultHandles(), len(plan.OutputSpecs), r.GetCopySemantics())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -254,14 +250,11 @@ func (s *session) remapArrays(o *op, r *proxypb.RemapArraysRequest) (*proxypb.If
 }
 
 func (s *session) fullyReplicatedShard(o *op, r *proxypb.FullyReplicatedShardRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	h, err := s.reserveArray(o, r.GetResultHandle())
+	hs, sem, err := s.reserveDerived(o, wanted(r.GetResultHandle()), 1, r.GetCopySemantics())
 	if err != nil {
 		return nil, nil, err
 	}
-	sem, err := wire.CopySemanticsFromProto(r.GetCopySemantics())
-	if err != nil {
-		return nil, nil, err
-	}
+	h := hs[0]
 	return s.derive(o, []uint64{r.GetArrayHandle()}, sem, func(ctx context.Context, in []ifrt.Array) ([]ifrt.Array, error) {
 		a, err := s.backend.FullyReplicatedShard(ctx, in[0], sem)
 		return []ifrt.Array{a}, err

@@ -540,18 +540,13 @@ func (s *session) onArrays(o *op, hs []uint64, consume func(i int) bool, run fun
 	}, nil
 }
 
-// reserveArray reserves o's one result under the client's handle h, or under a
-// handle of the server's when the client sent none (0).
-func (s *session) reserveArray(o *op, h uint64) (uint64, error) {
-	var want []uint64
-	if h != 0 {
-		want = []uint64{h}
+// wanted is the handles a request names for its one result: none when h
+// is 0 (the server picks it).
+func wanted(h uint64) []uint64 {
+	if h == 0 {
+		return nil
 	}
-	hs, err := s.reserveArrays(o, want, 1)
-	if err != nil {
-		return 0, err
-	}
-	return hs[0], nil
+	return []uint64{h}
 }
 
 // produced resolves o's reserved entries with arrays, which the session now
