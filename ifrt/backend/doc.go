@@ -13,7 +13,12 @@
 //     not deleted.
 //   - Donate and Donated, donation: the inputs an operation consumes are
 //     deleted, and an execution reports which it donated
-//     (ifrt.ExecuteResult.Donated).
+//     (ifrt.ExecuteResult.Donated). Derive runs an operation that makes one
+//     array per result spec (copy, reshard, remap, assemble): it builds
+//     each array's shards, frees them all if one build fails, and donates.
+//   - Shards, an array's per-device storage (bytes, device buffers) until
+//     the array is deleted: Read lends it, Take deletes the array and hands
+//     the shards over to be freed.
 //   - One check per operation (CheckReshard, CheckAssemble, CheckCopy,
 //     CheckRemap, CheckFullyReplicated, CheckExecute), together with what
 //     ifrt already checks (ArraySpec.Validate, CheckHostBuffer,
@@ -37,9 +42,9 @@
 //		if err != nil {
 //			return nil, err
 //		}
-//		out := ... // the backend's own work
-//		backend.Donate(sem, arrays...)
-//		return out, nil
+//		return backend.Derive(arrays, specs, sem, func(i int) ([]myShard, error) {
+//			return ... // the backend's own work: array i's shards
+//		}, freeShards, c.newArray)
 //	}
 //
 // # Error codes
@@ -70,6 +75,6 @@
 //
 // # Concurrency
 //
-// Objects and Future are safe for concurrent use; the checks are pure
+// Objects, Shards and Future are safe for concurrent use; the checks are pure
 // functions. Like ifrt, the package imports only the standard library.
 package backend
