@@ -61,6 +61,9 @@ FLOAT8 = {
     "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
 }
 MLIR_TYPES.update({np.dtype(getattr(ml_dtypes, n)): t for n, t in FLOAT8.items()})
+# The sub-byte integers, one byte per element as numpy holds them.
+MLIR_TYPES.update({np.dtype(ml_dtypes.int4): "i4", np.dtype(ml_dtypes.uint4): "ui4",
+                   np.dtype(ml_dtypes.int2): "i2", np.dtype(ml_dtypes.uint2): "ui2"})
 
 OUT = None
 COUNT = 0
@@ -288,6 +291,29 @@ def float8():
                                    jnp.dot(x, y.astype(jnp.float8_e4m3fn),
                                            preferred_element_type=jnp.float32),
                                    jnp.max(y, axis=1)), a, b, rtol=1e-6)
+
+
+def subbyte():
+    # Conversions into 2- and 4-bit integers (saturating, truncating, NaN),
+    # their wrapping arithmetic, and the quantized-weights pattern: int4
+    # weights dequantized to f32 or bf16, and an int4 x int8 dot into int32.
+    edges = np.array([0.0, 0.4, 0.6, -0.6, 1.5, -1.5, 7.0, 7.9, 8.0, -8.0, -8.5, -9.0,
+                      15.0, 16.0, 100.0, -100.0, 1.0, 2.0, 3.0, -3.0, np.nan, np.inf, -np.inf, -2.0], np.float32)
+    types = [jnp.int4, jnp.uint4, jnp.int2, jnp.uint2]
+    emit("convert_subbyte", lambda a: tuple(a.astype(t) for t in types) +
+         tuple(a.astype(t).astype(jnp.float32) for t in types) +
+         (a.astype(jnp.int32).astype(jnp.int4), a.astype(jnp.int32).astype(jnp.uint4)), edges)
+    w = rng(64).integers(-8, 8, (8, 6)).astype(ml_dtypes.int4)
+    u = rng(65).integers(0, 16, (8, 6)).astype(ml_dtypes.uint4)
+    x = rng(66).integers(-128, 128, (4, 8)).astype(np.int8)
+    scale = f32(67, 6)
+    emit("int4_arith", lambda w, u, x, s: (
+        w + w, w * w, w - w[::-1], -w, u + u, u * u, u - u[::-1], w // 3, w % 3, lax.rem(w, -w[::-1]),
+        w >> 1, u >> 1, w << 1, w ^ w[::-1], jnp.max(w, axis=0), jnp.maximum(u, u[::-1]), w > 0,
+        w.astype(jnp.float32) * s, (w.astype(jnp.bfloat16) * s.astype(jnp.bfloat16)),
+        jnp.dot(x, w, preferred_element_type=jnp.int32),
+        jnp.dot(x.astype(jnp.float32), w.astype(jnp.float32) * s),
+        jnp.where(w > 0, w, u.astype(jnp.int4)), jnp.clip(w, -2, 3), jnp.sort(w, axis=0)), w, u, x, scale)
 
 
 def shapes():
@@ -669,7 +695,7 @@ def main():
         if re.search(r"\.(mlir|mlirbc|json)$", old):
             os.remove(os.path.join(OUT, old))
     for section in (elementwise, integers, compares_and_select, conversions, low_precision,
-                    float8, shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
+                    float8, subbyte, shapes, dots, reductions, convolutions, linalg, indexing, sorting, control_flow,
                     models, transformer, random, sharded, shard_maps):
         section()
     print(f"wrote {COUNT} programs to {OUT} (jax {jax.__version__})")

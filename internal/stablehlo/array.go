@@ -106,29 +106,12 @@ func (a *array) markShared() {
 
 // signExtend wraps v to the width of a signed integer type.
 func signExtend(e ElemType, v int64) int64 {
-	switch e {
-	case I8:
-		return int64(int8(v))
-	case I16:
-		return int64(int16(v))
-	case I32:
-		return int64(int32(v))
-	}
-	return v
+	s := uint(64 - e.bits())
+	return v << s >> s
 }
 
 // maskUint wraps v to the width of an unsigned integer type.
-func maskUint(e ElemType, v uint64) uint64 {
-	switch e {
-	case U8:
-		return v & 0xff
-	case U16:
-		return v & 0xffff
-	case U32:
-		return v & 0xffffffff
-	}
-	return v
-}
+func maskUint(e ElemType, v uint64) uint64 { return v & widthMask(e.bits()) }
 
 // normalize wraps integers to their width and rounds narrow floats after an
 // op computed them in a wider type.
@@ -161,7 +144,7 @@ func decodeTensor(t *Tensor) *array {
 		for k := range a.b {
 			a.b[k] = d[k] != 0
 		}
-	case I8:
+	case I8, I4, I2:
 		decodeWords[int8](d, a.i)
 	case I16:
 		decodeWords[int16](d, a.i)
@@ -169,7 +152,7 @@ func decodeTensor(t *Tensor) *array {
 		decodeWords[int32](d, a.i)
 	case I64:
 		decodeWords[int64](d, a.i)
-	case U8:
+	case U8, U4, U2:
 		decodeWords[uint8](d, a.u)
 	case U16:
 		decodeWords[uint16](d, a.u)
@@ -204,6 +187,9 @@ func decodeTensor(t *Tensor) *array {
 			}
 		}
 	}
+	if t.Type.Elem.isSubByte() {
+		a.normalize() // only the low bits of each byte count
+	}
 	return a
 }
 
@@ -218,7 +204,7 @@ func encodeArray(a *array) *Tensor {
 				d[k] = 1
 			}
 		}
-	case I8:
+	case I8, I4, I2:
 		encodeWords[int8](d, a.i)
 	case I16:
 		encodeWords[int16](d, a.i)
@@ -226,7 +212,7 @@ func encodeArray(a *array) *Tensor {
 		encodeWords[int32](d, a.i)
 	case I64:
 		encodeWords[int64](d, a.i)
-	case U8:
+	case U8, U4, U2:
 		encodeWords[uint8](d, a.u)
 	case U16:
 		encodeWords[uint16](d, a.u)

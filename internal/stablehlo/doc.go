@@ -71,7 +71,7 @@
 // (sdy.manual_computation, the GSPMD SPMDFullToShardShape and
 // SPMDShardToFullShape custom calls), and on complex values real, imag,
 // complex and fft (FFT, IFFT, RFFT, IRFFT). Everything else is
-// Unimplemented: f8 and sub-byte integer types, dynamic shapes, other
+// Unimplemented: f8E8M0FNU, f4E2M1FN and the 6-bit floats, dynamic shapes, other
 // custom calls (other LAPACK routines such as geev, gees, gehrd, sytrd,
 // geqp3, gesvd and gtsv, and every complex one; host callbacks), tuples and
 // tokens, and MLIR bytecode that is not a StableHLO portable artifact (other

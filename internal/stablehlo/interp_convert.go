@@ -87,6 +87,9 @@ func evalBitcastConvert(ev *evaluator, op *operation, in []*array) ([]*array, er
 	if in[0].t.Elem == Bool || rt.Elem == Bool {
 		return bitcastBool(in[0], rt)
 	}
+	if (in[0].t.Elem.isSubByte() || rt.Elem.isSubByte()) && in[0].t.Elem != rt.Elem {
+		return nil, unimplementedf("bitcast_convert from %s to %s: bitcasts of 2- and 4-bit integers are not supported", in[0].t, rt)
+	}
 	if out, ok := bitcastWords(in[0], rt); ok {
 		return []*array{out}, nil
 	}

@@ -10,15 +10,19 @@ import (
 type ElemType int
 
 // Element types of tensors, all of which the interpreter runs. ElemInvalid
-// marks anything else (f8E8M0FNU, sub-byte types, token, ...): such types
-// parse, and make Module.Unsupported name them.
+// marks anything else (f8E8M0FNU, f4E2M1FN, token, ...): such types parse,
+// and make Module.Unsupported name them.
 const (
 	ElemInvalid ElemType = iota
 	Bool                 // i1, one byte per element (0 or 1) in Tensor.Data
+	I2                   // i2 and i4: one byte per element in Tensor.Data, as numpy holds them
+	I4
 	I8
 	I16
 	I32
 	I64
+	U2 // ui2 and ui4: one byte per element, as numpy holds them
+	U4
 	U8
 	U16
 	U32
@@ -39,8 +43,8 @@ const (
 )
 
 var elemNames = [...]string{
-	ElemInvalid: "invalid", Bool: "i1", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
-	U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64",
+	ElemInvalid: "invalid", Bool: "i1", I2: "i2", I4: "i4", I8: "i8", I16: "i16", I32: "i32", I64: "i64",
+	U2: "ui2", U4: "ui4", U8: "ui8", U16: "ui16", U32: "ui32", U64: "ui64",
 	F8E5M2: "f8E5M2", F8E4M3: "f8E4M3", F8E3M4: "f8E3M4", F8E4M3FN: "f8E4M3FN", F8E4M3FNUZ: "f8E4M3FNUZ",
 	F8E5M2FNUZ: "f8E5M2FNUZ", F8E4M3B11FNUZ: "f8E4M3B11FNUZ",
 	F16: "f16", BF16: "bf16", F32: "f32", F64: "f64",
@@ -48,7 +52,7 @@ var elemNames = [...]string{
 }
 
 var elemSizes = [...]int{
-	Bool: 1, I8: 1, I16: 2, I32: 4, I64: 8, U8: 1, U16: 2, U32: 4, U64: 8,
+	Bool: 1, I2: 1, I4: 1, I8: 1, I16: 2, I32: 4, I64: 8, U2: 1, U4: 1, U8: 1, U16: 2, U32: 4, U64: 8,
 	F8E5M2: 1, F8E4M3: 1, F8E3M4: 1, F8E4M3FN: 1, F8E4M3FNUZ: 1, F8E5M2FNUZ: 1, F8E4M3B11FNUZ: 1,
 	F16: 2, BF16: 2, F32: 4, F64: 8, C64: 8, C128: 16,
 }
@@ -81,15 +85,24 @@ func ParseElemType(s string) (ElemType, bool) {
 
 // bits is the width in bits (1 for Bool).
 func (e ElemType) bits() int {
-	if e == Bool {
+	switch e {
+	case Bool:
 		return 1
+	case I2, U2:
+		return 2
+	case I4, U4:
+		return 4
 	}
 	return 8 * e.ByteSize()
 }
 
+// isSubByte reports the integer types narrower than their byte in
+// Tensor.Data.
+func (e ElemType) isSubByte() bool { return e == I2 || e == I4 || e == U2 || e == U4 }
+
 func (e ElemType) isFloat() bool    { return e >= F8E5M2 && e <= F64 }
-func (e ElemType) isSigned() bool   { return e >= I8 && e <= I64 }
-func (e ElemType) isUnsigned() bool { return e >= U8 && e <= U64 }
+func (e ElemType) isSigned() bool   { return e >= I2 && e <= I64 }
+func (e ElemType) isUnsigned() bool { return e >= U2 && e <= U64 }
 func (e ElemType) isInt() bool      { return e.isSigned() || e.isUnsigned() }
 func (e ElemType) isComplex() bool  { return e == C64 || e == C128 }
 

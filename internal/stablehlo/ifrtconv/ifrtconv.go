@@ -17,6 +17,7 @@ var dtypes = map[stablehlo.ElemType]ifrt.DType{
 	stablehlo.F8E5M2: ifrt.F8E5M2, stablehlo.F8E4M3: ifrt.F8E4M3, stablehlo.F8E3M4: ifrt.F8E3M4,
 	stablehlo.F8E4M3FN: ifrt.F8E4M3FN, stablehlo.F8E4M3FNUZ: ifrt.F8E4M3FNUZ,
 	stablehlo.F8E5M2FNUZ: ifrt.F8E5M2FNUZ, stablehlo.F8E4M3B11FNUZ: ifrt.F8E4M3B11FNUZ,
+	stablehlo.I2: ifrt.S2, stablehlo.I4: ifrt.S4, stablehlo.U2: ifrt.U2, stablehlo.U4: ifrt.U4,
 }
 
 // DType is e's ifrt.DType; ok is false for a type the reader has that ifrt

@@ -18,6 +18,7 @@ func TestDType(t *testing.T) {
 		stablehlo.I64: ifrt.S64, stablehlo.U8: ifrt.U8, stablehlo.U16: ifrt.U16, stablehlo.U32: ifrt.U32,
 		stablehlo.U64: ifrt.U64, stablehlo.F16: ifrt.F16, stablehlo.BF16: ifrt.BF16, stablehlo.F32: ifrt.F32,
 		stablehlo.F64: ifrt.F64, stablehlo.C64: ifrt.C64, stablehlo.C128: ifrt.C128,
+		stablehlo.I2: ifrt.S2, stablehlo.I4: ifrt.S4, stablehlo.U2: ifrt.U2, stablehlo.U4: ifrt.U4,
 	} {
 		if got, ok := ifrtconv.DType(e); !ok || got != want {
 			t.Errorf("DType(%v) = %v, %v, want %v", e, got, ok, want)

@@ -249,6 +249,9 @@ def more_ops_patterns(devs, mesh):
     x8 = (x * 100).astype(jnp.float8_e4m3fn)  # a float8 host array, sent as is
     out["float8"] = lambda: j(lambda a, b: (a.astype(jnp.float8_e5m2), (a * a).astype(jnp.float32),
                                             jnp.dot(b, b.T, preferred_element_type=jnp.float32)))(x * 500, x8)
+    w4 = np.clip(np.round(x * 4), -8, 7).astype(jnp.int4)  # int4 weights, sent as is
+    out["int4"] = lambda: j(lambda w, a: ((w.astype(jnp.float32) * 0.25) @ a.T, (a * 3).astype(jnp.int4), w + w,
+                                          jnp.dot(a.astype(jnp.int8), w.T, preferred_element_type=jnp.int32)))(w4, x)
     out["dot_attention"] = lambda: j(lambda q: jax.nn.dot_product_attention(q, q, q, is_causal=True))(img.reshape(2, 8, 4, 6)[:, :, :2, :])
     out["layer_norm"] = lambda: j(lambda a: (a - a.mean(-1, keepdims=True)) * jax.lax.rsqrt(a.var(-1, keepdims=True) + 1e-5))(x)
     out["log_softmax_grad"] = lambda: j(jax.grad(lambda a: jax.nn.log_softmax(a)[0, 1]))(x)
