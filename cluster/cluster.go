@@ -102,6 +102,28 @@ type link struct {
 	// lastGen and lastSession were the generation and session id until the
 	// link last went down (suspend.go: a worker leaves after it saved).
 	lastGen, lastSession uint64
+	// heardAt is the newest news of the host the link acted on (see
+	// heard): older news, such as a watch's first snapshot that arrives
+	// after the link redialled a replacement itself, is stale.
+	heardAt viewAt
+}
+
+// heard reports whether news of the host as of at is not older than what
+// the link acted on, and records it. News without an epoch is never stale.
+func (l *link) heard(at viewAt) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case at.epoch == 0:
+		return true
+	case at.rmIncarnation != "" && at.rmIncarnation != l.heardAt.rmIncarnation:
+		l.heardAt = at // a new run of the RM counts epochs from the start
+	case at.epoch < l.heardAt.epoch:
+		return false
+	default:
+		l.heardAt.epoch = at.epoch
+	}
+	return true
 }
 
 // session returns the link's current connection, or a DataLoss error while the

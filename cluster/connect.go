@@ -164,7 +164,7 @@ func upSlices(view *rm.Cluster) int {
 func (c *Client) apply(ctx context.Context, view *rm.Cluster, wait bool) error {
 	for _, w := range view.Workers {
 		l := c.links[hostKey{w.Slice, w.Host}]
-		if l == nil {
+		if l == nil || !l.heard(viewAt{view.Epoch, view.RMIncarnation}) {
 			continue
 		}
 		l.cancelRedial() // the RM's word replaces the link's own guess
@@ -203,7 +203,7 @@ func (c *Client) watch(ctx context.Context) {
 		case rm.EventSnapshot:
 			view = ev.Cluster
 		case rm.EventWorkerJoined, rm.EventWorkerLost:
-			view = &rm.Cluster{Workers: []rm.Worker{*ev.Worker}}
+			view = &rm.Cluster{Workers: []rm.Worker{*ev.Worker}, Epoch: ev.Epoch}
 		default:
 			continue
 		}

@@ -154,8 +154,8 @@ func (l *link) redialOnce(ctx context.Context) (done bool, err error) {
 		if w.Slice != l.key.slice || w.Host != l.key.host {
 			continue
 		}
-		if w.State != rm.StateLive {
-			return true, nil
+		if !l.heard(viewAt{view.Epoch, view.RMIncarnation}) || w.State != rm.StateLive {
+			return true, nil // the link heard newer news meanwhile, or the worker is gone
 		}
 		if err := l.upUnlessClosed(ctx, w); err != nil {
 			return false, err

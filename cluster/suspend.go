@@ -77,7 +77,7 @@ func (c *Client) refreshSlice(ctx context.Context, i int) error {
 			workers = append(workers, w)
 		}
 	}
-	return c.apply(ctx, &rm.Cluster{Workers: workers}, true)
+	return c.apply(ctx, &rm.Cluster{Workers: workers, Epoch: view.Epoch, RMIncarnation: view.RMIncarnation}, true)
 }
 
 // SliceState returns slice i's state as the client last heard it.

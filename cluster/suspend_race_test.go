@@ -125,6 +125,44 @@ func TestRedialBeforeTheWatchTells(t *testing.T) {
 	arrays.check(t, ctx, "resumed, the link up to the replacement before the watch told")
 }
 
+// TestStaleSnapshotLeavesTheLink: the watch's first snapshot, taken while
+// the slice's first worker was live, reaches the client only after the
+// slice was preempted, suspended and resumed on a replacement that the link
+// redialled on its own. The snapshot is older than what the link acted on:
+// it must not take the link back to the first worker's address (which lost
+// the session the arrays were read back into).
+func TestStaleSnapshotLeavesTheLink(t *testing.T) {
+	l, _ := startSuspendable(t)
+	ctx := testContext(t)
+	var watch watchGate
+	defer watch.release()
+	// From the start, the first snapshot waits too: Connect asks the RM
+	// without a watch of its own.
+	watch.hold()
+	c := connect(t, l.RMAddress, cluster.WithoutWaitingForSlices(), cluster.WithDialOptions(grpc.WithChainStreamInterceptor(watch.intercept)))
+	arrays := makeSuspendArrays(t, ctx, c)
+	if err := l.PreemptWorker(ctx, 1); err != nil {
+		t.Fatalf("PreemptWorker: %v", err)
+	}
+	waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceSuspended)
+	if err := l.StartWorker(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceActive)
+	view, err := rmClusterView(ctx, l.RMAddress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrays.check(t, ctx, "resumed, before the watch told anything")
+	watch.release()
+	if err := cluster.Watching(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	watch.caughtUp(t, ctx, view.Epoch)
+	arrays.check(t, ctx, "after the stale snapshot and the events after it")
+	runDouble(t, ctx, c, arrays.arrays[0])
+}
+
 // sendGate holds the first CopyToHostBufferRequest a client sends to a
 // worker until released: the operation took its shards, and its request
 // reaches the worker only after the worker left.
