@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/openpathways/pathways/cluster"
+	"github.com/openpathways/pathways/cluster/local/localtest"
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/proxy/proxypb"
 	"github.com/openpathways/pathways/rm"
@@ -43,20 +44,9 @@ func TestLaggingWatchCatchesUp(t *testing.T) {
 			} else {
 				gate.holdAfterState(1, tc.heard)
 			}
-			if err := l.PreemptWorker(ctx, 1); err != nil {
-				t.Fatalf("PreemptWorker: %v", err)
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceSuspended)
-			if err := l.StartWorker(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceActive)
+			view := replaceSlice1(t, ctx, l)
 			arrays.check(t, ctx, "resumed, unheard by the watch")
 
-			view, err := rmClusterView(ctx, l.RMAddress)
-			if err != nil {
-				t.Fatal(err)
-			}
 			gate.release()
 			gate.caughtUp(t, ctx, view.Epoch)
 			arrays.check(t, ctx, "after the watch caught up")
@@ -93,18 +83,7 @@ func TestRedialBeforeTheWatchTells(t *testing.T) {
 
 	watch.hold()
 	asks.hold() // the redial asks the RM only once the replacement is in
-	if err := l.PreemptWorker(ctx, 1); err != nil {
-		t.Fatalf("PreemptWorker: %v", err)
-	}
-	waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceSuspended)
-	if err := l.StartWorker(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	waitRMSliceState(t, ctx, l.RMAddress, 1, rm.SliceActive)
-	view, err := rmClusterView(ctx, l.RMAddress)
-	if err != nil {
-		t.Fatal(err)
-	}
+	view := replaceSlice1(t, ctx, l)
 	var replacement string
 	for _, w := range view.Workers {
 		if w.Slice == 1 && w.Host == 0 {
@@ -141,6 +120,22 @@ func TestStaleSnapshotLeavesTheLink(t *testing.T) {
 	watch.hold()
 	c := connect(t, l.RMAddress, cluster.WithoutWaitingForSlices(), cluster.WithDialOptions(grpc.WithChainStreamInterceptor(watch.intercept)))
 	arrays := makeSuspendArrays(t, ctx, c)
+	view := replaceSlice1(t, ctx, l)
+	arrays.check(t, ctx, "resumed, before the watch told anything")
+	watch.release()
+	if err := cluster.Watching(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	watch.caughtUp(t, ctx, view.Epoch)
+	arrays.check(t, ctx, "after the stale snapshot and the events after it")
+	runDouble(t, ctx, c, arrays.arrays[0])
+}
+
+// replaceSlice1 preempts the worker of slice 1, which suspends the slice,
+// starts its replacement, waits until the slice is active again and returns
+// the RM's view then.
+func replaceSlice1(t *testing.T, ctx context.Context, l *localtest.Cluster) *rm.Cluster {
+	t.Helper()
 	if err := l.PreemptWorker(ctx, 1); err != nil {
 		t.Fatalf("PreemptWorker: %v", err)
 	}
@@ -153,14 +148,7 @@ func TestStaleSnapshotLeavesTheLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arrays.check(t, ctx, "resumed, before the watch told anything")
-	watch.release()
-	if err := cluster.Watching(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	watch.caughtUp(t, ctx, view.Epoch)
-	arrays.check(t, ctx, "after the stale snapshot and the events after it")
-	runDouble(t, ctx, c, arrays.arrays[0])
+	return view
 }
 
 // sendGate holds the first CopyToHostBufferRequest a client sends to a
