@@ -413,6 +413,14 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 	// ctx, cancels the launch on the participants that have not answered.
 	launchID := parts[e.links[0]].req.GetLaunchId()
 	answered := make([]bool, len(e.links))
+	// An ABORTED answer echoes another participant's failure, whose own
+	// answer (with the failure's code) is on its way: wait for it. So does
+	// a DATA_LOSS from a participant that is still there: it saw a partner
+	// end its exchange, which a partner whose program failed does too; a
+	// partner really lost is known from its own answer. Any other failure
+	// ends the wait.
+	echoes := make([]bool, len(e.links))
+	echo := func(err error) bool { c := ifrt.CodeOf(err); return c == ifrt.Canceled || c == ifrt.Aborted }
 	take := func(r launchOutcome) bool {
 		answered[r.index] = true
 		if r.err == nil {
@@ -420,17 +428,14 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 		}
 		if err := ended(ctx); err != nil {
 			// The worker's echo of the client's deadline or cancellation.
-			errs[r.index] = err
+			errs[r.index], echoes[r.index] = err, echo(err)
 			return false
 		}
 		l := e.links[r.index]
 		errs[r.index] = e.c.linkError(l, parts[l].gen, r.err)
+		echoes[r.index] = echo(errs[r.index]) || ifrt.CodeOf(errs[r.index]) == ifrt.DataLoss && l.current(parts[l].gen) == nil
 		return false
 	}
-	// An ABORTED answer echoes another participant's failure, whose own
-	// answer (with the failure's code) is on its way: wait for it. Any
-	// other failure ends the wait.
-	echo := func(err error) bool { c := ifrt.CodeOf(err); return c == ifrt.Canceled || c == ifrt.Aborted }
 	ok := true
 wait:
 	for left := len(e.links); left > 0; left-- {
@@ -438,7 +443,7 @@ wait:
 		case r := <-results:
 			if !take(r) {
 				ok = false
-				if !echo(errs[r.index]) {
+				if !echoes[r.index] {
 					break wait
 				}
 			}
@@ -467,6 +472,7 @@ wait:
 			if errs[i] == nil {
 				errs[i] = ifrt.Errorf(ifrt.Canceled, "cluster: launch of %s cancelled: another participant failed", e.name)
 			}
+			echoes[i] = echo(errs[i])
 		}
 	}
 	// A lost participant explains the others' failures; then the first
@@ -477,9 +483,10 @@ wait:
 		}
 	}
 	var first error
-	for _, err := range errs {
-		if err != nil && (first == nil || echo(first) && !echo(err)) {
-			first = err
+	firstEcho := false
+	for i, err := range errs {
+		if err != nil && (first == nil || firstEcho && !echoes[i]) {
+			first, firstEcho = err, echoes[i]
 		}
 	}
 	if first != nil {
