@@ -11,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -38,14 +37,7 @@ func TestJAXTrace(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	metrics := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics))
-	otel.SetMeterProvider(mp)
-	t.Cleanup(func() {
-		if err := mp.Shutdown(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	before := measured(t)
 
 	logs := &testenv.SyncBuffer{}
 	ctx := testenv.Context(t, 2*time.Minute)
@@ -61,7 +53,16 @@ func TestJAXTrace(t *testing.T) {
 		t.Fatalf("the jit printed %s (%v), want [1 3 5 7]", out["result"], err)
 	}
 
-	checkMetrics(t, metrics)
+	after := measured(t)
+	for _, want := range []string{
+		"pathways.ifrt_proxy.requests/proxy-server", "pathways.ifrt_proxy.requests/worker",
+		"pathways.ifrt_proxy.request.duration", "pathways.backend.compile.duration", "pathways.backend.execute.launch.duration",
+		"pathways.rpc.bytes", "rpc.server.call.duration",
+	} {
+		if after[want] <= before[want] {
+			t.Errorf("no %s measured (%v before the jit, %v after)", want, before[want], after[want])
+		}
+	}
 
 	spans := exp.GetSpans()
 	byID := map[string]tracetest.SpanStub{}
@@ -154,49 +155,36 @@ func toString(v any) string {
 	return string(b)
 }
 
-// checkMetrics finds, among what the cluster measured while JAX ran, the
-// executions counted on the proxy and on a worker, compile times, bytes on
-// the wire.
-func checkMetrics(t *testing.T, r *sdkmetric.ManualReader) {
+// measured reads what the test binary measured so far: per metric, the sum
+// of its counters or its histograms' counts; requests only count successful
+// executions, keyed by role (proxy-server or worker).
+func measured(t *testing.T) map[string]float64 {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
+	if err := testenv.Metrics().Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := map[string]float64{}
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
 			switch d := m.Data.(type) {
 			case metricdata.Sum[int64]:
 				for _, p := range d.DataPoints {
-					if p.Value <= 0 {
-						continue
-					}
 					kind, _ := p.Attributes.Value("ifrt_proxy.request")
 					code, _ := p.Attributes.Value("code")
 					role, _ := p.Attributes.Value("role")
 					if m.Name == "pathways.ifrt_proxy.requests" && kind.AsString() == "LoadedExecutableExecuteRequest" && code.AsString() == "OK" {
-						seen[m.Name+"/"+role.AsString()] = true
+						seen[m.Name+"/"+role.AsString()] += float64(p.Value)
 					} else if m.Name != "pathways.ifrt_proxy.requests" {
-						seen[m.Name] = true
+						seen[m.Name] += float64(p.Value)
 					}
 				}
 			case metricdata.Histogram[float64]:
 				for _, p := range d.DataPoints {
-					if p.Count > 0 {
-						seen[m.Name] = true
-					}
+					seen[m.Name] += float64(p.Count)
 				}
 			}
 		}
 	}
-	for _, want := range []string{
-		"pathways.ifrt_proxy.requests/proxy-server", "pathways.ifrt_proxy.requests/worker",
-		"pathways.ifrt_proxy.request.duration", "pathways.backend.compile.duration", "pathways.backend.execute.launch.duration",
-		"pathways.rpc.bytes", "rpc.server.call.duration",
-	} {
-		if !seen[want] {
-			t.Errorf("no %s measured", want)
-		}
-	}
+	return seen
 }

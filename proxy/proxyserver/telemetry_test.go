@@ -1,12 +1,9 @@
 package proxyserver_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -19,15 +16,7 @@ import (
 // TestLiveArrayGauges: with an SDK installed, the sessions' live arrays and
 // bytes are reported per session while the session holds them.
 func TestLiveArrayGauges(t *testing.T) {
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	otel.SetMeterProvider(mp)
-	t.Cleanup(func() {
-		if err := mp.Shutdown(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-
+	reader := testenv.Metrics()
 	ctx := testenv.Context(t, 30*time.Second)
 	srv, _ := proxyservertest.OverGocpu(t, 2, proxyserver.Config{})
 	client, err := proxy.Dial(ctx, "grpc://"+proxyservertest.Serve(t, srv))
