@@ -2,6 +2,8 @@ package ifrt_test
 
 import (
 	"bytes"
+	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -91,5 +93,35 @@ func TestCheckHostBuffer(t *testing.T) {
 		if err := ifrt.CheckHostBuffer(ifrt.F32, ifrt.Shape{2, 3}, nil, n); !errorsIs(err, ifrt.ErrInvalidArgument) {
 			t.Errorf("a %d-byte buffer for f32[2,3] = %v, want InvalidArgument", n, err)
 		}
+	}
+}
+
+// A dense copy of many megabytes lets other goroutines run between its
+// pieces: a runtime with one processor runs one while it copies.
+func TestDenseCopyYields(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	src := make([]byte, 8<<20)
+	for i := range src {
+		src[i] = byte(i % 251)
+	}
+	dst := make([]byte, len(src))
+	var copying atomic.Bool
+	var ran atomic.Int64
+	copying.Store(true)
+	go func() {
+		for copying.Load() {
+			ran.Add(1)
+			runtime.Gosched()
+		}
+	}()
+	runtime.Gosched()
+	before := ran.Load()
+	ifrt.CopyStridedToDense(dst, src, ifrt.U8, ifrt.Shape{int64(len(src))}, nil)
+	copying.Store(false)
+	if ran.Load() == before {
+		t.Error("no other goroutine ran during a copy of 8 MiB")
+	}
+	if !bytes.Equal(dst, src) {
+		t.Error("the copy differs from its source")
 	}
 }

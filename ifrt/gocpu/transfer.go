@@ -2,7 +2,6 @@ package gocpu
 
 import (
 	"context"
-	"slices"
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/backend"
@@ -71,7 +70,8 @@ func (c *Client) split(spec ifrt.ArraySpec, dense []byte, adopt bool) ([][]byte,
 			continue
 		}
 		if whole == nil {
-			whole = slices.Clone(dense[:n])
+			whole = make([]byte, n)
+			ifrt.CopyStridedToDense(whole, dense, spec.DType, spec.Shape, nil)
 		}
 		shards[i] = whole
 	}

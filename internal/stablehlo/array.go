@@ -310,7 +310,7 @@ func fillRuns[T any](dst, src []T, shape []int64, step []int, base int) {
 		run := dst[k : k+n]
 		switch step {
 		case 1:
-			copy(run, src[pos:pos+n])
+			copyPreemptible(run, src[pos:pos+n])
 		case 0:
 			v := src[pos]
 			for j := range run {
@@ -411,12 +411,12 @@ func copyElem(dst *array, di int, src *array, si int) {
 // clone returns a deep copy.
 func (a *array) clone() *array {
 	c := &array{t: a.t} // not shared: the copy owns its storage
-	c.f32 = append([]float32(nil), a.f32...)
-	c.f64 = append([]float64(nil), a.f64...)
-	c.i = append([]int64(nil), a.i...)
-	c.u = append([]uint64(nil), a.u...)
-	c.b = append([]bool(nil), a.b...)
-	c.c = append([]complex128(nil), a.c...)
+	c.f32 = clonePreemptible(a.f32)
+	c.f64 = clonePreemptible(a.f64)
+	c.i = clonePreemptible(a.i)
+	c.u = clonePreemptible(a.u)
+	c.b = clonePreemptible(a.b)
+	c.c = clonePreemptible(a.c)
 	return c
 }
 

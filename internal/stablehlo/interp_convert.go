@@ -125,7 +125,7 @@ func bitcastWords(a *array, rt TensorType) (*array, bool) {
 			bits[k] = uint64(v) & mask
 		}
 	default:
-		copy(bits, a.u)
+		copyPreemptible(bits, a.u)
 	}
 	out := &array{t: rt}
 	switch {

@@ -50,7 +50,7 @@ func evalFFT(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			return nil, invalidf("%s of %s to %s with lengths %v", typ, a.t, rt, lengths)
 		}
 		out := newArray(rt)
-		copy(out.c, a.c)
+		copyPreemptible(out.c, a.c)
 		for d := lead; d < rank; d++ {
 			transformAxis(out.c, a.t.Shape, d, typ == "IFFT")
 		}

@@ -386,17 +386,17 @@ func forEachRow(shape []int64, st []int, base int, f func(at, k, n int)) {
 func copyRun(dst *array, di int, src *array, si, n int) {
 	switch dst.t.Elem.class() {
 	case classF32:
-		copy(dst.f32[di:di+n], src.f32[si:si+n])
+		copyPreemptible(dst.f32[di:di+n], src.f32[si:si+n])
 	case classF64:
-		copy(dst.f64[di:di+n], src.f64[si:si+n])
+		copyPreemptible(dst.f64[di:di+n], src.f64[si:si+n])
 	case classInt:
-		copy(dst.i[di:di+n], src.i[si:si+n])
+		copyPreemptible(dst.i[di:di+n], src.i[si:si+n])
 	case classUint:
-		copy(dst.u[di:di+n], src.u[si:si+n])
+		copyPreemptible(dst.u[di:di+n], src.u[si:si+n])
 	case classComplex:
-		copy(dst.c[di:di+n], src.c[si:si+n])
+		copyPreemptible(dst.c[di:di+n], src.c[si:si+n])
 	default:
-		copy(dst.b[di:di+n], src.b[si:si+n])
+		copyPreemptible(dst.b[di:di+n], src.b[si:si+n])
 	}
 }
 

@@ -3,7 +3,6 @@ package stablehlo
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -159,17 +158,17 @@ func repeatArray(a *array, t TensorType, count int) *array {
 	out := &array{t: t}
 	switch a.t.Elem.class() {
 	case classF32:
-		out.f32 = slices.Repeat(a.f32, count)
+		out.f32 = repeatPreemptible(a.f32, count)
 	case classF64:
-		out.f64 = slices.Repeat(a.f64, count)
+		out.f64 = repeatPreemptible(a.f64, count)
 	case classInt:
-		out.i = slices.Repeat(a.i, count)
+		out.i = repeatPreemptible(a.i, count)
 	case classUint:
-		out.u = slices.Repeat(a.u, count)
+		out.u = repeatPreemptible(a.u, count)
 	case classComplex:
-		out.c = slices.Repeat(a.c, count)
+		out.c = repeatPreemptible(a.c, count)
 	default:
-		out.b = slices.Repeat(a.b, count)
+		out.b = repeatPreemptible(a.b, count)
 	}
 	return out
 }
