@@ -69,6 +69,10 @@
 //	                               holding it), when --cluster_token_file is not given
 //	PATHWAYS_TLS_CERT, PATHWAYS_TLS_KEY, PATHWAYS_TLS_CA, PATHWAYS_TLS_SERVER_NAME
 //	                               the --tls_* flags' defaults
+//	GOMEMLIMIT                     worker on gocpu: what its arrays may take of memory (Go's
+//	                               soft limit); an op whose results would pass it fails with
+//	                               RESOURCE_EXHAUSTED. Default 90% of the machine's memory, or of
+//	                               the cgroup's when lower
 //
 // The process prints one ready line on stdout ("resource manager ready on
 // [::]:29001", "worker ready on 10.0.0.7:29005 ..."), logs to stderr, and on

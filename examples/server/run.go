@@ -54,6 +54,7 @@ type config struct {
 	limits        serverflags.Limits // worker
 	maxWatchers   int                // RM
 	noticeFile    string             // worker: --preemption_notice_file
+	goMemLimit    bool               // GOMEMLIMIT is set
 }
 
 func (c config) isRM() bool { return c.nodeType == nodeTypeRM }
@@ -64,6 +65,7 @@ func parse(args []string, env func(string) string, stderr io.Writer) (config, er
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
+	c.goMemLimit = env("GOMEMLIMIT") != ""
 	var scratch string
 	fs.StringVar(&c.nodeType, "node_type", "", `"resource_manager" runs the resource manager; absent or "worker" runs a worker`)
 	var port portFlag
@@ -298,6 +300,9 @@ func runWorker(ctx context.Context, c config, log *slog.Logger, stdout io.Writer
 		return err
 	}
 	defer unregister()
+	if name, _, err := splitBackend(c.backend); err == nil && name == "gocpu" {
+		limitGocpuMemory(c.goMemLimit, log)
+	}
 	backend, err := openBackend(ctx, c.backend, it.InstanceType)
 	if err != nil {
 		return fmt.Errorf("--backend=%s: %w", c.backend, err)

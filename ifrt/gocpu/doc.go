@@ -42,7 +42,10 @@
 // # Errors
 //
 // Errors carry ifrt codes: InvalidArgument for malformed programs and
-// arguments, Unimplemented for valid programs gocpu cannot run.
+// arguments, Unimplemented for valid programs gocpu cannot run, and
+// ResourceExhausted for an op whose results do not fit: arrays live in the
+// Go heap, and the process's memory limit (GOMEMLIMIT, debug.SetMemoryLimit)
+// is the devices' memory.
 //
 // # Concurrency
 //

@@ -175,10 +175,15 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 
 // runOp evaluates op on in and stores its results in the frame.
 func (ev *evaluator) runOp(op *operation, in []*array) error {
+	var bytes int64
 	for _, t := range op.resultTypes {
 		if t.NumElements() > maxElements || t.NumElements() < 0 {
 			return opError(op, errorf(ResourceExhausted, "result %s is too large: the interpreter holds at most %d elements in one value", t, maxElements))
 		}
+		bytes += storageBytes(t)
+	}
+	if err := admit(bytes); err != nil {
+		return opError(op, err)
 	}
 	out, err := op.eval(ev, op, in)
 	if err != nil {
