@@ -86,7 +86,7 @@ func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error)
 func CopyStridedToDense(dst, src []byte, d DType, shape Shape, byteStrides []int64) {
 	elem := d.HostByteSize()
 	if byteStrides == nil {
-		copyPreemptible(dst, src)
+		CopyBytes(dst, src)
 		return
 	}
 	copyND(dst, 0, DenseByteStrides(shape, elem), src, 0, byteStrides, shape, int64(elem))
@@ -97,7 +97,7 @@ func CopyStridedToDense(dst, src []byte, d DType, shape Shape, byteStrides []int
 func CopyDenseToStrided(dst, src []byte, d DType, shape Shape, byteStrides []int64) {
 	elem := d.HostByteSize()
 	if byteStrides == nil {
-		copyPreemptible(dst, src)
+		CopyBytes(dst, src)
 		return
 	}
 	copyND(dst, 0, byteStrides, src, 0, DenseByteStrides(shape, elem), shape, int64(elem))
@@ -180,7 +180,7 @@ func copyND(dst []byte, dstOff int64, dstStrides []int64, src []byte, srcOff int
 
 func copyRuns(dst []byte, dstOff int64, dstStrides []int64, src []byte, srcOff int64, srcStrides []int64, extent Shape, run int64) {
 	if len(extent) == 0 {
-		copyPreemptible(dst[dstOff:dstOff+run], src[srcOff:srcOff+run])
+		CopyBytes(dst[dstOff:dstOff+run], src[srcOff:srcOff+run])
 		return
 	}
 	for i := int64(0); i < extent[0]; i++ {
@@ -218,13 +218,14 @@ func CheckHostBuffer(d DType, shape Shape, byteStrides []int64, n int) error {
 	return nil
 }
 
-// copyPreemptible is copy(dst, src) in pieces of at most 1 MiB, each
-// ending in a yield. The runtime cannot preempt a goroutine inside memmove,
-// and a garbage collection waits for every goroutine to stop: one copy of
-// gigabytes, which takes seconds where first touches of memory fault slowly
-// (some virtual machines), would stall every goroutine of the process, a
-// server's heartbeats and its other sessions included.
-func copyPreemptible(dst, src []byte) int {
+// CopyBytes is copy(dst, src) in pieces of at most 1 MiB, each ending in a
+// yield; use it for copies that may be large. The runtime cannot preempt a
+// goroutine inside memmove, and a garbage collection waits for every
+// goroutine to stop: one copy of gigabytes, which takes seconds where first
+// touches of memory fault slowly (some virtual machines), would stall every
+// goroutine of the process, a server's heartbeats and its other sessions
+// included.
+func CopyBytes(dst, src []byte) int {
 	n := min(len(dst), len(src))
 	for lo := 0; lo < n; lo += 1 << 20 {
 		copy(dst[lo:min(lo+1<<20, n)], src[lo:])

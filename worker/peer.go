@@ -157,7 +157,7 @@ func (p *peer) fetch(ctx context.Context, piece *workerpb.Piece, dom, overlap if
 			return nil, err
 		}
 		if dst != nil && int64(len(data)) == want {
-			data = dst[:copy(dst, data)]
+			data = dst[:ifrt.CopyBytes(dst, data)]
 		}
 	} else {
 		if err := p.members.check(ctx, addr); err != nil {

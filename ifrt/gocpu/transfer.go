@@ -71,7 +71,7 @@ func (c *Client) split(spec ifrt.ArraySpec, dense []byte, adopt bool) ([][]byte,
 		}
 		if whole == nil {
 			whole = make([]byte, n)
-			ifrt.CopyStridedToDense(whole, dense, spec.DType, spec.Shape, nil)
+			ifrt.CopyBytes(whole, dense)
 		}
 		shards[i] = whole
 	}

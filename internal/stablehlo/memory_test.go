@@ -33,13 +33,13 @@ func TestResultsOverTheMemoryLimit(t *testing.T) {
 			t.Fatalf("run %d of a 32 MiB result under a limit 64 MiB above the heap: %v", i, err)
 		}
 	}
-	_, err := fill(32 << 20).Run(ctx, []*Tensor{one})
+	_, err := fill(32<<20).Run(ctx, []*Tensor{one})
 	var e *Error
 	if !errors.As(err, &e) || e.Code() != ResourceExhausted {
 		t.Fatalf("a 128 MiB result under a limit 64 MiB above the heap: %v, want ResourceExhausted", err)
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	if _, err := fill(32 << 20).Run(ctx, []*Tensor{one}); err != nil {
+	if _, err := fill(32<<20).Run(ctx, []*Tensor{one}); err != nil {
 		t.Fatalf("the same result without a limit: %v", err)
 	}
 }
