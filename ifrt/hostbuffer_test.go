@@ -2,11 +2,10 @@ package ifrt_test
 
 import (
 	"bytes"
-	"runtime"
-	"sync/atomic"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
+	"github.com/openpathways/pathways/internal/testenv"
 )
 
 func TestStridedRoundTrip(t *testing.T) {
@@ -99,26 +98,12 @@ func TestCheckHostBuffer(t *testing.T) {
 // CopyBytes of many megabytes lets other goroutines run between its pieces:
 // a runtime with one processor runs one while it copies.
 func TestCopyBytesYields(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	src := make([]byte, 8<<20)
 	for i := range src {
 		src[i] = byte(i % 251)
 	}
 	dst := make([]byte, len(src))
-	var copying atomic.Bool
-	var ran atomic.Int64
-	copying.Store(true)
-	go func() {
-		for copying.Load() {
-			ran.Add(1)
-			runtime.Gosched()
-		}
-	}()
-	runtime.Gosched()
-	before := ran.Load()
-	ifrt.CopyBytes(dst, src)
-	copying.Store(false)
-	if ran.Load() == before {
+	if !testenv.YieldsDuring(func() { ifrt.CopyBytes(dst, src) }) {
 		t.Error("no other goroutine ran during a copy of 8 MiB")
 	}
 	if !bytes.Equal(dst, src) {

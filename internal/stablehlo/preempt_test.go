@@ -1,31 +1,11 @@
 package stablehlo
 
 import (
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
-)
 
-// yieldsDuring reports whether another goroutine ran while work did, with
-// one processor: only a yield inside work lets it.
-func yieldsDuring(work func()) bool {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var working atomic.Bool
-	var ran atomic.Int64
-	working.Store(true)
-	go func() {
-		for working.Load() {
-			ran.Add(1)
-			runtime.Gosched()
-		}
-	}()
-	runtime.Gosched() // let it start
-	before := ran.Load()
-	work()
-	working.Store(false)
-	return ran.Load() > before
-}
+	"github.com/openpathways/pathways/internal/testenv"
+)
 
 func TestPreemptibleCopiesYield(t *testing.T) {
 	n := 8 * copyPiece
@@ -34,14 +14,14 @@ func TestPreemptibleCopiesYield(t *testing.T) {
 		src[i] = float32(i)
 	}
 	dst := make([]float32, n)
-	if !yieldsDuring(func() { copyPreemptible(dst, src) }) {
+	if !testenv.YieldsDuring(func() { copyPreemptible(dst, src) }) {
 		t.Error("copyPreemptible of 8 pieces never let another goroutine run")
 	}
 	if !slices.Equal(dst, src) {
 		t.Error("copyPreemptible did not copy every element")
 	}
 	var rep []float32
-	if !yieldsDuring(func() { rep = repeatPreemptible(src[:3], n) }) {
+	if !testenv.YieldsDuring(func() { rep = repeatPreemptible(src[:3], n) }) {
 		t.Error("repeatPreemptible never let another goroutine run")
 	}
 	if want := slices.Repeat(src[:3], n); !slices.Equal(rep, want) {
