@@ -2,6 +2,6 @@
 
 package proxyserver
 
-// hostMemory is the machine's physical memory in bytes; where this package
-// cannot read it, a fixed guess.
-func hostMemory() int64 { return fallbackHostMemory }
+// HostMemory is the memory this process's host may use, in bytes; where
+// this package cannot read it, a fixed guess.
+func HostMemory() int64 { return fallbackHostMemory }

@@ -32,11 +32,11 @@ type Limits struct {
 	// MaxSessionHostBufferBytes bounds the host-buffer bytes one session holds:
 	// buffers being received (counted at their announced size, before any byte
 	// arrives), stored, or made by CopyToHostBuffer and not yet deleted
-	// (max_session_host_buffer_bytes). Default half the machine's memory.
+	// (max_session_host_buffer_bytes). Default half of HostMemory.
 	MaxSessionHostBufferBytes int64
 	// MaxHostBufferBytes bounds the host-buffer bytes of all sessions together,
 	// including the arrays that MakeArraysFromHostBufferShards assembles from
-	// them (max_host_buffer_bytes). Default the machine's memory.
+	// them (max_host_buffer_bytes). Default HostMemory.
 	MaxHostBufferBytes int64
 	// MaxSessionLiveBytes bounds the bytes (dense size) of the arrays one session
 	// holds on the backend (max_session_live_bytes). A request that would make
@@ -64,7 +64,7 @@ func (l Limits) validate() error {
 }
 
 func (l Limits) withDefaults() Limits {
-	mem := hostMemory()
+	mem := HostMemory()
 	if l.MaxSessions == 0 {
 		l.MaxSessions = DefaultMaxSessions
 	}
@@ -88,7 +88,7 @@ func (l Limits) withDefaults() Limits {
 
 // DefaultHostBufferBytes is the default of MaxSessionHostBufferBytes on this
 // machine: half its memory (MaxHostBufferBytes defaults to all of it).
-func DefaultHostBufferBytes() int64 { return hostMemory() / 2 }
+func DefaultHostBufferBytes() int64 { return HostMemory() / 2 }
 
 // budget is a count (bytes, calls) bounded by a limit and shared by concurrent
 // users, who reserve before they allocate and release when they are done.
