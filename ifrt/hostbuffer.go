@@ -226,10 +226,19 @@ func CheckHostBuffer(d DType, shape Shape, byteStrides []int64, n int) error {
 // goroutine of the process, a server's heartbeats and its other sessions
 // included.
 func CopyBytes(dst, src []byte) int {
+	if len(dst) <= copyPiece || len(src) <= copyPiece {
+		return copy(dst, src) // inlined: a short copy costs nothing more
+	}
+	return copyPieces(dst, src)
+}
+
+const copyPiece = 1 << 20
+
+func copyPieces(dst, src []byte) int {
 	n := min(len(dst), len(src))
-	for lo := 0; lo < n; lo += 1 << 20 {
-		copy(dst[lo:min(lo+1<<20, n)], src[lo:])
-		if lo+1<<20 < n {
+	for lo := 0; lo < n; lo += copyPiece {
+		copy(dst[lo:min(lo+copyPiece, n)], src[lo:])
+		if lo+copyPiece < n {
 			runtime.Gosched()
 		}
 	}

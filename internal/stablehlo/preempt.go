@@ -15,8 +15,16 @@ import "runtime"
 // copyPiece is the most elements one memmove moves.
 const copyPiece = 1 << 16
 
-// copyPreemptible is copy(dst, src), one piece at a time.
+// copyPreemptible is copy(dst, src), one piece at a time. Small enough to
+// inline, it costs a short copy nothing.
 func copyPreemptible[T any](dst, src []T) int {
+	if len(dst) <= copyPiece || len(src) <= copyPiece {
+		return copy(dst, src)
+	}
+	return copyPieces(dst, src)
+}
+
+func copyPieces[T any](dst, src []T) int {
 	n := min(len(dst), len(src))
 	for lo := 0; lo < n; lo += copyPiece {
 		hi := min(lo+copyPiece, n)
