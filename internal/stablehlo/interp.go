@@ -177,10 +177,11 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 func (ev *evaluator) runOp(op *operation, in []*array) error {
 	var bytes int64
 	for _, t := range op.resultTypes {
-		if t.NumElements() > maxElements || t.NumElements() < 0 {
+		n := t.NumElements()
+		if n > maxElements || n < 0 {
 			return opError(op, errorf(ResourceExhausted, "result %s is too large: the interpreter holds at most %d elements in one value", t, maxElements))
 		}
-		bytes += storageBytes(t)
+		bytes += n * t.Elem.storageSize()
 	}
 	if err := admit(bytes); err != nil {
 		return opError(op, err)

@@ -22,18 +22,17 @@ const admitThreshold = 16 << 20
 // objects, reachable or not yet collected.
 const heapObjects = "/memory/classes/heap/objects:bytes"
 
-// storageBytes is how many bytes a value of type t takes in an array.
-func storageBytes(t TensorType) int64 {
-	n := t.NumElements()
-	switch t.Elem.class() {
+// storageSize is how many bytes an element of type e takes in an array.
+func (e ElemType) storageSize() int64 {
+	switch e.class() {
 	case classF32:
-		return 4 * n
+		return 4
 	case classBool:
-		return n
+		return 1
 	case classComplex:
-		return 16 * n
+		return 16
 	}
-	return 8 * n
+	return 8
 }
 
 // admit returns nil when n more bytes of values fit under the memory limit.
