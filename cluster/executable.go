@@ -468,3 +468,12 @@ func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
 	}
 	return ca.CostAnalysis()
 }
+
+// CompiledMemoryStats is the memory analysis of the worker's backend.
+func (e *executable) CompiledMemoryStats() (ifrt.CompiledMemoryStats, error) {
+	ma, ok := e.meta.(ifrt.MemoryAnalyzer)
+	if !ok {
+		return ifrt.CompiledMemoryStats{}, ifrt.Errorf(ifrt.Unimplemented, "cluster: the worker's executable has no memory analysis")
+	}
+	return ma.CompiledMemoryStats()
+}

@@ -38,7 +38,8 @@ type gangExecutable struct {
 	params  []ifrt.ArgumentInfo
 	outputs []ifrt.ArgumentInfo
 	donate  []int
-	cost    ifrt.Attributes // the first worker's estimate, nil for none
+	cost    ifrt.Attributes           // the first worker's estimate, nil for none
+	memory  *ifrt.CompiledMemoryStats // the first worker's estimate, nil for none
 
 	mu      sync.Mutex
 	loads   map[*link]gangLoad // the program on each participant
@@ -140,6 +141,10 @@ func (e *gangExecutable) loadOn(ctx context.Context, l *link) error {
 				e.cost[k] = v
 			}
 		}
+		if m := resp.GetCompiledMemoryStats(); m != nil {
+			stats := m.Stats()
+			e.memory = &stats
+		}
 	}
 	e.loads[l] = gangLoad{gen: gen, id: resp.GetProgramId()}
 	return nil
@@ -172,6 +177,17 @@ func (e *gangExecutable) CostAnalysis() (ifrt.Attributes, error) {
 		return nil, ifrt.Errorf(ifrt.Unimplemented, "cluster: the workers made no cost analysis of %s", e.name)
 	}
 	return maps.Clone(e.cost), nil
+}
+
+// CompiledMemoryStats is the workers' estimate of what one device holds
+// while its partition runs.
+func (e *gangExecutable) CompiledMemoryStats() (ifrt.CompiledMemoryStats, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.memory == nil {
+		return ifrt.CompiledMemoryStats{}, ifrt.Errorf(ifrt.Unimplemented, "cluster: the workers made no memory analysis of %s", e.name)
+	}
+	return *e.memory, nil
 }
 
 func (e *gangExecutable) Name() string                    { return e.name }

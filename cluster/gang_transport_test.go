@@ -77,3 +77,34 @@ func TestGangCostAnalysis(t *testing.T) {
 		t.Errorf("CostAnalysis() = %v, want %v", got, want)
 	}
 }
+
+// TestMemoryAnalysis: a program across workers reports the workers'
+// estimate of what one device holds (a replicated f32[1024] in and out, and
+// the temporaries of the module), and a program on one worker reports that
+// worker's (jax's compiled.memory_analysis() was None).
+func TestMemoryAnalysis(t *testing.T) {
+	l := startLocal(t, local.Config{Slices: 2, DevicesPerSlice: 2, NoProxy: true})
+	ctx := context.Background()
+	exe, x := communicatortest.ReplicatedAllReduce(ctx, t, l.Client, 1024, 7)
+	defer x.Delete()
+	m, err := stablehlo.Parse([]byte(communicatortest.AllReduceSum(len(l.Client.Devices()), 1024)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ifrt.CompiledMemoryStats{ArgumentSizeInBytes: 4096, OutputSizeInBytes: 4096, TempSizeInBytes: m.TempBytes(), PeakMemoryInBytes: 8192 + m.TempBytes()}
+	if got, err := exe.(ifrt.MemoryAnalyzer).CompiledMemoryStats(); err != nil || got != want {
+		t.Errorf("spanning program: CompiledMemoryStats() = %+v, %v; want %+v", got, err, want)
+	}
+
+	one, err := l.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(`func.func @main(%a: tensor<16xf32>) -> tensor<16xf32> {
+  %b = stablehlo.negate %a : tensor<16xf32>
+  return %b : tensor<16xf32>
+}`)}, &ifrt.CompileOptions{Devices: l.Client.Devices()[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = ifrt.CompiledMemoryStats{ArgumentSizeInBytes: 64, OutputSizeInBytes: 64, PeakMemoryInBytes: 128}
+	if got, err := one.(ifrt.MemoryAnalyzer).CompiledMemoryStats(); err != nil || got != want {
+		t.Errorf("one worker's program: CompiledMemoryStats() = %+v, %v; want %+v", got, err, want)
+	}
+}

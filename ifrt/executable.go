@@ -113,3 +113,30 @@ type ProgramTexter interface {
 type CostAnalyzer interface {
 	CostAnalysis() (Attributes, error)
 }
+
+// MemoryAnalyzer is implemented by executables whose backend estimates the
+// memory one device needs to run them (JAX's compiled.memory_analysis()).
+type MemoryAnalyzer interface {
+	CompiledMemoryStats() (CompiledMemoryStats, error)
+}
+
+// CompiledMemoryStats is what one device of an executable holds while it
+// runs, in bytes, as XLA's CompiledMemoryStats counts it: the device's shards
+// of the arguments and of the outputs, the part of the outputs that reuses
+// donated arguments (Alias), the program's own temporary buffers (Temp), its
+// code, and at most how much is live at once (Peak; 0 when unknown). The
+// Host fields count what lives in host memory spaces.
+type CompiledMemoryStats struct {
+	GeneratedCodeSizeInBytes int64
+	ArgumentSizeInBytes      int64
+	OutputSizeInBytes        int64
+	AliasSizeInBytes         int64
+	TempSizeInBytes          int64
+	PeakMemoryInBytes        int64
+
+	HostGeneratedCodeSizeInBytes int64
+	HostArgumentSizeInBytes      int64
+	HostOutputSizeInBytes        int64
+	HostAliasSizeInBytes         int64
+	HostTempSizeInBytes          int64
+}

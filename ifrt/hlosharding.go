@@ -39,6 +39,23 @@ type OpSharding struct {
 	TupleShardings []OpSharding
 }
 
+// TileShape is the shape each device's shard of an array of the given shape
+// has, its last tiles padded as XLA pads them: each data dimension divided
+// by its tile count, rounded up. Shardings that do not tile (replicated,
+// maximal, manual) and tilings of another rank keep the whole shape.
+func (o OpSharding) TileShape(shape Shape) Shape {
+	out := slices.Clone(shape)
+	if o.Type != OpShardingOther || len(o.TileAssignmentDimensions)-o.subgroupDims() != len(shape) {
+		return out
+	}
+	for k, n := range shape {
+		if t := o.TileAssignmentDimensions[k]; t > 1 {
+			out[k] = (n + t - 1) / t
+		}
+	}
+	return out
+}
+
 // Replicated returns the fully replicated OpSharding.
 func Replicated() OpSharding { return OpSharding{Type: OpShardingReplicated} }
 
@@ -270,9 +287,13 @@ func (s *HloSharding) IsFullyReplicated() bool {
 	return false
 }
 
-func (s *HloSharding) subgroupDims() int {
-	n := len(s.Spec.LastTileDims)
-	if s.Spec.ReplicateOnLastTileDim {
+func (s *HloSharding) subgroupDims() int { return s.Spec.subgroupDims() }
+
+// subgroupDims is the number of trailing tile dimensions that are
+// subgroups, not data dimensions.
+func (o OpSharding) subgroupDims() int {
+	n := len(o.LastTileDims)
+	if o.ReplicateOnLastTileDim {
 		n++
 	}
 	return n

@@ -167,3 +167,24 @@ func TestTiledAndString(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestTileShape: a device's shard is each dimension over its tile count,
+// rounded up; subgroups replicate; what does not tile keeps the shape.
+func TestTileShape(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		spec  ifrt.OpSharding
+		shape ifrt.Shape
+		want  ifrt.Shape
+	}{
+		{"even", ifrt.OpSharding{Type: ifrt.OpShardingOther, TileAssignmentDimensions: []int64{4, 2}}, ifrt.Shape{8, 6}, ifrt.Shape{2, 3}},
+		{"padded", ifrt.OpSharding{Type: ifrt.OpShardingOther, TileAssignmentDimensions: []int64{4, 1}}, ifrt.Shape{10, 3}, ifrt.Shape{3, 3}},
+		{"replicated subgroup", ifrt.OpSharding{Type: ifrt.OpShardingOther, TileAssignmentDimensions: []int64{2, 4}, ReplicateOnLastTileDim: true}, ifrt.Shape{8}, ifrt.Shape{4}},
+		{"replicated", ifrt.Replicated(), ifrt.Shape{8, 6}, ifrt.Shape{8, 6}},
+		{"other rank", ifrt.OpSharding{Type: ifrt.OpShardingOther, TileAssignmentDimensions: []int64{2, 2}}, ifrt.Shape{8}, ifrt.Shape{8}},
+	} {
+		if got := c.spec.TileShape(c.shape); !cmp.Equal(got, c.want) {
+			t.Errorf("%s: TileShape(%v) = %v, want %v", c.name, c.shape, got, c.want)
+		}
+	}
+}

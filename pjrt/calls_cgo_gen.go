@@ -89,6 +89,7 @@ var fnOffsets = [numFns]uintptr{
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Executable_OutputDimensions),
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Buffer_CopyToMemory),
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Executable_Fingerprint),
+	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Executable_GetCompiledMemoryStats),
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Memory_Kind_Id),
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_LoadedExecutable_GetDeviceAssignment),
 	unsafe.Offsetof(C.PJRT_Api{}.PJRT_Executable_GetCompileOptions),
@@ -869,6 +870,17 @@ func (a *capi) callExecutableFingerprint(args *C.PJRT_Executable_Fingerprint_Arg
 	}
 	args.struct_size = C.PJRT_Executable_Fingerprint_Args_STRUCT_SIZE
 	r := C.pjrt_call_PJRT_Executable_Fingerprint(a.api, *args)
+	*args = r.args
+	return a.err(r.err)
+}
+
+// callExecutableGetCompiledMemoryStats calls PJRT_Executable_GetCompiledMemoryStats, converting its PJRT_Error* to an *Error.
+func (a *capi) callExecutableGetCompiledMemoryStats(args *C.PJRT_Executable_GetCompiledMemoryStats_Args) error {
+	if !a.has[fnExecutableGetCompiledMemoryStats] {
+		return a.need(fnExecutableGetCompiledMemoryStats)
+	}
+	args.struct_size = C.PJRT_Executable_GetCompiledMemoryStats_Args_STRUCT_SIZE
+	r := C.pjrt_call_PJRT_Executable_GetCompiledMemoryStats(a.api, *args)
 	*args = r.args
 	return a.err(r.err)
 }

@@ -81,6 +81,7 @@ const (
 	fnExecutableOutputDimensions                               // PJRT_Executable_OutputDimensions, slot 91
 	fnBufferCopyToMemory                                       // PJRT_Buffer_CopyToMemory, slot 92
 	fnExecutableFingerprint                                    // PJRT_Executable_Fingerprint, slot 94
+	fnExecutableGetCompiledMemoryStats                         // PJRT_Executable_GetCompiledMemoryStats, slot 96
 	fnMemoryKindID                                             // PJRT_Memory_Kind_Id, slot 97
 	fnLoadedExecutableGetDeviceAssignment                      // PJRT_LoadedExecutable_GetDeviceAssignment, slot 117
 	fnExecutableGetCompileOptions                              // PJRT_Executable_GetCompileOptions, slot 124
@@ -162,6 +163,7 @@ var fnNames = [numFns]string{
 	"PJRT_Executable_OutputDimensions",
 	"PJRT_Buffer_CopyToMemory",
 	"PJRT_Executable_Fingerprint",
+	"PJRT_Executable_GetCompiledMemoryStats",
 	"PJRT_Memory_Kind_Id",
 	"PJRT_LoadedExecutable_GetDeviceAssignment",
 	"PJRT_Executable_GetCompileOptions",
@@ -176,6 +178,7 @@ var fnMinors = [numFns]int{
 	fnExecutableOutputDimensions:                  29,
 	fnBufferCopyToMemory:                          32,
 	fnExecutableFingerprint:                       35,
+	fnExecutableGetCompiledMemoryStats:            40,
 	fnMemoryKindID:                                48,
 	fnLoadedExecutableGetDeviceAssignment:         79,
 	fnExecutableGetCompileOptions:                 87,

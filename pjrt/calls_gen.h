@@ -858,6 +858,18 @@ static inline pjrt_PJRT_Executable_Fingerprint_result pjrt_call_PJRT_Executable_
 
 typedef struct {
   PJRT_Error* err;
+  PJRT_Executable_GetCompiledMemoryStats_Args args;
+} pjrt_PJRT_Executable_GetCompiledMemoryStats_result;
+static inline pjrt_PJRT_Executable_GetCompiledMemoryStats_result pjrt_call_PJRT_Executable_GetCompiledMemoryStats(
+    const PJRT_Api* api, PJRT_Executable_GetCompiledMemoryStats_Args args) {
+  pjrt_PJRT_Executable_GetCompiledMemoryStats_result r;
+  r.args = args;
+  r.err = api->PJRT_Executable_GetCompiledMemoryStats(&r.args);
+  return r;
+}
+
+typedef struct {
+  PJRT_Error* err;
   PJRT_Memory_Kind_Id_Args args;
 } pjrt_PJRT_Memory_Kind_Id_result;
 static inline pjrt_PJRT_Memory_Kind_Id_result pjrt_call_PJRT_Memory_Kind_Id(

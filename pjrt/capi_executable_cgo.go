@@ -12,6 +12,8 @@ import "C"
 
 import (
 	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
 )
 
 func (a *capi) getExecutable(le unsafe.Pointer) (unsafe.Pointer, error) {
@@ -188,6 +190,29 @@ func (a *capi) costAnalysis(e unsafe.Pointer) (map[string]any, error) {
 		return nil, err
 	}
 	return namedValues(args.properties, args.num_properties), nil
+}
+
+// compiledMemoryStats reads the plugin's figures. The arguments are zeroed,
+// so a plugin older than a field leaves it 0.
+func (a *capi) compiledMemoryStats(e unsafe.Pointer) (ifrt.CompiledMemoryStats, error) {
+	var args C.PJRT_Executable_GetCompiledMemoryStats_Args
+	args.executable = (*C.PJRT_Executable)(e)
+	if err := a.callExecutableGetCompiledMemoryStats(&args); err != nil {
+		return ifrt.CompiledMemoryStats{}, err
+	}
+	return ifrt.CompiledMemoryStats{
+		GeneratedCodeSizeInBytes:     int64(args.generated_code_size_in_bytes),
+		ArgumentSizeInBytes:          int64(args.argument_size_in_bytes),
+		OutputSizeInBytes:            int64(args.output_size_in_bytes),
+		AliasSizeInBytes:             int64(args.alias_size_in_bytes),
+		TempSizeInBytes:              int64(args.temp_size_in_bytes),
+		PeakMemoryInBytes:            int64(args.peak_memory_in_bytes),
+		HostGeneratedCodeSizeInBytes: int64(args.host_generated_code_size_in_bytes),
+		HostArgumentSizeInBytes:      int64(args.host_argument_size_in_bytes),
+		HostOutputSizeInBytes:        int64(args.host_output_size_in_bytes),
+		HostAliasSizeInBytes:         int64(args.host_alias_size_in_bytes),
+		HostTempSizeInBytes:          int64(args.host_temp_size_in_bytes),
+	}, nil
 }
 
 // optimizedProgram asks for the program's size, then for the program.

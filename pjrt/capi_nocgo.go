@@ -5,7 +5,11 @@ package pjrt
 // Without cgo no plugin can be loaded: loadAPI fails with ErrCgoUnavailable,
 // so no *capi ever exists and the methods below are never reached.
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/openpathways/pathways/ifrt"
+)
 
 const haveCgo = false
 
@@ -119,6 +123,10 @@ func (a *capi) memoryKinds(e unsafe.Pointer, which, n int) ([]string, error) {
 
 func (a *capi) costAnalysis(e unsafe.Pointer) (map[string]any, error) {
 	return nil, ErrCgoUnavailable
+}
+
+func (a *capi) compiledMemoryStats(e unsafe.Pointer) (ifrt.CompiledMemoryStats, error) {
+	return ifrt.CompiledMemoryStats{}, ErrCgoUnavailable
 }
 
 func (a *capi) optimizedProgram(e unsafe.Pointer) (string, []byte, error) {

@@ -96,6 +96,13 @@ func (x *Executable) CostAnalysis() (map[string]any, error) {
 	return query(&x.compiled, fnExecutableGetCostAnalysis, x.res.api.costAnalysis)
 }
 
+// CompiledMemoryStats returns the compiler's account of the memory one
+// device uses to run the program (PJRT API 0.40 or newer; the peak from
+// 0.72, zero before).
+func (x *Executable) CompiledMemoryStats() (ifrt.CompiledMemoryStats, error) {
+	return query(&x.compiled, fnExecutableGetCompiledMemoryStats, x.res.api.compiledMemoryStats)
+}
+
 // OptimizedProgram returns the program as the compiler left it, and its
 // format: "hlo" for a serialized xla.HloModuleProto.
 func (x *Executable) OptimizedProgram() (format string, code []byte, err error) {

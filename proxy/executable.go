@@ -116,6 +116,9 @@ type executable struct {
 	// false when the server did not say.
 	donatable     []int
 	donationKnown bool
+	// memoryStats is the server's memory analysis, or why it has none.
+	memoryStats    ifrt.CompiledMemoryStats
+	memoryStatsErr error
 
 	mu sync.Mutex
 	// outputs describes the results; outSpecs are the results' specs, known
@@ -152,6 +155,13 @@ func (e *executable) loadMetadata(ctx context.Context) error {
 				e.outputs[i].MemoryKind = ifrt.MemoryKind(k)
 			}
 		}
+	}
+	if st := m.GetCompiledMemoryStats(); st != nil {
+		e.memoryStats = st.Stats()
+	} else if st := m.GetCompiledMemoryStatsError(); st != nil {
+		e.memoryStatsErr = wire.StatusToError(st)
+	} else {
+		e.memoryStatsErr = ifrt.Errorf(ifrt.Unimplemented, "the server sent no memory analysis of %s", e.name)
 	}
 	if d := m.GetDonatedInputIndices(); d != nil {
 		e.donationKnown = true

@@ -48,3 +48,9 @@ func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
 	}
 	return wire.AttributesFromProto(r.GetAttributes())
 }
+
+// CompiledMemoryStats is the server's memory analysis, from the metadata
+// fetched at compile.
+func (e *executable) CompiledMemoryStats() (ifrt.CompiledMemoryStats, error) {
+	return e.memoryStats, e.memoryStatsErr
+}

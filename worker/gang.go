@@ -10,6 +10,7 @@ import (
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/ifrt/gocpu"
 	"github.com/openpathways/pathways/internal/rpc"
+	"github.com/openpathways/pathways/internal/xlapb"
 	"github.com/openpathways/pathways/worker/workerpb"
 )
 
@@ -62,6 +63,9 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 				resp.CostAnalysis[k] = f
 			}
 		}
+	}
+	if stats, err := prog.CompiledMemoryStats(); err == nil {
+		resp.CompiledMemoryStats = xlapb.NewCompiledMemoryStats(stats)
 	}
 	if resp.Parameters, err = wireArguments(prog.Parameters()); err != nil {
 		return nil, err

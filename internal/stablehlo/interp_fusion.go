@@ -159,24 +159,7 @@ func fuseRegion(r *region) {
 			fuseRegion(sub)
 		}
 	}
-	// lastRead[s] is the index of the last op reading slot s (its nested
-	// regions included); len(r.ops) when the terminator returns it.
-	lastRead := map[int]int{}
-	for k, op := range r.ops {
-		uses := map[int]bool{}
-		for _, s := range op.operands {
-			uses[s] = true
-		}
-		for _, sub := range op.regions {
-			collectUses(sub, uses)
-		}
-		for s := range uses {
-			lastRead[s] = k
-		}
-	}
-	for _, s := range r.rets {
-		lastRead[s] = len(r.ops)
-	}
+	lastRead := lastReads(r)
 	var out []*operation
 	for i := 0; i < len(r.ops); {
 		group, steps, at, t := fusableRun(r.ops, i, lastRead)

@@ -89,3 +89,25 @@ func collectUses(r *region, into map[int]bool) {
 		into[s] = true
 	}
 }
+
+// lastReads maps each slot r's ops read (their nested regions included) to
+// the index of the last op reading it; len(r.ops) for the slots r returns.
+func lastReads(r *region) map[int]int {
+	lastRead := map[int]int{}
+	for k, op := range r.ops {
+		uses := map[int]bool{}
+		for _, s := range op.operands {
+			uses[s] = true
+		}
+		for _, sub := range op.regions {
+			collectUses(sub, uses)
+		}
+		for s := range uses {
+			lastRead[s] = k
+		}
+	}
+	for _, s := range r.rets {
+		lastRead[s] = len(r.ops)
+	}
+	return lastRead
+}

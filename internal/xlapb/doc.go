@@ -2,7 +2,7 @@
 // writes: element types, shapes and layouts (xla_data.proto), HLO shardings
 // (OpSharding) and device assignments, compile options as PJRT plugins take
 // them (CompileOptionsProto, ExecutableBuildOptionsProto), and compiled memory
-// statistics.
+// statistics, with their conversion to and from ifrt.CompiledMemoryStats.
 //
 // The .proto files in this directory are our own, written to be
 // wire-compatible with upstream openxla/xla: proto package xla (and

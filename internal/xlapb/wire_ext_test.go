@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/wiretest"
 	"github.com/openpathways/pathways/internal/xlapb"
 )
@@ -184,4 +185,24 @@ func TestCompiledMemoryStats(t *testing.T) {
 	want = wiretest.Varint(want, 14, 14)
 	want = wiretest.Varint(want, 15, 15)
 	wiretest.CheckWire(t, s, want)
+}
+
+// TestCompiledMemoryStatsConversion: every field of ifrt's form survives the
+// proto and its encoding.
+func TestCompiledMemoryStatsConversion(t *testing.T) {
+	in := ifrt.CompiledMemoryStats{
+		GeneratedCodeSizeInBytes: 1, ArgumentSizeInBytes: 2, OutputSizeInBytes: 3, AliasSizeInBytes: 4, TempSizeInBytes: 5, PeakMemoryInBytes: 6,
+		HostGeneratedCodeSizeInBytes: 7, HostArgumentSizeInBytes: 8, HostOutputSizeInBytes: 9, HostAliasSizeInBytes: 10, HostTempSizeInBytes: 11,
+	}
+	b, err := proto.Marshal(xlapb.NewCompiledMemoryStats(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p xlapb.CompiledMemoryStatsProto
+	if err := proto.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Stats(); got != in {
+		t.Errorf("round trip = %+v, want %+v", got, in)
+	}
 }

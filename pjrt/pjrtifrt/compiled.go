@@ -97,3 +97,13 @@ func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
 	}
 	return ifrt.Attributes(props), nil
 }
+
+// CompiledMemoryStats returns the compiler's account of the memory one
+// device uses to run the program.
+func (e *executable) CompiledMemoryStats() (ifrt.CompiledMemoryStats, error) {
+	s, err := e.x.CompiledMemoryStats()
+	if err != nil {
+		return ifrt.CompiledMemoryStats{}, fromPJRT(err)
+	}
+	return s, nil
+}

@@ -52,6 +52,15 @@ func costAnalysisOf(e *executable) (ifrt.Attributes, error) {
 	return nil, ifrt.Errorf(ifrt.Unimplemented, "the backend has no cost analysis for this executable")
 }
 
+// memoryStatsOf asks the backend's executable what one device holds while
+// it runs (JAX's compiled.memory_analysis()).
+func memoryStatsOf(e *executable) (ifrt.CompiledMemoryStats, error) {
+	if ma, ok := e.xla.(ifrt.MemoryAnalyzer); ok {
+		return ma.CompiledMemoryStats()
+	}
+	return ifrt.CompiledMemoryStats{}, ifrt.Errorf(ifrt.Unimplemented, "the backend has no memory analysis for this executable")
+}
+
 // defaultDeviceAssignment assigns replica r, partition p to the addressable
 // device r*partitions+p.
 func (s *session) defaultDeviceAssignment(r *proxypb.GetDefaultDeviceAssignmentRequest) (*proxypb.IfrtResponse, runFunc, error) {

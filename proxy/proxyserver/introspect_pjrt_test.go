@@ -20,11 +20,12 @@ import (
 	"github.com/openpathways/pathways/proxy/proxyserver/proxyservertest"
 )
 
-// TestProgramTextAndCostAnalysis compiles a JAX program (bytecode) through the
-// proxy on each CPU plugin and asks for what compiled.as_text() and
-// compiled.cost_analysis() show: the compiled HLO, and the plugin's estimates
-// (or its own UNIMPLEMENTED, which JAX turns into None).
-func TestProgramTextAndCostAnalysis(t *testing.T) {
+// TestProgramTextAndAnalyses compiles a JAX program (bytecode) through the
+// proxy on each CPU plugin and asks for what compiled.as_text(),
+// compiled.cost_analysis() and compiled.memory_analysis() show: the compiled
+// HLO, and the plugin's estimates (or its own UNIMPLEMENTED, which JAX turns
+// into None).
+func TestProgramTextAndAnalyses(t *testing.T) {
 	module, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "pjrt", "pjrtifrt", "testdata", "mul_add.mlirbc"))
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,11 @@ func TestProgramTextAndCostAnalysis(t *testing.T) {
 				t.Errorf("CostAnalysis() = %v, %v; want the plugin's flops", costs, err)
 			case !tc.costs && !errors.Is(err, ifrt.ErrUnimplemented):
 				t.Errorf("CostAnalysis() = %v, %v; want the plugin's UNIMPLEMENTED", costs, err)
+			}
+			// mul_add takes two f32[4] and returns one.
+			mem, err := exe.(ifrt.MemoryAnalyzer).CompiledMemoryStats()
+			if err != nil || mem.ArgumentSizeInBytes != 32 || mem.OutputSizeInBytes != 16 {
+				t.Errorf("CompiledMemoryStats() = %+v, %v; want the plugin's 32 argument and 16 output bytes", mem, err)
 			}
 		})
 	}

@@ -13,8 +13,11 @@ func unimplementedStatus(what string) *proxypb.StatusProto {
 
 func (s *session) executableMetadata(o *op, r *proxypb.LoadedExecutableMetadataRequest) (*proxypb.IfrtResponse, runFunc, error) {
 	return s.onExecutable(o, r.GetLoadedExecutableHandle(), func(e *executable) (*proxypb.IfrtResponse, error) {
-		m := &proxypb.LoadedExecutableMetadataResponse{
-			CompiledMemoryStatsOneof: &proxypb.LoadedExecutableMetadataResponse_CompiledMemoryStatsError{CompiledMemoryStatsError: unimplementedStatus("compiled memory stats")},
+		m := &proxypb.LoadedExecutableMetadataResponse{}
+		if stats, err := memoryStatsOf(e); err == nil {
+			m.CompiledMemoryStatsOneof = &proxypb.LoadedExecutableMetadataResponse_CompiledMemoryStats{CompiledMemoryStats: xlapb.NewCompiledMemoryStats(stats)}
+		} else {
+			m.CompiledMemoryStatsOneof = &proxypb.LoadedExecutableMetadataResponse_CompiledMemoryStatsError{CompiledMemoryStatsError: wire.ErrorToStatus(err)}
 		}
 		if e.xla == nil {
 			m.ParameterLayouts = &proxypb.LoadedExecutableMetadataResponse_ParameterLayoutsError{ParameterLayoutsError: unimplementedStatus("parameter layouts of plugin programs")}

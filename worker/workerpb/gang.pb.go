@@ -11,6 +11,7 @@
 package workerpb
 
 import (
+	xlapb "github.com/openpathways/pathways/internal/xlapb"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -163,9 +164,12 @@ type GangCompileResponse struct {
 	// Estimates of one run of the whole program, as XLA's cost analysis names
 	// them ("flops", "transcendentals", "bytes accessed"); empty where the
 	// backend makes none.
-	CostAnalysis  map[string]float64 `protobuf:"bytes,7,rep,name=cost_analysis,json=costAnalysis,proto3" json:"cost_analysis,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	CostAnalysis map[string]float64 `protobuf:"bytes,7,rep,name=cost_analysis,json=costAnalysis,proto3" json:"cost_analysis,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	// What one device holds while its partition runs (JAX's
+	// compiled.memory_analysis()); unset where the backend makes no estimate.
+	CompiledMemoryStats *xlapb.CompiledMemoryStatsProto `protobuf:"bytes,8,opt,name=compiled_memory_stats,json=compiledMemoryStats,proto3" json:"compiled_memory_stats,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *GangCompileResponse) Reset() {
@@ -243,6 +247,13 @@ func (x *GangCompileResponse) GetDonatable() []int32 {
 func (x *GangCompileResponse) GetCostAnalysis() map[string]float64 {
 	if x != nil {
 		return x.CostAnalysis
+	}
+	return nil
+}
+
+func (x *GangCompileResponse) GetCompiledMemoryStats() *xlapb.CompiledMemoryStatsProto {
+	if x != nil {
+		return x.CompiledMemoryStats
 	}
 	return nil
 }
@@ -901,7 +912,7 @@ var File_worker_workerpb_gang_proto protoreflect.FileDescriptor
 
 const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\n" +
-	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\x1a\x1aworker/workerpb/peer.proto\"p\n" +
+	"\x1aworker/workerpb/gang.proto\x12\x16openpathways.worker.v1\x1a(internal/xlapb/executable_metadata.proto\x1a\x1aworker/workerpb/peer.proto\"p\n" +
 	"\x12GangCompileRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12#\n" +
@@ -910,7 +921,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\fGangArgument\x12\x14\n" +
 	"\x05dtype\x18\x01 \x01(\x05R\x05dtype\x12\x14\n" +
 	"\x05shape\x18\x02 \x03(\x03R\x05shape\x12(\n" +
-	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\xb8\x03\n" +
+	"\x10op_sharding_json\x18\x03 \x01(\fR\x0eopShardingJson\"\x8b\x04\n" +
 	"\x13GangCompileResponse\x12\x1d\n" +
 	"\n" +
 	"program_id\x18\x01 \x01(\x06R\tprogramId\x12\x12\n" +
@@ -921,7 +932,8 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"parameters\x12>\n" +
 	"\aoutputs\x18\x05 \x03(\v2$.openpathways.worker.v1.GangArgumentR\aoutputs\x12\x1c\n" +
 	"\tdonatable\x18\x06 \x03(\x05R\tdonatable\x12b\n" +
-	"\rcost_analysis\x18\a \x03(\v2=.openpathways.worker.v1.GangCompileResponse.CostAnalysisEntryR\fcostAnalysis\x1a?\n" +
+	"\rcost_analysis\x18\a \x03(\v2=.openpathways.worker.v1.GangCompileResponse.CostAnalysisEntryR\fcostAnalysis\x12Q\n" +
+	"\x15compiled_memory_stats\x18\b \x01(\v2\x1d.xla.CompiledMemoryStatsProtoR\x13compiledMemoryStats\x1a?\n" +
 	"\x11CostAnalysisEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x83\x01\n" +
@@ -999,43 +1011,45 @@ func file_worker_workerpb_gang_proto_rawDescGZIP() []byte {
 
 var file_worker_workerpb_gang_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_worker_workerpb_gang_proto_goTypes = []any{
-	(*GangCompileRequest)(nil),  // 0: openpathways.worker.v1.GangCompileRequest
-	(*GangArgument)(nil),        // 1: openpathways.worker.v1.GangArgument
-	(*GangCompileResponse)(nil), // 2: openpathways.worker.v1.GangCompileResponse
-	(*LocalPartition)(nil),      // 3: openpathways.worker.v1.LocalPartition
-	(*LaunchRequest)(nil),       // 4: openpathways.worker.v1.LaunchRequest
-	(*LaunchStreamRequest)(nil), // 5: openpathways.worker.v1.LaunchStreamRequest
-	(*LaunchResult)(nil),        // 6: openpathways.worker.v1.LaunchResult
-	(*LaunchResponse)(nil),      // 7: openpathways.worker.v1.LaunchResponse
-	(*ExchangeFrame)(nil),       // 8: openpathways.worker.v1.ExchangeFrame
-	(*ExchangeResponse)(nil),    // 9: openpathways.worker.v1.ExchangeResponse
-	(*GangReleaseRequest)(nil),  // 10: openpathways.worker.v1.GangReleaseRequest
-	(*GangReleaseResponse)(nil), // 11: openpathways.worker.v1.GangReleaseResponse
-	nil,                         // 12: openpathways.worker.v1.GangCompileResponse.CostAnalysisEntry
-	(*SharedRegion)(nil),        // 13: openpathways.worker.v1.SharedRegion
+	(*GangCompileRequest)(nil),             // 0: openpathways.worker.v1.GangCompileRequest
+	(*GangArgument)(nil),                   // 1: openpathways.worker.v1.GangArgument
+	(*GangCompileResponse)(nil),            // 2: openpathways.worker.v1.GangCompileResponse
+	(*LocalPartition)(nil),                 // 3: openpathways.worker.v1.LocalPartition
+	(*LaunchRequest)(nil),                  // 4: openpathways.worker.v1.LaunchRequest
+	(*LaunchStreamRequest)(nil),            // 5: openpathways.worker.v1.LaunchStreamRequest
+	(*LaunchResult)(nil),                   // 6: openpathways.worker.v1.LaunchResult
+	(*LaunchResponse)(nil),                 // 7: openpathways.worker.v1.LaunchResponse
+	(*ExchangeFrame)(nil),                  // 8: openpathways.worker.v1.ExchangeFrame
+	(*ExchangeResponse)(nil),               // 9: openpathways.worker.v1.ExchangeResponse
+	(*GangReleaseRequest)(nil),             // 10: openpathways.worker.v1.GangReleaseRequest
+	(*GangReleaseResponse)(nil),            // 11: openpathways.worker.v1.GangReleaseResponse
+	nil,                                    // 12: openpathways.worker.v1.GangCompileResponse.CostAnalysisEntry
+	(*xlapb.CompiledMemoryStatsProto)(nil), // 13: xla.CompiledMemoryStatsProto
+	(*SharedRegion)(nil),                   // 14: openpathways.worker.v1.SharedRegion
 }
 var file_worker_workerpb_gang_proto_depIdxs = []int32{
 	1,  // 0: openpathways.worker.v1.GangCompileResponse.parameters:type_name -> openpathways.worker.v1.GangArgument
 	1,  // 1: openpathways.worker.v1.GangCompileResponse.outputs:type_name -> openpathways.worker.v1.GangArgument
 	12, // 2: openpathways.worker.v1.GangCompileResponse.cost_analysis:type_name -> openpathways.worker.v1.GangCompileResponse.CostAnalysisEntry
-	3,  // 3: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
-	4,  // 4: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
-	13, // 5: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
-	0,  // 6: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
-	4,  // 7: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
-	5,  // 8: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
-	8,  // 9: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
-	10, // 10: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
-	2,  // 11: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
-	7,  // 12: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
-	6,  // 13: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
-	9,  // 14: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
-	11, // 15: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
-	11, // [11:16] is the sub-list for method output_type
-	6,  // [6:11] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	13, // 3: openpathways.worker.v1.GangCompileResponse.compiled_memory_stats:type_name -> xla.CompiledMemoryStatsProto
+	3,  // 4: openpathways.worker.v1.LaunchRequest.partitions:type_name -> openpathways.worker.v1.LocalPartition
+	4,  // 5: openpathways.worker.v1.LaunchStreamRequest.launch:type_name -> openpathways.worker.v1.LaunchRequest
+	14, // 6: openpathways.worker.v1.ExchangeFrame.shared:type_name -> openpathways.worker.v1.SharedRegion
+	0,  // 7: openpathways.worker.v1.Gang.Compile:input_type -> openpathways.worker.v1.GangCompileRequest
+	4,  // 8: openpathways.worker.v1.Gang.Launch:input_type -> openpathways.worker.v1.LaunchRequest
+	5,  // 9: openpathways.worker.v1.Gang.Launches:input_type -> openpathways.worker.v1.LaunchStreamRequest
+	8,  // 10: openpathways.worker.v1.Gang.Exchange:input_type -> openpathways.worker.v1.ExchangeFrame
+	10, // 11: openpathways.worker.v1.Gang.Release:input_type -> openpathways.worker.v1.GangReleaseRequest
+	2,  // 12: openpathways.worker.v1.Gang.Compile:output_type -> openpathways.worker.v1.GangCompileResponse
+	7,  // 13: openpathways.worker.v1.Gang.Launch:output_type -> openpathways.worker.v1.LaunchResponse
+	6,  // 14: openpathways.worker.v1.Gang.Launches:output_type -> openpathways.worker.v1.LaunchResult
+	9,  // 15: openpathways.worker.v1.Gang.Exchange:output_type -> openpathways.worker.v1.ExchangeResponse
+	11, // 16: openpathways.worker.v1.Gang.Release:output_type -> openpathways.worker.v1.GangReleaseResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_worker_workerpb_gang_proto_init() }

@@ -82,7 +82,8 @@ func TestInteropUserPatterns(t *testing.T) {
 }
 
 // TestInteropIntrospection: compiled.as_text() shows the compiled HLO,
-// cost_analysis() what the backend reports, and pathwaysutils'
+// cost_analysis() and memory_analysis() what the backend reports, and
+// pathwaysutils'
 // experimental.reshard moves arrays between device sets, copying or donating.
 func TestInteropIntrospection(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
@@ -114,6 +115,13 @@ func TestInteropIntrospection(t *testing.T) {
 			// PJRT_Executable_GetCostAnalysis, which JAX reports as None.
 			if cost := string(out["cost"]); cost != "null" {
 				t.Errorf("cost_analysis() = %s, want None (the plugin's UNIMPLEMENTED)", cost)
+			}
+		}
+		if b.compilesBytecode {
+			// One f64[4,4] in (the scripts enable x64), one out: the
+			// backend's memory analysis, where JAX had None.
+			if mem := decode[[]int64](t, out, "memory"); !slices.Equal(mem, []int64{128, 128}) {
+				t.Errorf("memory_analysis() argument and output bytes = %v, want [128 128]", mem)
 			}
 		}
 		for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept"} {
