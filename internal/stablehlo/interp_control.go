@@ -74,6 +74,9 @@ func evalCall(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			return nil, invalidf("argument %d of @%s has type %s, want %s", i, op.callee, a.t, f.params[i].Type)
 		}
 	}
+	if f.threefry != nil {
+		return ev.callThreefry(f, in)
+	}
 	return ev.call(f, in)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -152,6 +153,12 @@ func TestConvertOps(t *testing.T) {
 		{"bitcast_ui8_to_bits", cst("u", "tensor<ui8>", "6") +
 			"  %r = stablehlo.bitcast_convert %u : (tensor<ui8>) -> tensor<8xi1>", "tensor<8xi1>", "[false, true, true, false, false, false, false, false]"},
 		{"iota_dim1", "  %r = stablehlo.iota dim = 1 : tensor<2x3xf32>", "tensor<2x3xf32>", "[[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]"},
+		{"iota_middle_dim_ui32", "  %r = stablehlo.iota dim = 1 : tensor<2x3x2xui32>", "tensor<2x3x2xui32>", "[[[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 1], [2, 2]]]"},
+		{"iota_dim0_si64", "  %r = stablehlo.iota dim = 0 : tensor<3x2xi64>", "tensor<3x2xi64>", "[[0, 0], [1, 1], [2, 2]]"},
+		{"iota_f64", "  %r = stablehlo.iota dim = 0 : tensor<3xf64>", "tensor<3xf64>", "[0.0, 1.0, 2.0]"},
+		{"iota_bool", "  %r = stablehlo.iota dim = 0 : tensor<3xi1>", "tensor<3xi1>", "[false, true, true]"},
+		{"iota_si8_wraps", "  %r = stablehlo.iota dim = 0 : tensor<130xi8>", "tensor<130xi8>", "[" + iotaWrapped() + "]"},
+		{"iota_empty", "  %r = stablehlo.iota dim = 1 : tensor<2x0xui32>", "tensor<2x0xui32>", "[[], []]"},
 	})
 }
 
@@ -657,4 +664,13 @@ func TestSelectAndScatterTypedSelect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// iotaWrapped is 0..129 as int8 values: 128 and 129 wrap to -128 and -127.
+func iotaWrapped() string {
+	parts := make([]string, 130)
+	for i := range parts {
+		parts[i] = strconv.Itoa(int(int8(i)))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -28,13 +28,37 @@ func evalIota(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		return nil, invalidf("iota dimension %d out of range", dim)
 	}
 	out := newArray(t)
-	st := strides(t.Shape)
-	n := out.size()
-	for k := 0; k < n; k++ {
-		setInteger(out, k, int64((k/st[dim])%int(t.Shape[dim])))
+	inner, length := strides(t.Shape)[dim], int(t.Shape[dim])
+	switch out.t.Elem.class() {
+	case classInt:
+		iotaFill(out.i, length, inner)
+	case classUint:
+		iotaFill(out.u, length, inner)
+	case classF32:
+		iotaFill(out.f32, length, inner)
+	case classF64:
+		iotaFill(out.f64, length, inner)
+	default:
+		for k := range out.size() {
+			setInteger(out, k, int64((k/inner)%length))
+		}
 	}
 	out.normalize()
 	return []*array{out}, nil
+}
+
+// iotaFill sets dst, row-major, to the index along a dimension of length
+// elements whose index steps every inner elements.
+func iotaFill[T int64 | uint64 | float32 | float64](dst []T, length, inner int) {
+	for k := 0; k < len(dst); {
+		for d := range length {
+			v := T(d)
+			for j := range dst[k : k+inner] {
+				dst[k+j] = v
+			}
+			k += inner
+		}
+	}
 }
 
 func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, error) {

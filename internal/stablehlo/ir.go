@@ -25,6 +25,8 @@ type Func struct {
 	results  []Value
 	body     *region
 	numSlots int // SSA values in the function, regions included
+	// threefry is set on functions that may run as native threefry2x32.
+	threefry *nativeThreefry
 }
 
 // Value describes a function parameter or result.

@@ -264,6 +264,7 @@ func (p *parser) finish() error {
 	m.inferProcessShardings()
 	p.inferResultShardings()
 	m.inlineCalls()
+	m.markNativeThreefry()
 	for _, name := range sortedFuncNames(m.funcs) {
 		if f := m.funcs[name]; f.body != nil {
 			fuseRegion(f.body)
