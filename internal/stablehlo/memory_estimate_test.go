@@ -56,7 +56,7 @@ func TestTempBytes(t *testing.T) {
 		want: 2 * 64 * 64 * 4,
 	}, {
 		// Only returned values: nothing besides the result.
-		name:    "pass through",
+		name: "pass through",
 		program: `func.func @main(%a: tensor<16xf32>) -> tensor<16xf32> {
   %b = stablehlo.negate %a : tensor<16xf32>
   return %b : tensor<16xf32>
