@@ -24,6 +24,38 @@ func convertArray(a *array, t TensorType) *array {
 		return a.withType(t)
 	}
 	out := newArray(t)
+	if !convertIntegers(out, a) {
+		convertEach(out, a)
+	}
+	out.normalize()
+	return out
+}
+
+// convertIntegers converts between integer classes a word at a time (the
+// caller's normalize then wraps or sign-extends to out's width) and reports
+// whether it did.
+func convertIntegers(out, a *array) bool {
+	switch src, dst := a.t.Elem.class(), out.t.Elem.class(); {
+	case src == classUint && dst == classUint:
+		copy(out.u, a.u)
+	case src == classInt && dst == classInt:
+		copy(out.i, a.i)
+	case src == classUint && dst == classInt:
+		for k, v := range a.u {
+			out.i[k] = int64(v)
+		}
+	case src == classInt && dst == classUint:
+		for k, v := range a.i {
+			out.u[k] = uint64(v)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// convertEach converts a element by element into out.
+func convertEach(out, a *array) {
 	n := a.size()
 	src := a.t.Elem.class()
 	for k := 0; k < n; k++ {
@@ -49,8 +81,6 @@ func convertArray(a *array, t TensorType) *array {
 			setInteger(out, k, boolInt(a.b[k]))
 		}
 	}
-	out.normalize()
-	return out
 }
 
 func floatToInt(x float64, e ElemType) int64 {
