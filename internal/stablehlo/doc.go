@@ -6,7 +6,8 @@
 // backend every jit as a portable artifact, Go programs and tests hand it the
 // text that jax.jit(f).lower(...).as_text() prints, and this package turns
 // either into results. It imports only the standard library and
-// internal/mlirbc.
+// internal/mlirbc; on amd64 one assembly kernel (dot_amd64.s) runs float32
+// matrix rows eight lanes at a time with the scalar code's roundings.
 //
 // # Usage
 //

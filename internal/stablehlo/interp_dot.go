@@ -184,28 +184,54 @@ func matmulRows[T float32 | float64 | int64 | uint64 | complex128](out, l, r []T
 
 // mulAddRows adds sum_k a[k] * r[k*N : (k+1)*N] to dst (N = len(dst)),
 // adding the products to each element one k after another, as a loop over
-// k would, but four rows of r per pass over dst.
+// k would, but four rows of r per pass over dst. float32 rows go eight
+// elements at a time where the processor can (mulAdd4F32), with the same
+// roundings in the same order, so the same results.
 func mulAddRows[T float32 | float64 | int64 | uint64 | complex128](dst, a, r []T) {
-	N, k := len(dst), 0
+	N := len(dst)
+	f, ok := any(dst).([]float32)
+	if !ok || !haveMulAdd4F32 || N < 8 {
+		mulAddStrided(dst, a, r, N)
+		return
+	}
+	af, rf := any(a).([]float32), any(r).([]float32)
+	quads, lanes := len(af)&^3, N&^7
+	for k := 0; k < quads; k += 4 {
+		w := [4]float32{af[k], af[k+1], af[k+2], af[k+3]}
+		mulAdd4F32(&f[0], &rf[k*N], &rf[(k+1)*N], &rf[(k+2)*N], &rf[(k+3)*N], N, &w)
+	}
+	// The last N%8 elements of those rows, then the last len(a)%4 rows.
+	if quads > 0 {
+		mulAddStrided(f[lanes:], af[:quads], rf[lanes:], N)
+	}
+	mulAddStrided(f, af[quads:], rf[quads*N:], N)
+}
+
+// mulAddStrided adds sum_k a[k] * r[k*stride : k*stride+len(dst)] to dst,
+// one k after another. The conversions round every product and sum, so a
+// build that would fuse them into multiply-adds (GOAMD64=v3) gets the same
+// bits as mulAdd4F32.
+func mulAddStrided[T float32 | float64 | int64 | uint64 | complex128](dst, a, r []T, stride int) {
+	n, k := len(dst), 0
 	for ; k+4 <= len(a); k += 4 {
 		a0, a1, a2, a3 := a[k], a[k+1], a[k+2], a[k+3]
-		r0 := r[k*N : (k+1)*N]
-		r1 := r[(k+1)*N : (k+2)*N]
-		r2 := r[(k+2)*N : (k+3)*N]
-		r3 := r[(k+3)*N : (k+4)*N]
+		r0 := r[k*stride : k*stride+n]
+		r1 := r[(k+1)*stride : (k+1)*stride+n]
+		r2 := r[(k+2)*stride : (k+2)*stride+n]
+		r3 := r[(k+3)*stride : (k+3)*stride+n]
 		for j := range dst {
 			v := dst[j]
-			v += a0 * r0[j]
-			v += a1 * r1[j]
-			v += a2 * r2[j]
-			v += a3 * r3[j]
+			v = T(v + T(a0*r0[j]))
+			v = T(v + T(a1*r1[j]))
+			v = T(v + T(a2*r2[j]))
+			v = T(v + T(a3*r3[j]))
 			dst[j] = v
 		}
 	}
 	for ; k < len(a); k++ {
-		ak, rk := a[k], r[k*N:(k+1)*N]
+		ak, rk := a[k], r[k*stride:k*stride+n]
 		for j := range dst {
-			dst[j] += ak * rk[j]
+			dst[j] = T(dst[j] + T(ak*rk[j]))
 		}
 	}
 }
