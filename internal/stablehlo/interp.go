@@ -97,7 +97,7 @@ func decodeArgs(f *Func, args []*Tensor, want func(i int) TensorType) ([]*array,
 		if !a.Type.Equal(w) {
 			return nil, invalidf("argument %d has type %s, @main expects %s", i, a.Type, w)
 		}
-		if n := w.NumElements() * int64(w.Elem.ByteSize()); int64(len(a.Data)) != n {
+		if n := w.byteSize(); int64(len(a.Data)) != n {
 			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), w, n)
 		}
 		if in[i] = viewTensor(a); in[i] == nil {

@@ -30,7 +30,7 @@ func (m *Module) regionPeak(r *region, calling map[string]bool) int64 {
 				if returned[s] {
 					continue
 				}
-				b := op.resultTypes[i].NumElements() * int64(op.resultTypes[i].Elem.ByteSize())
+				b := op.resultTypes[i].byteSize()
 				made += b
 				last, read := lastRead[s]
 				if !read {

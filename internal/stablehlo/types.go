@@ -132,6 +132,9 @@ func (t TensorType) NumElements() int64 {
 }
 
 // String prints the type in MLIR syntax, e.g. "tensor<2x3xf32>".
+// byteSize is how many bytes a value of type t takes in a Tensor.
+func (t TensorType) byteSize() int64 { return t.NumElements() * int64(t.Elem.ByteSize()) }
+
 func (t TensorType) String() string {
 	if t.raw != "" {
 		return t.raw
@@ -174,7 +177,7 @@ func NewTensor(t TensorType, data []byte) (*Tensor, error) {
 	if !t.supported() {
 		return nil, unimplementedf("element type %s is not supported", t)
 	}
-	if want := t.NumElements() * int64(t.Elem.ByteSize()); int64(len(data)) != want {
+	if want := t.byteSize(); int64(len(data)) != want {
 		return nil, invalidf("%s needs %d bytes, got %d", t, want, len(data))
 	}
 	return &Tensor{Type: t, Data: data}, nil
