@@ -16,26 +16,22 @@ func (m *Module) TempBytes() int64 {
 // runs. r's arguments belong to its caller and the values it returns become
 // the caller's, so neither counts here.
 func (m *Module) regionPeak(r *region, calling map[string]bool) int64 {
-	lastRead := lastReads(r)
-	returned := map[int]bool{}
-	for _, s := range r.rets {
-		returned[s] = true
-	}
+	lastRead := lastReads(r)       // len(r.ops) for the values r returns
 	releaseAt := map[int][]int64{} // op index -> sizes of the values released after it
 	var live, peak int64
 	for k, op := range r.ops {
 		var made int64
 		if !isConstantOp(op) {
 			for i, s := range op.results {
-				if returned[s] {
+				last, read := lastRead[s]
+				if last == len(r.ops) {
 					continue
 				}
-				b := op.resultTypes[i].byteSize()
-				made += b
-				last, read := lastRead[s]
 				if !read {
 					last = k
 				}
+				b := op.resultTypes[i].byteSize()
+				made += b
 				releaseAt[last] = append(releaseAt[last], b)
 			}
 		}
