@@ -335,7 +335,8 @@ func (s *HloSharding) positions() ([]int64, error) {
 }
 
 // IndexDomains splits each data dimension into its tile count of chunks of
-// ceil(dim/tiles) elements; trailing chunks may be short or empty, as in XLA.
+// ceil(dim/tiles) elements (TileShape); trailing chunks may be short or
+// empty, as in XLA.
 func (s *HloSharding) IndexDomains(shape Shape) ([]IndexDomain, error) {
 	if err := shape.Validate(); err != nil {
 		return nil, err
@@ -355,11 +356,12 @@ func (s *HloSharding) IndexDomains(shape Shape) ([]IndexDomain, error) {
 	if data := len(dims) - s.subgroupDims(); data != len(shape) {
 		return nil, Errorf(InvalidArgument, "ifrt: HLO sharding %v has %d data dimensions for an array of rank %d (a tiled sharding needs one tile count per dimension; NewReplicatedSharding replicates)", s.Spec, data, len(shape))
 	}
+	chunks := s.Spec.TileShape(shape)
 	for tile, pos := range assign {
 		coords := unravel(int64(tile), dims)
 		d := make(IndexDomain, len(shape))
 		for k, n := range shape {
-			chunk := (n + dims[k] - 1) / dims[k]
+			chunk := chunks[k]
 			d[k] = Range{min(coords[k]*chunk, n), min((coords[k]+1)*chunk, n)}
 		}
 		out[pos] = d
