@@ -226,3 +226,5 @@ func (a *capi) topologyInfo(t unsafe.Pointer) (name, version string, devices []d
 func (a *capi) compileForTopology(t, client unsafe.Pointer, program []byte, format string, opts []byte) (unsafe.Pointer, error) {
 	return nil, ErrCgoUnavailable
 }
+
+func (a *capi) registerFFI(int, string, string) error { return ErrCgoUnavailable }

@@ -35,6 +35,21 @@
 // (int64) and "asynchronous" (bool) and rejects unknown names, while the 0.81
 // one ignores unknown names.
 //
+// # Custom-call handlers
+//
+// Plugin.RegisterFFIHandler makes a Go function the handler of a custom-call
+// target that programs the plugin compiles call through XLA's typed FFI (a
+// stablehlo.custom_call with an mhlo.backend_config dictionary, as JAX emits
+// them), through the plugin's FFI extension. The handler gets the call's
+// buffers (XLA's memory, in the call site's layout) and its integer
+// attributes, on the plugin's threads. Registrations last for the process;
+// ffi.c holds one C trampoline per registration (64 in all), since XLA calls a
+// handler with nothing but its call frame. The registration arguments'
+// layout has changed within XLA's history (a version with an api_version
+// field before the handler exists); ffi.c uses the layout of the pinned CPU
+// plugins, and plugins of PJRT API versions outside 0.81 to 0.115 are
+// refused with Unimplemented rather than risked.
+//
 // # Multi-process clients
 //
 // Some plugins make one client of several processes, each owning some of its

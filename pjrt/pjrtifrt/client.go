@@ -132,6 +132,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, fromPJRT(err)
 	}
 	c := wrap(pc, cfg.Logger)
+	if pc.PlatformName() == "cpu" {
+		registerLinalg(plugin, c.log)
+	}
 	if err := c.joinProcesses(ctx, cfg.Process, kind); err != nil {
 		_ = c.Close()
 		return nil, err

@@ -27,6 +27,17 @@ func DType(e stablehlo.ElemType) (d ifrt.DType, ok bool) {
 	return d, ok
 }
 
+// ElemType is d's element type in the reader's terms; ok is false for a
+// DType the interpreter has no type for.
+func ElemType(d ifrt.DType) (e stablehlo.ElemType, ok bool) {
+	for e, x := range dtypes {
+		if x == d {
+			return e, true
+		}
+	}
+	return stablehlo.ElemInvalid, false
+}
+
 // OpSharding converts a parsed HLO sharding. Replicated, maximal and tiled
 // shardings convert, tiled ones with replicated subgroups too; anything else
 // is Unimplemented. An iota tile assignment gets its permutation spelled

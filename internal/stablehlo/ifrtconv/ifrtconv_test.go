@@ -23,6 +23,12 @@ func TestDType(t *testing.T) {
 		if got, ok := ifrtconv.DType(e); !ok || got != want {
 			t.Errorf("DType(%v) = %v, %v, want %v", e, got, ok, want)
 		}
+		if back, ok := ifrtconv.ElemType(want); !ok || back != e {
+			t.Errorf("ElemType(%v) = %v, %v, want %v", want, back, ok, e)
+		}
+	}
+	if e, ok := ifrtconv.ElemType(ifrt.STRING); ok {
+		t.Errorf("ElemType(STRING) = %v, want none", e)
 	}
 	if d, ok := ifrtconv.DType(stablehlo.ElemInvalid); ok {
 		t.Errorf("DType(ElemInvalid) = %v, want none", d)

@@ -9,16 +9,13 @@ import (
 
 // TestInteropLinalg runs jnp.linalg (QR, eigh, SVD, Cholesky, LU solve,
 // pinv, det, lstsq, the orthogonal initializer) through the proxy and checks each
-// factorization by its defining properties and against local CPU JAX.
+// factorization by its defining properties and against local CPU JAX. On the
+// PJRT plugin backends the LAPACK calls run in the handlers pjrtifrt
+// registers with the plugin.
 func TestInteropLinalg(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !b.compilesBytecode {
 			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
-		}
-		if b.compiledHLO {
-			// The standalone PJRT CPU plugin registers none of jaxlib's LAPACK
-			// FFI handlers ("No FFI handler registered for lapack_sgeqrf_ffi").
-			t.Skipf("backend %s has no LAPACK custom-call handlers", b.name)
 		}
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "linalg.py", jitEnv...)
