@@ -36,10 +36,10 @@ func StridesAreDense(shape Shape, elemSize int, byteStrides []int64) bool {
 // StridedRegionSize returns the bytes of the minimal host region that holds an array
 // of dtype d and the given shape laid out with byteStrides (nil: dense row-major):
 // from element 0 to the end of the last element. Strides must be positive multiples
-// of the element size, except on dimensions of extent 0 or 1, where they are unused,
-// and must not make elements share bytes so much that the region is smaller than
-// the dense array (it would take more memory to hold the array than the buffer
-// holds). Bad strides are InvalidArgument.
+// of the element size, except on dimensions of extent 0 or 1, where they are unused.
+// Elements may share bytes (numpy's sliding_window_view and as_strided views) in
+// arrays of at most maxOverlapBytes: a few bytes must not stand for an array that
+// takes the server's memory. Bad strides are InvalidArgument.
 func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error) {
 	dense, err := shape.ByteSize(d)
 	if err != nil {
@@ -75,11 +75,15 @@ func StridedRegionSize(d DType, shape Shape, byteStrides []int64) (int64, error)
 		}
 		end += st * (n - 1)
 	}
-	if end < dense {
-		return 0, Errorf(InvalidArgument, "ifrt: byte strides %v make the elements of %v%v overlap (%d bytes for a %d-byte array)", byteStrides, d, shape, end, dense)
+	if end < dense && dense > maxOverlapBytes {
+		return 0, Errorf(InvalidArgument, "ifrt: byte strides %v make the elements of %v%v overlap so much that %d bytes stand for a %d-byte array; pass a contiguous copy (np.ascontiguousarray)", byteStrides, d, shape, end, dense)
 	}
 	return end, nil
 }
+
+// maxOverlapBytes is the largest array whose strides may make elements share
+// bytes (StridedRegionSize).
+const maxOverlapBytes = 1 << 30
 
 // CopyStridedToDense gathers an array laid out with byteStrides in src into the dense
 // row-major dst. Sizes must already be checked with StridedRegionSize.

@@ -2,6 +2,8 @@ package ifrt_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -46,7 +48,6 @@ func TestStridedRegionSizeErrors(t *testing.T) {
 		{[]int64{-4}, ifrt.ErrInvalidArgument},
 		{[]int64{0}, ifrt.ErrInvalidArgument},
 		{[]int64{3}, ifrt.ErrInvalidArgument},
-		{[]int64{4, 4}, ifrt.ErrInvalidArgument},
 		{[]int64{1 << 62}, ifrt.ErrInvalidArgument},
 	} {
 		_, err := ifrt.StridedRegionSize(ifrt.F32, ifrt.Shape{5}, tc.strides)
@@ -54,9 +55,32 @@ func TestStridedRegionSizeErrors(t *testing.T) {
 			t.Errorf("StridedRegionSize(strides %v) = %v, want %v", tc.strides, err, tc.want)
 		}
 	}
-	// Overlapping elements would let a small buffer stand for a huge array.
+	// Overlapping elements must not let a small buffer stand for a huge array.
 	if _, err := ifrt.StridedRegionSize(ifrt.F32, ifrt.Shape{1 << 20, 1 << 20}, []int64{4, 4}); !errorsIs(err, ifrt.ErrInvalidArgument) {
 		t.Errorf("StridedRegionSize of overlapping strides = %v, want InvalidArgument", err)
+	}
+}
+
+// TestOverlappingStrides takes numpy's sliding_window_view of 10 floats,
+// windows of 3 (strides 4, 4), whose 8 rows share elements.
+func TestOverlappingStrides(t *testing.T) {
+	shape, strides := ifrt.Shape{8, 3}, []int64{4, 4}
+	region, err := ifrt.StridedRegionSize(ifrt.F32, shape, strides)
+	if err != nil || region != 40 {
+		t.Fatalf("StridedRegionSize = %d, %v; want 40 bytes", region, err)
+	}
+	src := make([]byte, region)
+	for i := range 10 {
+		binary.LittleEndian.PutUint32(src[4*i:], math.Float32bits(float32(i)))
+	}
+	dense := make([]byte, 8*3*4)
+	ifrt.CopyStridedToDense(dense, src, ifrt.F32, shape, strides)
+	for r := range 8 {
+		for c := range 3 {
+			if got := math.Float32frombits(binary.LittleEndian.Uint32(dense[4*(3*r+c):])); got != float32(r+c) {
+				t.Fatalf("window %d element %d = %v, want %v", r, c, got, r+c)
+			}
+		}
 	}
 }
 

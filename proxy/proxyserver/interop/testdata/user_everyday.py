@@ -391,6 +391,12 @@ def host_patterns(devs, mesh):
   flat = NamedSharding(mesh, P(("a", "b")))
   spread = [float(jax.device_put(jax.device_put(jnp.arange(16.0), devs[0]) + i, flat).sum()) for i in range(50)]
   out["spread_fresh"] = np.array(spread)
+  # numpy views as inputs: overlapping windows, transposes, Fortran order, steps.
+  base = np.arange(40, dtype=np.float32)
+  out["sliding_windows"] = jnp.asarray(np.lib.stride_tricks.sliding_window_view(base, 5)) * 1
+  out["views_as_args"] = jax.jit(lambda a, b, c: a.sum(0) + b.sum(1)[:1] * 2 + c.sum() * 3)(
+      base.reshape(5, 8).T, np.asfortranarray(base.reshape(8, 5)), base[::3])
+  out["transposed_put_sharded"] = jax.device_put(np.arange(n * 4, dtype=np.float32).reshape(4, n).T, rows) + 0
   smalls = [jax.device_put(np.array([i], np.int32), devs[i % n]) for i in range(10000)]
   out["many_small"] = np.array(sum(int(v[0]) for v in jax.device_get(smalls)))
   return out
