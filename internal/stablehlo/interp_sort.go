@@ -1,6 +1,9 @@
 package stablehlo
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // sort: every 1-D slice along the dimension is sorted by a permutation that
 // the comparator body decides; all operands are permuted alike. A comparator
@@ -128,43 +131,100 @@ func evalTopK(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	n := int(a.t.Shape[rank-1])
 	rows := a.size() / max(n, 1)
 	values, indices := newArray(vt), newArray(it)
-	perm := make([]int, n)
-	key := func(i int) (float64, bool) { // value as float64 and whether it is an int
-		switch a.t.Elem.class() {
-		case classF32:
-			return float64(a.f32[i]), false
-		case classF64:
-			return a.f64[i], false
-		}
-		return 0, true
-	}
-	for r := 0; r < rows && n > 0; r++ {
+	entries := make([]rankedEntry, n)
+	for r := 0; r < rows && n > 0 && k > 0; r++ {
 		base := r * n
-		for j := range perm {
-			perm[j] = base + j
+		for j := range entries {
+			entries[j] = rankedEntry{orderKey(a, base+j), j}
 		}
-		sort.SliceStable(perm, func(x, y int) bool {
-			fx, isInt := key(perm[x])
-			if isInt {
-				if a.u != nil {
-					return a.u[perm[x]] > a.u[perm[y]]
-				}
-				if a.b != nil {
-					return a.b[perm[x]] && !a.b[perm[y]]
-				}
-				return a.i[perm[x]] > a.i[perm[y]]
-			}
-			fy, _ := key(perm[y])
-			return totalOrderKey(fx) > totalOrderKey(fy)
-		})
-		for j := 0; j < int(k); j++ {
-			copyElem(values, r*int(k)+j, a, perm[j])
+		top := selectTop(entries, int(k))
+		for j, e := range top {
+			copyElem(values, r*int(k)+j, a, base+e.idx)
 			if indices.i != nil {
-				indices.i[r*int(k)+j] = int64(perm[j] - base)
+				indices.i[r*int(k)+j] = int64(e.idx)
 			} else {
-				indices.u[r*int(k)+j] = uint64(perm[j] - base)
+				indices.u[r*int(k)+j] = uint64(e.idx)
 			}
 		}
 	}
 	return []*array{values, indices}, nil
+}
+
+// rankedEntry is an element of a top_k row: its order key and its index.
+type rankedEntry struct {
+	key int64
+	idx int
+}
+
+// ranksAbove is top_k's order: larger keys first, and of equal keys the
+// lower index.
+func ranksAbove(x, y rankedEntry) bool {
+	return x.key > y.key || x.key == y.key && x.idx < y.idx
+}
+
+// orderKey maps element i of a to an int64 ordered as top_k orders the
+// elements: floats by their total order (NaN above +Inf), integers by value.
+func orderKey(a *array, i int) int64 {
+	switch {
+	case a.f32 != nil:
+		return totalOrderKey(float64(a.f32[i]))
+	case a.f64 != nil:
+		return totalOrderKey(a.f64[i])
+	case a.u != nil:
+		return int64(a.u[i] ^ 1<<63)
+	case a.b != nil:
+		return boolInt(a.b[i])
+	}
+	return a.i[i]
+}
+
+// selectTop returns the k entries that rank highest, in rank order. It
+// reorders entries. For a k that is small against the row it keeps a heap
+// of the best k seen (the worst at the root) instead of sorting the row.
+func selectTop(entries []rankedEntry, k int) []rankedEntry {
+	if k*8 >= len(entries) {
+		slices.SortFunc(entries, compareRank)
+		return entries[:k]
+	}
+	heap := entries[:k]
+	for i := k/2 - 1; i >= 0; i-- {
+		siftWorst(heap, i)
+	}
+	for _, e := range entries[k:] {
+		if ranksAbove(e, heap[0]) {
+			heap[0] = e
+			siftWorst(heap, 0)
+		}
+	}
+	slices.SortFunc(heap, compareRank)
+	return heap
+}
+
+func compareRank(x, y rankedEntry) int {
+	if ranksAbove(x, y) {
+		return -1
+	}
+	if ranksAbove(y, x) {
+		return 1
+	}
+	return 0
+}
+
+// siftWorst restores the heap below i, in which every parent ranks below
+// its children.
+func siftWorst(h []rankedEntry, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && ranksAbove(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && ranksAbove(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
