@@ -111,12 +111,15 @@ var linalgCustomCalls = map[string]evalFunc{
 }
 
 func supportedCustomCall(target string) bool {
-	return identityCustomCalls[target] || linalgCustomCalls[target] != nil
+	return identityCustomCalls[target] || linalgCustomCalls[target] != nil || target == "ApproxTopK"
 }
 
 func evalCustomCall(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if f := linalgCustomCalls[op.callee]; f != nil {
 		return f(ev, op, in)
+	}
+	if op.callee == "ApproxTopK" {
+		return evalApproxTopK(ev, op, in)
 	}
 	if !identityCustomCalls[op.callee] {
 		return nil, unimplementedf("custom_call @%s is not supported", op.callee)

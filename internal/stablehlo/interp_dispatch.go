@@ -108,6 +108,9 @@ var lapackUnsupported = map[string]string{
 	"gees":  "jax.scipy.linalg.schur and sqrtm",
 	"gehrd": "jax.scipy.linalg.hessenberg",
 	"sytrd": "jax.lax.linalg.tridiagonal",
+	"gtsv":  "jax.lax.linalg.tridiagonal_solve",
+	"geqp3": "jax.scipy.linalg.qr with pivoting",
+	"gesvd": "jax.lax.linalg.svd with the QR algorithm",
 }
 
 // unsupportedOp is the UNIMPLEMENTED error for an op the interpreter does
@@ -125,6 +128,10 @@ func unsupportedOp(op *operation) *Error {
 		} else if name[0] == 'c' || name[0] == 'z' {
 			msg += " (LAPACK " + routine + " of complex matrices)"
 		}
+		// PJRT plugins have no LAPACK kernels of their own: jaxlib's live in
+		// its in-process CPU client, and pjrtifrt lends plugins only the
+		// interpreter's.
+		return unimplementedf("%s; no OpenPathways backend runs it, only JAX's own CPU client", msg)
 	}
 	return unimplementedf("%s; a worker on a PJRT plugin (--backend=pjrt:<plugin.so>) runs it", msg)
 }

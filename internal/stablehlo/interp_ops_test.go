@@ -351,7 +351,7 @@ func TestUnsupported(t *testing.T) {
 		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
   %0 = stablehlo.custom_call @lapack_cpotrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
-}`, "(LAPACK potrf of complex matrices)"},
+}`, "(LAPACK potrf of complex matrices); no OpenPathways backend runs it"},
 		{"float8_e8m0_passthrough", `func.func @main(%arg0: tensor<2xf8E8M0FNU>) -> tensor<2xf8E8M0FNU> {
   return %arg0 : tensor<2xf8E8M0FNU>
 }`, "f8E8M0FNU"},
