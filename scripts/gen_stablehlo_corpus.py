@@ -465,6 +465,12 @@ def indexing():
                                          a.at[i].max(u), a.at[i, 1].add(1.0),
                                          a.at[i + 3].add(u, mode="drop")),
          x, idx, f32(91, 4, 4))
+    # Windows that are not the operand's trailing dimensions, partial
+    # windows, and negative and repeated indices.
+    b = f32(92, 3, 6, 5)
+    emit("scatter_windows", lambda a, b, i, u, v: (a.at[:, i].add(u), b.at[:, i, 1:4].add(v),
+                                                   b.at[i % 3 - 3].set(jnp.concatenate([b, b[:1]]) * 2)),
+         x, b, idx, f32(93, 5, 4), f32(94, 3, 4, 3))
     emit("scatter_2d_index", lambda a, r, c, v: a.at[r, c].add(v), x,
          np.array([0, 4, 4, 1], np.int32), np.array([3, 0, 0, 2], np.int32),
          np.array([1.0, 2.0, 3.0, 4.0], np.float32))

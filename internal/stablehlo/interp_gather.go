@@ -388,24 +388,40 @@ func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	for i, d := range windowOperandDims {
 		winSize[d] = ushape[uwd[i]]
 	}
-	st := strides(shape)
-	si := make([]int64, len(scatterDims))
+	// Each scatter index (a position of the updates' scatter dimensions)
+	// places one window; the window's last dimension, where it is the last
+	// of both the operand and the updates, is a run of contiguous elements
+	// on both sides. Contributions to one element keep the updates'
+	// row-major order.
+	st, ust := strides(shape), strides(ushape)
+	scatterShape := make([]int64, len(scatterDims))
+	for j, d := range scatterDims {
+		scatterShape[j] = ushape[d]
+	}
+	windowShape := make([]int64, len(uwd))
+	for i, d := range uwd {
+		windowShape[i] = ushape[d]
+	}
+	run := 1
+	if last := len(uwd) - 1; last >= 0 && windowOperandDims[last] == orank-1 && int(uwd[last]) == len(ushape)-1 {
+		run = int(windowShape[last])
+		windowShape = windowShape[:last]
+	}
 	full := make([]int64, orank)
 	startBuf := make([]int64, nIdx)
 	indexStrides := strides(indices.t.Shape)
-	k := 0
 	var ferr error
-	err = ev.forEach(ushape, func(ui []int64) {
+	err = ev.forEach(scatterShape, func(si []int64) {
 		if ferr != nil {
 			return
 		}
-		defer func() { k++ }()
+		u0 := 0
 		for j, d := range scatterDims {
-			si[j] = ui[d]
 			if si[j] >= indices.t.Shape[dimSkipping(j, ivd)] {
 				ferr = invalidf("scatter index out of range")
 				return
 			}
+			u0 += int(si[j]) * ust[d]
 		}
 		start := indexVector(startBuf, indices, indexStrides, si, ivd)
 		clear(full)
@@ -415,23 +431,26 @@ func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		for i, d := range ibd {
 			full[d] += si[batchDimOf(sibd[i], ivd)]
 		}
+		p0 := 0
 		for d := 0; d < orank; d++ {
 			if full[d] < 0 || full[d]+winSize[d] > shape[d] {
 				return // the window does not fit: skipped
 			}
+			p0 += int(full[d]) * st[d]
 		}
-		for i, d := range windowOperandDims {
-			full[d] += ui[uwd[i]]
-		}
-		p := 0
-		for d := 0; d < orank; d++ {
-			p += int(full[d]) * st[d]
-		}
-		if assign {
-			copyElem(results[0], p, updates[0], k)
-			return
-		}
-		ferr = red.fold(results, p, updates, k)
+		walkIndex(windowShape, func(w []int64) bool {
+			p, k := p0, u0
+			for i, x := range w {
+				p += int(x) * st[windowOperandDims[i]]
+				k += int(x) * ust[uwd[i]]
+			}
+			if assign {
+				copyRun(results[0], p, updates[0], k, run)
+				return true
+			}
+			ferr = red.foldRun(results, p, updates, k, run)
+			return ferr == nil
+		})
 	})
 	if err != nil {
 		return nil, err
