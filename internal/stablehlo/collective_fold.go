@@ -62,12 +62,20 @@ func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) e
 	return nil
 }
 
+// pairsElementwise says whether pair combines e elements one index at a
+// time in a typed loop (rather than copying a to dst first), so that a may
+// be dst itself.
+func (f *folder) pairsElementwise(e ElemType) bool {
+	c := e.class()
+	return f.simple && (c == classF32 || c == classF64 || c == classInt || c == classUint)
+}
+
 // pair sets dst[at+k] = computation(a[k], b[k]) for every k, a and b of
-// the same size and not overlapping dst.
+// the same size and not overlapping dst (see pairsElementwise).
 func (f *folder) pair(dst *array, at int, a, b *array) error {
 	n := a.size()
 	switch c := dst.t.Elem.class(); {
-	case !f.simple || (c != classF32 && c != classF64 && c != classInt && c != classUint):
+	case !f.pairsElementwise(dst.t.Elem):
 		copyRange(dst, at, a)
 		return f.fold(dst, at, b)
 	case c == classF32:

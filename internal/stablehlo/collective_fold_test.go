@@ -15,7 +15,8 @@ import (
 // TestAllReduceGroupOrder checks that all_reduce combines the pieces in
 // group order whichever process reduces them, for a commutative body (a
 // typed loop) and one that is not (subtract, through the interpreter), over
-// 2 and 3 processes.
+// 2 and 3 processes, of a parameter and of an intermediate value (which the
+// first two processes reduce in place).
 func TestAllReduceGroupOrder(t *testing.T) {
 	const n = 6
 	for _, c := range []struct {
@@ -25,22 +26,27 @@ func TestAllReduceGroupOrder(t *testing.T) {
 		{"add", func(a, b float32) float32 { return a + b }},
 		{"subtract", func(a, b float32) float32 { return a - b }},
 	} {
-		for _, procs := range []int{2, 3} {
-			t.Run(fmt.Sprintf("%s/%d", c.op, procs), func(t *testing.T) {
+		for _, run := range []struct {
+			procs   int
+			operand string
+		}{{2, "a"}, {3, "a"}, {2, "b"}, {3, "b"}} {
+			procs := run.procs
+			t.Run(fmt.Sprintf("%s/%d/%s", c.op, procs, run.operand), func(t *testing.T) {
 				ids := make([]string, procs)
 				for i := range ids {
 					ids[i] = fmt.Sprint(i)
 				}
 				m := mustParse(t, fmt.Sprintf(`module attributes {mhlo.num_partitions = %[1]d : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%%a: tensor<%[2]dxf32>) -> tensor<%[2]dxf32> {
-    %%r = "stablehlo.all_reduce"(%%a) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[%[3]s]]> : tensor<1x%[1]dxi64>, use_global_device_ids}> ({
+    %%b = stablehlo.abs %%a : tensor<%[2]dxf32>
+    %%r = "stablehlo.all_reduce"(%%%[5]s) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[%[3]s]]> : tensor<1x%[1]dxi64>, use_global_device_ids}> ({
     ^bb0(%%x: tensor<f32>, %%y: tensor<f32>):
       %%s = stablehlo.%[4]s %%x, %%y : tensor<f32>
       stablehlo.return %%s : tensor<f32>
     }) : (tensor<%[2]dxf32>) -> tensor<%[2]dxf32>
     return %%r : tensor<%[2]dxf32>
   }
-}`, procs, n, strings.Join(ids, ", "), c.op))
+}`, procs, n, strings.Join(ids, ", "), c.op, run.operand))
 				value := func(p, k int) float32 { return float32((p + 1) * (k + 1) * int(math.Pow10(p))) }
 				args := make([][]*Tensor, procs)
 				want := make([]float32, n)

@@ -105,11 +105,17 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		x.sendOthers(group, me, func(j int) []byte { return rangeBytes(a, bounds[i][j], bounds[i][j+1]) })
 	}
 	// Each process reduces its chunk straight into its result, and sends
-	// it from there.
+	// it from there. An operand no later op reads becomes the result (see
+	// reducesInPlace).
 	out := make([]*array, len(in))
 	for i, a := range in {
 		lo, hi := bounds[i][me], bounds[i][me+1]
-		out[i] = newArray(a.t)
+		if reducesInPlace(op, in, i, me, folds[i]) {
+			c := *a
+			out[i] = &c
+		} else {
+			out[i] = newArray(a.t)
+		}
 		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
 			return nil, x.abandon(err)
 		}
@@ -132,6 +138,22 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// reducesInPlace says whether all_reduce may reduce operand i into its own
+// storage: the op is its last reader, nothing else shares it, and the
+// process's reduction reads each element of its own chunk before it writes
+// there. That holds for the first process of the group, and for the second
+// where the first step combines element by element (folder.pair's typed
+// loops); a later member receives the first peer's chunk into the result
+// first. A peer reads this process's other chunks before it sends back the
+// reduced ones that overwrite them, so the sends never see overwritten bytes.
+func reducesInPlace(op *operation, in []*array, i, me int, f *folder) bool {
+	a := in[i]
+	if me > 1 || me == 1 && !f.pairsElementwise(a.t.Elem) || i >= len(op.lastUse) || !op.lastUse[i] || a.shared {
+		return false
+	}
+	return !containsArray(in[:i], a) && !containsArray(in[i+1:], a)
 }
 
 func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
