@@ -169,7 +169,7 @@ func argumentInfosFromWire(args []*workerpb.GangArgument) ([]ifrt.ArgumentInfo, 
 	return out, nil
 }
 
-// CostAnalysis is the workers' estimate of one run of the whole program.
+// CostAnalysis is the workers' estimate of one device's share of a run.
 func (e *gangExecutable) CostAnalysis() (ifrt.Attributes, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -159,11 +159,8 @@ func (e *executable) shardingOf(info ifrt.ArgumentInfo) (ifrt.Sharding, error) {
 
 // CostAnalysis estimates one run as XLA's cost analysis of the unfused
 // program would ("flops", "transcendentals", "bytes accessed").
-func (e *executable) CostAnalysis() (ifrt.Attributes, error) { return costAttributes(e.module), nil }
-
-func costAttributes(m *stablehlo.Module) ifrt.Attributes {
-	c := m.Cost()
-	return ifrt.Attributes{"flops": c.Flops, "transcendentals": c.Transcendentals, "bytes accessed": c.BytesAccessed}
+func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
+	return ifrtconv.CostAttributes(e.module), nil
 }
 
 func (e *executable) Delete() *ifrt.Future {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openpathways/pathways/ifrt"
 	"github.com/openpathways/pathways/internal/stablehlo"
+	"github.com/openpathways/pathways/internal/stablehlo/ifrtconv"
 )
 
 // GangExecutable is a program whose partitions run in several processes (the
@@ -23,10 +24,10 @@ type GangExecutable struct {
 	donatable []int
 }
 
-// CostAnalysis estimates one run of the whole program, as the executables
-// of Compile do.
+// CostAnalysis estimates one device's share of a run, as the executables
+// of Compile do (ifrtconv.CostAttributes).
 func (e *GangExecutable) CostAnalysis() (ifrt.Attributes, error) {
-	return costAttributes(e.module), nil
+	return ifrtconv.CostAttributes(e.module), nil
 }
 
 // CompileGang parses a StableHLO module for a run across processes. Its

@@ -145,6 +145,9 @@ type executable struct {
 	// plugin's shardings, if any.
 	knownParams bool
 	fingerprint string
+	// estimate is the interpreter's cost estimate of the module, for a
+	// plugin that makes none (nil when the module was not read).
+	estimate ifrt.Attributes
 
 	mu      sync.RWMutex
 	deleted bool
@@ -191,6 +194,7 @@ func (c *Client) newExecutable(x *pjrt.Executable, p *ifrt.MLIRProgram, devices 
 		}
 	}
 	if mod != nil {
+		e.estimate = ifrtconv.CostAttributes(mod)
 		e.knownParams = true
 		for i, v := range mod.Main().Params() {
 			info, err := argumentInfo(v)

@@ -1,6 +1,7 @@
 package pjrtifrt
 
 import (
+	"maps"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -89,10 +90,16 @@ func (e *executable) ProgramText() (string, error) {
 }
 
 // CostAnalysis returns the plugin's estimates for the program ("flops",
-// "bytes accessed", ...).
+// "bytes accessed", ...). The XLA CPU plugins make none
+// (PJRT_Executable_GetCostAnalysis is UNIMPLEMENTED), where jaxlib's own CPU
+// client runs XLA's analysis itself; for them it returns the interpreter's
+// estimate of the module (ifrtconv.CostAttributes).
 func (e *executable) CostAnalysis() (ifrt.Attributes, error) {
 	props, err := e.x.CostAnalysis()
 	if err != nil {
+		if ifrt.CodeOf(err) == ifrt.Unimplemented && e.estimate != nil {
+			return maps.Clone(e.estimate), nil
+		}
 		return nil, fromPJRT(err)
 	}
 	return ifrt.Attributes(props), nil

@@ -27,6 +27,20 @@ func DType(e stablehlo.ElemType) (d ifrt.DType, ok bool) {
 	return d, ok
 }
 
+// CostAttributes is m's cost estimate (stablehlo.Module.Cost) as the
+// attributes of compiled.cost_analysis(). XLA reports the partitioned
+// program of one device: for an auto-sharded program, written with global
+// shapes, this is the whole program's cost divided evenly among its
+// partitions; a program with collectives is written per device already.
+func CostAttributes(m *stablehlo.Module) ifrt.Attributes {
+	c := m.Cost()
+	parts := 1.0
+	if !m.UsesCollectives() {
+		parts = float64(max(m.NumPartitions(), 1))
+	}
+	return ifrt.Attributes{"flops": c.Flops / parts, "transcendentals": c.Transcendentals / parts, "bytes accessed": c.BytesAccessed / parts}
+}
+
 // ElemType is d's element type in the reader's terms; ok is false for a
 // DType the interpreter has no type for.
 func ElemType(d ifrt.DType) (e stablehlo.ElemType, ok bool) {

@@ -61,3 +61,38 @@ func TestDType(t *testing.T) {
 		}
 	}
 }
+
+// TestCostAttributes: an auto-sharded program over 8 partitions (global
+// shapes) reports one device's eighth of its cost, as XLA's partitioned
+// program does; a program with collectives, written per device, its whole
+// cost.
+func TestCostAttributes(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		share      float64
+	}{
+		{"auto-sharded", `%0 = stablehlo.multiply %arg0, %arg0 : tensor<64xf32>`, 8},
+		{"collectives", `%0 = "stablehlo.all_reduce"(%arg0) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>, use_global_device_ids}> ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<64xf32>) -> tensor<64xf32>`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := stablehlo.Parse([]byte(`module @m attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<64xf32> {mhlo.sharding = "{devices=[8]<=[8]}"}) -> tensor<64xf32> {
+    ` + tc.body + `
+    return %0 : tensor<64xf32>
+  }
+}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := m.Cost()
+			got := ifrtconv.CostAttributes(m)
+			if got["flops"] != c.Flops/tc.share || got["bytes accessed"] != c.BytesAccessed/tc.share || c.Flops == 0 {
+				t.Errorf("CostAttributes = %v, want the module's cost %+v divided by %v", got, c, tc.share)
+			}
+		})
+	}
+}

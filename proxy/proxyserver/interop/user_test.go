@@ -112,9 +112,10 @@ func TestInteropIntrospection(t *testing.T) {
 				t.Errorf("compiled.as_text() = %q, want the compiled HLO", text)
 			}
 			// The CPU plugin under test does not implement
-			// PJRT_Executable_GetCostAnalysis, which JAX reports as None.
-			if cost := string(out["cost"]); cost != "null" {
-				t.Errorf("cost_analysis() = %s, want None (the plugin's UNIMPLEMENTED)", cost)
+			// PJRT_Executable_GetCostAnalysis; the interpreter's estimate
+			// stands in, where JAX had None.
+			if cost := decode[[]string](t, out, "cost"); !slices.Contains(cost, "flops") {
+				t.Errorf("cost_analysis() has keys %q, want flops among them", cost)
 			}
 		}
 		if b.compilesBytecode {
