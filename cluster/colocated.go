@@ -180,7 +180,7 @@ func (e *colocatedExecutable) Execute(ctx context.Context, args []ifrt.Array, op
 	if err != nil {
 		return nil, err
 	}
-	if err := backend.CheckExecute("cluster", e, args); err != nil {
+	if err := backend.CheckExecute("cluster", e, args, opts); err != nil {
 		return nil, err
 	}
 	perHost := make([][]ifrt.Array, len(e.hosts))

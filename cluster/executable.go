@@ -260,7 +260,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 			a.Delete()
 		}
 	}()
-	if err := backend.CheckExecute("cluster", e, args); err != nil {
+	if err := backend.CheckExecute("cluster", e, args, opts); err != nil {
 		return nil, err
 	}
 	donated := donatedArguments(ld.exe, arrays, opts)
@@ -327,19 +327,19 @@ func (c *Client) executionArguments(e ifrt.LoadedExecutable, args []ifrt.Array) 
 }
 
 // donatedArguments says which arguments the execution donates, when the worker's
-// program says which parameters it may donate: those not excluded by opts and
-// not passed twice. Their shards move into the worker-side arguments (a shard
-// shared with another array could not be donated there).
+// program says which parameters it may donate: those not excluded by opts
+// (backend.Donated; backend.CheckExecute has refused one passed twice). Their
+// shards move into the worker-side arguments (a shard shared with another
+// array could not be donated there).
 func donatedArguments(exe ifrt.LoadedExecutable, arrays []*array, opts *ifrt.ExecuteOptions) []bool {
 	donated := make([]bool, len(arrays))
 	if !ifrt.ParametersKnown(exe) {
 		return donated
 	}
-	donatable := exe.DonatableParameters()
-	for i, a := range arrays {
-		donated[i] = slices.Contains(donatable, i) &&
-			(opts == nil || !slices.Contains(opts.NonDonatableInputs, i)) &&
-			slices.Index(arrays, a) == i && slices.Index(arrays[i+1:], a) < 0
+	for _, i := range backend.Donated(exe.DonatableParameters(), opts) {
+		if i < len(donated) {
+			donated[i] = true
+		}
 	}
 	return donated
 }

@@ -257,7 +257,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 	if err != nil {
 		return nil, err
 	}
-	if err := backend.CheckExecute("cluster", e, args); err != nil {
+	if err := backend.CheckExecute("cluster", e, args, opts); err != nil {
 		return nil, err
 	}
 	if err := e.loadAll(ctx); err != nil {

@@ -255,7 +255,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	ins, err := e.c.check().Execute(e, args)
+	ins, err := e.c.check().Execute(e, args, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -169,12 +169,12 @@ func (k Checker[A]) FullyReplicated(x ifrt.Array) (A, ifrt.ArraySpec, error) {
 }
 
 // Execute checks Execute's arguments (see CheckExecute) and returns them.
-func (k Checker[A]) Execute(e ifrt.LoadedExecutable, args []ifrt.Array) ([]A, error) {
+func (k Checker[A]) Execute(e ifrt.LoadedExecutable, args []ifrt.Array, opts *ifrt.ExecuteOptions) ([]A, error) {
 	arrays, err := k.Arrays(args)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckExecute(k.Name, e, args); err != nil {
+	if err := CheckExecute(k.Name, e, args, opts); err != nil {
 		return nil, err
 	}
 	return arrays, nil

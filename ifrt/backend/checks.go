@@ -107,14 +107,23 @@ func CheckFullyReplicated(name string, a ifrt.Array) (ifrt.ArraySpec, error) {
 }
 
 // CheckExecute checks Execute's arguments: e must not be deleted, they must
-// fit what e says of its parameters (ifrt.CheckArguments), and every shard of
-// every argument must be on one of e's devices.
-func CheckExecute(name string, e ifrt.LoadedExecutable, args []ifrt.Array) error {
+// fit what e says of its parameters (ifrt.CheckArguments), every shard of
+// every argument must be on one of e's devices, and an argument the
+// execution donates (Donated) must not be passed at another position too:
+// the program would read a buffer it consumes, which PJRT refuses as well.
+func CheckExecute(name string, e ifrt.LoadedExecutable, args []ifrt.Array, opts *ifrt.ExecuteOptions) error {
 	if e.IsDeleted() {
 		return ifrt.ErrExecutableDeleted
 	}
 	if err := ifrt.CheckArguments(name, e, args); err != nil {
 		return err
+	}
+	for _, i := range Donated(e.DonatableParameters(), opts) {
+		for j, a := range args {
+			if i < len(args) && j != i && a == args[i] {
+				return ifrt.Errorf(ifrt.InvalidArgument, "%s: argument %d is donated and also passed as argument %d", name, i, j)
+			}
+		}
 	}
 	devs := e.Devices()
 	for i, a := range args {

@@ -68,6 +68,7 @@
 //	FullyReplicatedShard of an array that is not            FAILED_PRECONDITION
 //	  fully replicated
 //	Execute: wrong argument count, dtype or shape           INVALID_ARGUMENT
+//	Execute: a donated argument passed at another position  INVALID_ARGUMENT
 //	Execute: an argument on a device the program does       INVALID_ARGUMENT
 //	  not run on
 //	Compile of a kind of program the backend does not know  UNIMPLEMENTED

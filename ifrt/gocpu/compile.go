@@ -173,7 +173,7 @@ func (e *executable) Execute(ctx context.Context, args []ifrt.Array, opts *ifrt.
 	if opts == nil {
 		opts = &ifrt.ExecuteOptions{}
 	}
-	arrays, err := e.client.check.Execute(e, args)
+	arrays, err := e.client.check.Execute(e, args, opts)
 	if err != nil {
 		return nil, err
 	}

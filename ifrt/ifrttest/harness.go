@@ -90,6 +90,7 @@ func RunConformance(t *testing.T, h Harness) {
 		{"UseAfterDelete", testUseAfterDelete},
 		{"Donation", testDonation},
 		{"ExecuteShardedDonation", testExecuteShardedDonation},
+		{"ExecuteUnaliasedDonation", testExecuteUnaliasedDonation},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
 		{"BadArguments", testBadArguments},

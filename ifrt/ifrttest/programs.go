@@ -20,6 +20,16 @@ const addMul = `module @jit_add_mul attributes {mhlo.num_partitions = 1 : i32, m
 }
 `
 
+// castDonor converts f32[4] to s32[4]; its argument is donated, and no
+// output can take its buffer (jnp's x.astype(jnp.int32) with donate_argnums).
+const castDonor = `module @jit_cast attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> (tensor<4xi32> {jax.result_info = "result"}) {
+    %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xi32>
+    return %0 : tensor<4xi32>
+  }
+}
+`
+
 // shardedProgram doubles f32[2n,4] split by rows over n devices and sums its columns.
 func shardedProgram(n int) string { return shardedProgramDonating(n, false) }
 
@@ -94,6 +104,20 @@ func testCompileAndExecute(t *testing.T, h Harness) {
 	wrong := e.put(values(ifrt.S32, 4, 1), ifrt.S32, ifrt.Shape{4}, e.single(0))
 	_, err = exe.Execute(e.ctx, []ifrt.Array{x, wrong}, nil)
 	wantCode(t, "Execute with an s32 argument", err, ifrt.ErrInvalidArgument)
+
+	// A donated argument passed again would be read after its donation.
+	_, err = exe.Execute(e.ctx, []ifrt.Array{x, x}, nil)
+	wantCode(t, "Execute with the donated argument passed twice", err, ifrt.ErrInvalidArgument)
+	if x.IsDeleted() {
+		t.Fatalf("a refused execution deleted its argument")
+	}
+	res, err = exe.Execute(e.ctx, []ifrt.Array{x, x}, &ifrt.ExecuteOptions{NonDonatableInputs: []int{0}})
+	if err != nil {
+		t.Fatalf("Execute with the argument passed twice, not donated: %v", err)
+	}
+	if got, want := f32s(e.get(res.Outputs[0])), []float32{2, 8, 18, 32}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("(x+x)*x = %v, want %v", got, want)
+	}
 
 	res, err = exe.Execute(e.ctx, []ifrt.Array{x, y}, nil)
 	if err != nil {
@@ -203,4 +227,32 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	}
 	_, err = exe.Execute(e.ctx, []ifrt.Array{x}, nil)
 	wantCode(t, "Execute with a donated argument", err, ifrt.ErrArrayDeleted)
+}
+
+// testExecuteUnaliasedDonation donates an argument that no output can take
+// over: it is consumed all the same, as PJRT consumes a buffer donor.
+func testExecuteUnaliasedDonation(t *testing.T, h Harness) {
+	if !h.Programs {
+		t.Skip("the backend does not compile StableHLO text")
+	}
+	e := h.env(t, 1)
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(castDonor)}, &ifrt.CompileOptions{Devices: e.devs[:1]})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	x := e.put(f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, e.single(0))
+	res, err := exe.Execute(e.ctx, []ifrt.Array{x}, nil)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	want := make([]byte, 16)
+	for i := range 4 {
+		binary.LittleEndian.PutUint32(want[4*i:], uint32(i+1))
+	}
+	if got := e.get(res.Outputs[0]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("convert gives bytes %v, want %v", got, want)
+	}
+	if !x.IsDeleted() || fmt.Sprint(res.Donated) != "[0]" {
+		t.Errorf("after the run the donated argument is deleted: %v, Donated = %v; want true and [0]", x.IsDeleted(), res.Donated)
+	}
 }
