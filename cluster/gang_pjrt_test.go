@@ -134,20 +134,8 @@ const donateTwice = `module @donate attributes {mhlo.num_partitions = 8 : i32, m
 func TestGangOnPJRTWorkersDonates(t *testing.T) {
 	pc := startPJRTCluster(t)
 	ctx := testenv.Context(t, defaultTestTimeout)
-	devs := pc.Client.Devices()
-	exe, err := pc.Client.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(donateTwice)}, &ifrt.CompileOptions{Devices: devs})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
-	defer exe.Delete()
-	s, err := ifrt.NewHloSharding(devs, "", *exe.Parameters()[0].OpSharding)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := pc.Client.MakeArrayFromHostBuffer(ctx, f32Bytes(0, 1, 2, 3, 4, 5, 6, 7), ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{8}, Sharding: s}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe, put := compileOverAll(ctx, t, pc.Client, donateTwice)
+	x := put()
 	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
