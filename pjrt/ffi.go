@@ -60,10 +60,11 @@ const (
 	ffiMaxMinor = 115
 )
 
-// RegisterFFIHandler makes h the handler of the custom-call target (called
-// with api_version 4, XLA's typed FFI) on platform ("cpu", "cuda") in every
-// program the plugin compiles from now on, through the plugin's FFI
-// extension. Registrations last as long as the process: a second call for
+// RegisterFFIHandler makes h the handler of the custom-call target on
+// platform ("cpu", "cuda") in every program the plugin compiles from now on,
+// through the plugin's FFI extension. The target is called through XLA's
+// typed FFI: a stablehlo.custom_call with an mhlo.backend_config dictionary,
+// as JAX emits them. Registrations last as long as the process: a second call for
 // the same plugin, target and platform does nothing and returns nil. It
 // fails with Unimplemented when the plugin cannot register handlers (no FFI
 // extension, or one older than handler registration), and with
