@@ -3,6 +3,7 @@
 // that tells the Go side which slot it is.
 
 #include "ffi.h"
+#include "shim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,26 +123,23 @@ PJRT_Error* pjrt_ffi_register(const PJRT_Api* api, int slot, const char* target,
                               size_t platform_size, int* absent) {
   *absent = 1;
   if (slot < 0 || slot >= PJRT_FFI_SLOTS) return NULL;
-  int guard = 0;
-  for (const PJRT_Extension_Base* e = api->extension_start;
-       e != NULL && guard < 64; e = e->next, guard++) {
-    if (e->type != PJRT_Extension_Type_FFI) continue;
-    const ffi_extension* ext = (const ffi_extension*)e;
-    if (e->struct_size < offsetof(ffi_extension, register_handler) +
-                             sizeof(ext->register_handler) ||
-        ext->register_handler == NULL) {
-      return NULL;
-    }
-    *absent = 0;
-    register_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = offsetof(register_args, traits) + sizeof(a.traits);
-    a.target_name = target;
-    a.target_name_size = target_size;
-    a.handler = (void*)handlers[slot];
-    a.platform_name = platform;
-    a.platform_name_size = platform_size;
-    return ext->register_handler(&a);
+  const PJRT_Extension_Base* e =
+      pjrt_find_extension(api, PJRT_Extension_Type_FFI);
+  if (e == NULL) return NULL;
+  const ffi_extension* ext = (const ffi_extension*)e;
+  if (e->struct_size <
+          offsetof(ffi_extension, register_handler) + sizeof(ext->register_handler) ||
+      ext->register_handler == NULL) {
+    return NULL;
   }
-  return NULL;
+  *absent = 0;
+  register_args a;
+  memset(&a, 0, sizeof(a));
+  a.struct_size = offsetof(register_args, traits) + sizeof(a.traits);
+  a.target_name = target;
+  a.target_name_size = target_size;
+  a.handler = (void*)handlers[slot];
+  a.platform_name = platform;
+  a.platform_name_size = platform_size;
+  return ext->register_handler(&a);
 }

@@ -213,8 +213,8 @@ void pjrt_call_deleter(void (*deleter)(void*), void* owner) {
 
 // ---- extensions ----
 
-static const PJRT_Extension_Base* find_extension(const PJRT_Api* api,
-                                                 PJRT_Extension_Type t) {
+const PJRT_Extension_Base* pjrt_find_extension(const PJRT_Api* api,
+                                               PJRT_Extension_Type t) {
   int guard = 0;
   for (const PJRT_Extension_Base* e = api->extension_start;
        e != NULL && guard < 64; e = e->next, guard++) {
@@ -244,7 +244,7 @@ pjrt_blobs_result pjrt_executable_shardings(const PJRT_Api* api,
                                             PJRT_Executable* e, int which) {
   pjrt_blobs_result r = {NULL, NULL, NULL, SIZE_MAX};
   const PJRT_Extension_Base* base =
-      find_extension(api, PJRT_Extension_Type_Shardings);
+      pjrt_find_extension(api, PJRT_Extension_Type_Shardings);
   if (base == NULL) return r;
   const shim_shardings_extension* ext = (const shim_shardings_extension*)base;
   size_t need = which == 0 ? offsetof(shim_shardings_extension, output_shardings)

@@ -2,7 +2,7 @@
 // plugin's function table go through the generated trampolines of
 // calls_gen.h; this file has the rest: loading a plugin, named values (a C
 // union), the PJRT_Event_OnReady callback, the key-value store callbacks of
-// PJRT_Client_Create, calling a plugin's deleter function pointers, the Shardings extension (not in pjrt_c_api.h) and two
+// PJRT_Client_Create, calling a plugin's deleter function pointers, finding an extension, the Shardings extension (not in pjrt_c_api.h) and two
 // helpers for tests and benchmarks.
 
 #ifndef OPENPATHWAYS_PJRT_SHIM_H_
@@ -68,6 +68,11 @@ typedef struct {
 // Calls a plugin-provided deleter (serialized executables, compile options,
 // device assignments) on owner.
 void pjrt_call_deleter(void (*deleter)(void*), void* owner);
+
+// The first extension of type t in the plugin's extension chain (at most 64
+// links), or NULL.
+const PJRT_Extension_Base* pjrt_find_extension(const PJRT_Api* api,
+                                               PJRT_Extension_Type t);
 
 // Shardings extension (serialized xla.OpSharding protos). which: 0 outputs, 1
 // parameters. Returns err == NULL and n == SIZE_MAX when the plugin has no
