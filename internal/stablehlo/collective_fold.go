@@ -103,22 +103,34 @@ func (f *folder) fold(acc *array, at int, run *array) error {
 		}
 		return nil
 	}
-	switch acc.t.Elem.class() {
-	case classF32:
-		combineFloats(f.kind, acc.f32[at:at+n], acc.f32[at:at+n], run.f32)
-	case classF64:
-		combineFloats(f.kind, acc.f64[at:at+n], acc.f64[at:at+n], run.f64)
-	case classInt:
-		combineInts(f.kind, acc.i[at:at+n], acc.i[at:at+n], run.i)
-	case classUint:
-		combineInts(f.kind, acc.u[at:at+n], acc.u[at:at+n], run.u)
-	default:
-		for k := 0; k < n; k++ {
-			combine(f.kind, acc, at+k, run, k)
-		}
+	if combineRun(f.kind, acc, at, run, 0, n) {
+		return nil
+	}
+	for k := 0; k < n; k++ {
+		combine(f.kind, acc, at+k, run, k)
 	}
 	flat(acc, at, at+n).normalize()
 	return nil
+}
+
+// combineRun sets acc[at+k] = kind(acc[at+k], x[xi+k]) for k < n in one
+// typed loop and rounds them as acc's type requires. It does nothing and
+// returns false for the element classes without one (complex, bool).
+func combineRun(kind binaryKind, acc *array, at int, x *array, xi, n int) bool {
+	switch acc.t.Elem.class() {
+	case classF32:
+		combineFloats(kind, acc.f32[at:at+n], acc.f32[at:at+n], x.f32[xi:xi+n])
+	case classF64:
+		combineFloats(kind, acc.f64[at:at+n], acc.f64[at:at+n], x.f64[xi:xi+n])
+	case classInt:
+		combineInts(kind, acc.i[at:at+n], acc.i[at:at+n], x.i[xi:xi+n])
+	case classUint:
+		combineInts(kind, acc.u[at:at+n], acc.u[at:at+n], x.u[xi:xi+n])
+	default:
+		return false
+	}
+	flat(acc, at, at+n).normalize()
+	return true
 }
 
 // combineFloats sets dst[i] = kind(a[i], b[i]); dst may be a.

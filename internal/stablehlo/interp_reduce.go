@@ -147,19 +147,12 @@ func newReducer(ev *evaluator, body *region, n int) (*reducer, error) {
 	return r, nil
 }
 
-// fold sets acc[i][ai] = body(acc[i][ai]..., x[i][xi]...).
 // foldRun folds xs[xi+e] into acc[ai+e] for e < n, as n calls of fold do;
-// a simple body over float32 or float64 runs as one loop.
+// a simple body over real or integer elements runs as one typed loop
+// (combineRun).
 func (r *reducer) foldRun(acc []*array, ai int, xs []*array, xi, n int) error {
-	if r.simple {
-		switch acc[0].t.Elem {
-		case F32:
-			combineFloats(r.kind, acc[0].f32[ai:ai+n], acc[0].f32[ai:ai+n], xs[0].f32[xi:xi+n])
-			return nil
-		case F64:
-			combineFloats(r.kind, acc[0].f64[ai:ai+n], acc[0].f64[ai:ai+n], xs[0].f64[xi:xi+n])
-			return nil
-		}
+	if r.simple && !r.unroundedNarrow && combineRun(r.kind, acc[0], ai, xs[0], xi, n) {
+		return nil
 	}
 	for e := range n {
 		if err := r.fold(acc, ai+e, xs, xi+e); err != nil {
@@ -169,6 +162,7 @@ func (r *reducer) foldRun(acc []*array, ai int, xs []*array, xi, n int) error {
 	return nil
 }
 
+// fold sets acc[i][ai] = body(acc[i][ai]..., x[i][xi]...).
 func (r *reducer) fold(acc []*array, ai int, xs []*array, xi int) error {
 	if r.simple {
 		combine(r.kind, acc[0], ai, xs[0], xi)
