@@ -219,6 +219,13 @@ func (op *operation) freshResults() bool {
 	return false
 }
 
+// ownsOperand says whether op may write into operand j's storage: op is its
+// last reader, no other array shares it, and op does not take it twice.
+func ownsOperand(op *operation, in []*array, j int) bool {
+	a := in[j]
+	return j < len(op.lastUse) && op.lastUse[j] && !a.shared && !containsArray(in[:j], a) && !containsArray(in[j+1:], a)
+}
+
 func containsArray(list []*array, a *array) bool {
 	for _, x := range list {
 		if x == a {

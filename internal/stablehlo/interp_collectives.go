@@ -141,19 +141,15 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 }
 
 // reducesInPlace says whether all_reduce may reduce operand i into its own
-// storage: the op is its last reader, nothing else shares it, and the
-// process's reduction reads each element of its own chunk before it writes
-// there. That holds for the first process of the group, and for the second
-// where the first step combines element by element (folder.pair's typed
-// loops); a later member receives the first peer's chunk into the result
-// first. A peer reads this process's other chunks before it sends back the
-// reduced ones that overwrite them, so the sends never see overwritten bytes.
+// storage: it owns the operand (ownsOperand), and the process's reduction
+// reads each element of its own chunk before it writes there. That holds
+// for the first process of the group, and for the second where the first
+// step combines element by element (folder.pair's typed loops); a later
+// member receives the first peer's chunk into the result first. A peer reads
+// this process's other chunks before it sends back the reduced ones that
+// overwrite them, so the sends never see overwritten bytes.
 func reducesInPlace(op *operation, in []*array, i, me int, f *folder) bool {
-	a := in[i]
-	if me > 1 || me == 1 && !f.pairsElementwise(a.t.Elem) || i >= len(op.lastUse) || !op.lastUse[i] || a.shared {
-		return false
-	}
-	return !containsArray(in[:i], a) && !containsArray(in[i+1:], a)
+	return (me == 0 || me == 1 && f.pairsElementwise(in[i].t.Elem)) && ownsOperand(op, in, i)
 }
 
 func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {

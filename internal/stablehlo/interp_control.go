@@ -12,7 +12,7 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	// value that is read after the loop, or passed twice, goes in as a view
 	// marked shared.
 	for j, a := range vals {
-		if !a.shared && (j >= len(op.lastUse) || !op.lastUse[j] || containsArray(in[:j], a) || containsArray(in[j+1:], a)) {
+		if !a.shared && !ownsOperand(op, in, j) {
 			c := *a
 			c.shared = true
 			vals[j] = &c
