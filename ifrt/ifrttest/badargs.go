@@ -88,14 +88,7 @@ func testClosedClient(t *testing.T, h Harness) {
 // arrays they cannot take, and ExecuteResult.Donated to name the donated
 // argument.
 func testExecuteBadArguments(t *testing.T, h Harness) {
-	if !h.Programs {
-		t.Skip("the backend does not compile StableHLO text")
-	}
-	e := h.env(t, 2)
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(addMul)}, &ifrt.CompileOptions{Devices: e.devs[:1]})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
+	e, exe := h.oneDeviceProgram(t, 2, addMul)
 	put := func(d int) ifrt.Array { return e.put(f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, e.single(d)) }
 	other := h.NewClient(t)
 	defer other.Close()

@@ -67,6 +67,22 @@ func (h Harness) programEnv(t *testing.T, minDevices int, src func(n int) string
 	return e, exe
 }
 
+// oneDeviceProgram skips the test unless the backend compiles programs,
+// and compiles src, a program of one partition, for the first of at least
+// minDevices devices.
+func (h Harness) oneDeviceProgram(t *testing.T, minDevices int, src string) (*env, ifrt.LoadedExecutable) {
+	t.Helper()
+	if !h.Programs {
+		t.Skip("the backend does not compile StableHLO text")
+	}
+	e := h.env(t, minDevices)
+	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(src)}, &ifrt.CompileOptions{Devices: e.devs[:1]})
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	return e, exe
+}
+
 // RunConformance runs the whole suite as subtests of t.
 func RunConformance(t *testing.T, h Harness) {
 	if h.NewClient == nil {
@@ -90,7 +106,7 @@ func RunConformance(t *testing.T, h Harness) {
 		{"UseAfterDelete", testUseAfterDelete},
 		{"Donation", testDonation},
 		{"ExecuteShardedDonation", testExecuteShardedDonation},
-		{"ExecuteUnaliasedDonation", testExecuteUnaliasedDonation},
+		{"ExecuteDonationToOtherType", testExecuteDonationToOtherType},
 		{"Futures", testFutures},
 		{"BadInput", testBadInput},
 		{"BadArguments", testBadArguments},

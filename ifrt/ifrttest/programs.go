@@ -20,8 +20,9 @@ const addMul = `module @jit_add_mul attributes {mhlo.num_partitions = 1 : i32, m
 }
 `
 
-// castDonor converts f32[4] to s32[4]; its argument is donated, and no
-// output can take its buffer (jnp's x.astype(jnp.int32) with donate_argnums).
+// castDonor converts f32[4] to s32[4] with its argument donated (jnp's
+// x.astype(jnp.int32) with donate_argnums): the output, of another type but
+// the same size, takes the argument's buffer.
 const castDonor = `module @jit_cast attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<4xf32> {jax.buffer_donor = true}) -> (tensor<4xi32> {jax.result_info = "result"}) {
     %0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xi32>
@@ -68,15 +69,7 @@ func f32bytes(v ...float32) []byte {
 }
 
 func testCompileAndExecute(t *testing.T, h Harness) {
-	if !h.Programs {
-		t.Skip("the backend does not compile StableHLO text")
-	}
-	e := h.env(t, 1)
-	opts := &ifrt.CompileOptions{Devices: e.devs[:1]}
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(addMul)}, opts)
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
+	e, exe := h.oneDeviceProgram(t, 1, addMul)
 	if got := len(exe.Parameters()); got != 2 {
 		t.Errorf("Parameters() has %d entries, want 2", got)
 	}
@@ -135,7 +128,7 @@ func testCompileAndExecute(t *testing.T, h Harness) {
 	_, err = exe.Execute(e.ctx, []ifrt.Array{res.Outputs[0], y}, nil)
 	wantCode(t, "Execute after Delete", err, ifrt.ErrExecutableDeleted)
 
-	_, err = e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte("module { func.func @main( }")}, opts)
+	_, err = e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte("module { func.func @main( }")}, &ifrt.CompileOptions{Devices: e.devs[:1]})
 	wantCode(t, "Compile of malformed MLIR", err, ifrt.ErrInvalidArgument)
 }
 
@@ -229,17 +222,11 @@ func testExecuteShardedDonation(t *testing.T, h Harness) {
 	wantCode(t, "Execute with a donated argument", err, ifrt.ErrArrayDeleted)
 }
 
-// testExecuteUnaliasedDonation donates an argument that no output can take
-// over: it is consumed all the same, as PJRT consumes a buffer donor.
-func testExecuteUnaliasedDonation(t *testing.T, h Harness) {
-	if !h.Programs {
-		t.Skip("the backend does not compile StableHLO text")
-	}
-	e := h.env(t, 1)
-	exe, err := e.client.Compile(e.ctx, &ifrt.MLIRProgram{Module: []byte(castDonor)}, &ifrt.CompileOptions{Devices: e.devs[:1]})
-	if err != nil {
-		t.Fatalf("Compile: %v", err)
-	}
+// testExecuteDonationToOtherType donates an argument whose buffer an output
+// of another type and the same size takes over: XLA pairs donors with
+// outputs by size, so the argument is consumed.
+func testExecuteDonationToOtherType(t *testing.T, h Harness) {
+	e, exe := h.oneDeviceProgram(t, 1, castDonor)
 	x := e.put(f32bytes(1, 2, 3, 4), ifrt.F32, ifrt.Shape{4}, e.single(0))
 	res, err := exe.Execute(e.ctx, []ifrt.Array{x}, nil)
 	if err != nil {
