@@ -70,6 +70,7 @@ var vhloOpAttrs = map[string][]string{
 	"exponential_v2":              {"result_accuracy"},
 	"fft_v1":                      {"fft_length", "fft_type"},
 	"floor_v1":                    {},
+	"fma_v1":                      {},
 	"func_v1":                     {"arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility"},
 	"gather_v1":                   {"collapsed_slice_dims", "index_vector_dim", "indices_are_sorted", "offset_dims", "slice_sizes", "start_index_map"},
 	"gather_v2":                   {"collapsed_slice_dims", "index_vector_dim", "indices_are_sorted", "offset_dims", "operand_batching_dims", "slice_sizes", "start_index_map", "start_indices_batching_dims"},

@@ -7,7 +7,7 @@ type arity struct{ minIn, maxIn, results int }
 
 var opArity = map[string]arity{
 	"constant": {0, 0, 1}, "iota": {0, 0, 1},
-	"compare": {2, 2, 1}, "select": {3, 3, 1}, "clamp": {3, 3, 1},
+	"compare": {2, 2, 1}, "select": {3, 3, 1}, "clamp": {3, 3, 1}, "fma": {3, 3, 1},
 	"convert": {1, 1, 1}, "bitcast_convert": {1, 1, 1}, "is_finite": {1, 1, 1},
 	"broadcast_in_dim": {1, 1, 1}, "reshape": {1, 1, 1}, "transpose": {1, 1, 1},
 	"slice": {1, 1, 1}, "dynamic_slice": {1, -1, 1}, "dynamic_update_slice": {2, -1, 1},

@@ -8,6 +8,7 @@ var evalTable = map[string]evalFunc{
 	"compare":                 evalCompare,
 	"select":                  evalSelect,
 	"clamp":                   evalClamp,
+	"fma":                     evalFma,
 	"convert":                 evalConvert,
 	"bitcast_convert":         evalBitcastConvert,
 	"is_finite":               evalIsFinite,
@@ -70,7 +71,7 @@ func init() {
 
 // otherElementwiseOps are the elementwise ops besides those of the unary
 // and binary tables.
-var otherElementwiseOps = map[string]bool{"compare": true, "select": true, "convert": true, "clamp": true, "is_finite": true}
+var otherElementwiseOps = map[string]bool{"compare": true, "select": true, "convert": true, "clamp": true, "fma": true, "is_finite": true}
 
 // isElementwise reports whether the op named name (without "stablehlo.")
 // is elementwise: it applies to whole arrays as it does to scalars.

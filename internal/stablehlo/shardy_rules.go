@@ -37,7 +37,7 @@ func (e *sdyEngine) ruleOf(n *sdyNode, in, out [][]int64) *sdyRule {
 	case strings.HasPrefix(n.name, "chlo."):
 		return nil // XLA expands these before propagation
 	case isBinary || isUnary || n.name == "sdy.sharding_constraint" || n.name == "convert" || n.name == "data_flow_edge" ||
-		n.name == "compare" || n.name == "select" || n.name == "clamp" || n.name == "reduce_precision" ||
+		n.name == "compare" || n.name == "select" || n.name == "clamp" || n.name == "fma" || n.name == "reduce_precision" ||
 		n.name == "is_finite" || (n.name == "bitcast_convert" && len(in) == 1 && len(out) == 1 && slices.Equal(in[0], out[0])):
 		if !sameRank() {
 			return nil
