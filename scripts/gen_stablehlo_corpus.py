@@ -34,6 +34,7 @@ import jax.numpy as jnp  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
+from jax._src import xla_bridge  # noqa: E402
 from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 from jax._src.lib import _jax  # noqa: E402
 from jax._src.lib.mlir.dialects import hlo  # noqa: E402
@@ -74,6 +75,14 @@ COUNT = 0
 # these bytes equal the CompileRequest program a proxy server receives.
 PROXY_TARGET = hlo.get_version_from_compatibility_requirement(
     hlo.StablehloCompatibilityRequirement.WEEK_12)
+
+# A proxy client lowers in forward-compatibility mode (jax >= 0.12.1 forces it
+# for "proxy/" runtimes), so that no op newer than PROXY_TARGET appears: there
+# lax.fmuladd, which the special functions' polynomials use, is a multiply and
+# an add rather than stablehlo.fma. Lower the corpus the same way; for older
+# jax the mode changes none of its programs.
+xla_bridge.FORCE_FORWARD_COMPAT_LOWERING_RUNTIMES.add(
+    jax.devices()[0].client.runtime_type)
 
 
 def portable_artifact(lowered):

@@ -7,6 +7,7 @@
 #   .venv-jax0.11.1/     jax/jaxlib 0.11.1, the seed's Slurm set-up's version
 #   .venv-jax0.11.2/     jax/jaxlib 0.11.2, the newest 0.11.x
 #   .venv-jax0.12.0.1/   jax/jaxlib 0.12.0.1
+#   .venv-jax0.12.1/     jax/jaxlib 0.12.1, the newest
 #
 # each with pathwaysutils 0.1.13, orbax-checkpoint 0.12.8 and gcsfs 2026.10.1
 # (Orbax's gs:// files go through etils.epath to gcsfs). Every package,
@@ -28,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REQS=scripts/requirements
-NEWER=(0.11.1 0.11.2 0.12.0.1)
+NEWER=(0.11.1 0.11.2 0.12.0.1 0.12.1)
 
 # minor PYTHON: prints "3.11" for an interpreter, nothing if it does not run.
 minor() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true; }
