@@ -127,6 +127,11 @@ func ShardingFromProto(p *proxypb.ShardingProto, lookup DeviceLookup) (ifrt.Shar
 		if m.GetDynamicShape() != nil || len(m.GetShardDynamicShapes()) > 0 {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "wire: dynamic shapes are not supported")
 		}
+		if len(m.ProtoReflect().GetUnknown()) > 0 {
+			// jaxlib 0.12.1 adds index_domains (field 8), where each shard
+			// lies; without them the default layout would be a silent misread.
+			return nil, ifrt.Errorf(ifrt.Unimplemented, "wire: a concrete sharding carries fields this server does not know (index domains?)")
+		}
 		shape, err := ShapeFromProto(m.GetShape())
 		if err != nil {
 			return nil, err

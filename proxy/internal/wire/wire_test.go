@@ -300,6 +300,21 @@ func TestShardingErrors(t *testing.T) {
 	}{"sharding param with unreduced axes", serialized(t, wire.TypeShardingParamSharding, &proxypb.ShardingParamShardingProto{
 		ShardingParam: param, Devices: &proxypb.DeviceListProto{DeviceIds: []int32{0, 1}},
 	}), ifrt.ErrUnimplemented})
+	// jaxlib 0.12.1's index domains (field 8 of ConcreteShardingProto).
+	concrete, err := wire.ShardingToProto(&ifrt.ConcreteSharding{DeviceList: devs(0, 1), Shape: ifrt.Shape{3}, ShardShapes: []ifrt.Shape{{1}, {2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wire.ShardingFromProto(concrete, lookup); err != nil {
+		t.Fatalf("the concrete sharding without index domains: %v", err)
+	}
+	data := concrete.GetSerializedSharding().GetData()
+	concrete.GetSerializedSharding().Data = protowire.AppendBytes(protowire.AppendTag(data, 8, protowire.BytesType), nil)
+	tests = append(tests, struct {
+		name string
+		p    *proxypb.ShardingProto
+		want error
+	}{"concrete sharding with index domains", concrete, ifrt.ErrUnimplemented})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := wire.ShardingFromProto(tc.p, lookup); !errors.Is(err, tc.want) {
