@@ -14,7 +14,7 @@ var opArity = map[string]arity{
 	"concatenate": {1, -1, 1}, "pad": {2, 2, 1}, "reverse": {1, 1, 1},
 	"dot_general": {2, 2, 1}, "dot": {2, 2, 1},
 	"gather": {2, 2, 1}, "case": {1, 1, -1}, "if": {1, 1, -1},
-	"rng_bit_generator": {1, 1, 2}, "sort": {1, -1, -1}, "while": {0, -1, -1},
+	"rng": {3, 3, 1}, "rng_bit_generator": {1, 1, 2}, "sort": {1, -1, -1}, "while": {0, -1, -1},
 	"reduce": {2, -1, -1}, "reduce_window": {2, -1, -1}, "scatter": {3, -1, -1},
 	"convolution": {2, 2, 1}, "triangular_solve": {2, 2, 1},
 	"map": {1, -1, 1}, "get_dimension_size": {1, 1, 1}, "select_and_scatter": {3, 3, 1}, "reduce_precision": {1, 1, 1},

@@ -34,6 +34,7 @@ var evalTable = map[string]evalFunc{
 	"optimization_barrier":    evalIdentity,
 	"custom_call":             evalCustomCall,
 	"rng_bit_generator":       evalRngBitGenerator,
+	"rng":                     evalRng,
 	"func.call":               evalCall,
 	"composite":               evalCall, // runs its decomposition
 	"sdy.sharding_constraint": evalIdentity,
