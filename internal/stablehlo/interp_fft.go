@@ -113,8 +113,6 @@ func evalFFT(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	return nil, invalidf("unknown fft type %q", typ)
 }
 
-func conj(z complex128) complex128 { return complex(real(z), -imag(z)) }
-
 // points is the number of points a transform over lengths sums: an inverse
 // transform's normalization divides by it.
 func points(lengths []int64) float64 {

@@ -1,6 +1,9 @@
 package stablehlo
 
-import "math"
+import (
+	"math"
+	"math/cmplx"
+)
 
 // Dense linear algebra: stablehlo.triangular_solve and the LAPACK custom
 // calls JAX's CPU lowering emits for jax.scipy.linalg.solve_triangular,
@@ -9,24 +12,54 @@ import "math"
 // the custom calls name only describe XLA's physical buffers. Arithmetic is
 // done in float64, so f32 results can differ from LAPACK in the last bits.
 
-// matrices views the trailing two dimensions of a float array as a batch
-// of matrices holding float64 copies.
-type matrices struct {
+// scalar is the arithmetic of the linear algebra: float64 for real
+// matrices, complex128 for complex ones.
+type scalar interface{ float64 | complex128 }
+
+// matBatch views the trailing two dimensions of an array as a batch of
+// matrices holding float64 or complex128 copies.
+type matBatch[T scalar] struct {
 	batch, rows, cols int
-	data              []float64
+	data              []T
 }
 
-func toMatrices(a *array) (matrices, error) {
+// matrices is a batch of real matrices.
+type matrices = matBatch[float64]
+
+func toMatrices(a *array) (matrices, error) { return toMatBatch[float64](a) }
+
+// toMatBatch copies a float array (T float64) or a complex one (complex128).
+func toMatBatch[T scalar](a *array) (matBatch[T], error) {
 	rank := len(a.t.Shape)
-	if rank < 2 || !a.t.Elem.isFloat() {
-		return matrices{}, invalidf("expected a float matrix, got %s", a.t)
+	var data []T
+	ok := false
+	switch d := any(&data).(type) {
+	case *[]float64:
+		if ok = a.t.Elem.isFloat(); ok {
+			*d = floatData(a)
+		}
+	case *[]complex128:
+		if ok = a.t.Elem.isComplex(); ok {
+			*d = append([]complex128(nil), a.c...)
+		}
 	}
-	m := matrices{rows: int(a.t.Shape[rank-2]), cols: int(a.t.Shape[rank-1]), batch: 1}
+	if rank < 2 || !ok {
+		return matBatch[T]{}, invalidf("expected a %s matrix, got %s", scalarKind[T](), a.t)
+	}
+	m := matBatch[T]{rows: int(a.t.Shape[rank-2]), cols: int(a.t.Shape[rank-1]), batch: 1, data: data}
 	for _, d := range a.t.Shape[:rank-2] { // not size/(rows*cols): matrices may be empty
 		m.batch *= int(d)
 	}
-	m.data = floatData(a)
 	return m, nil
+}
+
+// scalarKind names T's matrices in messages.
+func scalarKind[T scalar]() string {
+	var z T
+	if _, ok := any(z).(complex128); ok {
+		return "complex"
+	}
+	return "float"
 }
 
 // floatData returns a float64 copy of a float array's elements.
@@ -42,27 +75,69 @@ func floatData(a *array) []float64 {
 	return out
 }
 
-func (m matrices) at(b, i, j int) float64     { return m.data[(b*m.rows+i)*m.cols+j] }
-func (m matrices) set(b, i, j int, v float64) { m.data[(b*m.rows+i)*m.cols+j] = v }
+func (m matBatch[T]) at(b, i, j int) T     { return m.data[(b*m.rows+i)*m.cols+j] }
+func (m matBatch[T]) set(b, i, j int, v T) { m.data[(b*m.rows+i)*m.cols+j] = v }
 
 // toArray converts back to type t, rounding as t requires.
-func (m matrices) toArray(t TensorType) *array {
+func (m matBatch[T]) toArray(t TensorType) *array {
 	out := newArray(t)
-	if out.f64 != nil {
-		copy(out.f64, m.data)
-		return out
+	switch d := any(m.data).(type) {
+	case []complex128:
+		copy(out.c, d)
+		out.normalize()
+	case []float64:
+		if out.f64 != nil {
+			copy(out.f64, d)
+			return out
+		}
+		for i, x := range d {
+			out.f32[i] = float32(x)
+		}
+		roundNarrow(t.Elem, out.f32)
 	}
-	for i, x := range m.data {
-		out.f32[i] = float32(x)
-	}
-	roundNarrow(t.Elem, out.f32)
 	return out
+}
+
+// conj is x's complex conjugate; a real x itself.
+func conj[T scalar](x T) T {
+	if c, ok := any(x).(complex128); ok {
+		return any(cmplx.Conj(c)).(T)
+	}
+	return x
+}
+
+// abs1 is |re| + |im|, the magnitude LAPACK's i?amax picks pivots by.
+func abs1[T scalar](x T) float64 {
+	switch v := any(x).(type) {
+	case complex128:
+		return math.Abs(real(v)) + math.Abs(imag(v))
+	case float64:
+		return math.Abs(v)
+	}
+	return 0
+}
+
+// realPart is x's real part, and fromReal the T equal to the real r.
+func realPart[T scalar](x T) float64 {
+	if c, ok := any(x).(complex128); ok {
+		return real(c)
+	}
+	return any(x).(float64)
+}
+
+func fromReal[T scalar](r float64) T {
+	var z T
+	if _, ok := any(z).(complex128); ok {
+		return any(complex(r, 0)).(T)
+	}
+	return any(r).(T)
 }
 
 // triangularSolve solves op(a) x = b (leftSide) or x op(a) = b in place in
 // b. Only the lower or upper triangle of a is read; unitDiag assumes ones
-// on its diagonal; transpose applies op = transpose.
-func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) error {
+// on its diagonal; transpose applies op = transpose, and conjugate
+// conjugates a's elements as well (the adjoint, with transpose).
+func triangularSolve[T scalar](a, b matBatch[T], leftSide, lower, unitDiag, transpose, conjugate bool) error {
 	n := a.rows
 	if a.cols != n || a.batch != b.batch {
 		return invalidf("triangular solve needs square matrices and matching batches")
@@ -72,7 +147,7 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 	}
 	// op(a) is lower triangular when exactly one of lower/transpose holds.
 	opLower := lower != transpose
-	t := make([]float64, n*n)
+	t := make([]T, n*n)
 	for bi := 0; bi < b.batch; bi++ {
 		// t is op(a) restricted to the referenced triangle for a left
 		// solve, its transpose for a right one: either way, row i of t holds
@@ -89,6 +164,8 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 					v = 1
 				case lower && r < c, !lower && r > c:
 					v = 0
+				case conjugate:
+					v = conj(v)
 				}
 				t[i*n+j] = v
 			}
@@ -137,11 +214,13 @@ func triangularSolve(a, b matrices, leftSide, lower, unitDiag, transpose bool) e
 
 func evalTriangularSolve(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	flag := func(name string) bool { v := op.attrs[name]; return v != nil && v.Kind == AttrBool && v.Bool }
-	transpose := false
+	transpose, adjoint := false, false
 	if v := op.attrs["transpose_a"]; v != nil {
 		switch enumWord(v) {
-		case "TRANSPOSE", "ADJOINT": // adjoint equals transpose for real types
+		case "TRANSPOSE":
 			transpose = true
+		case "ADJOINT":
+			transpose, adjoint = true, true
 		case "NO_TRANSPOSE", "":
 		default:
 			return nil, invalidf("bad transpose_a %q", v.Raw)
@@ -150,20 +229,28 @@ func evalTriangularSolve(ev *evaluator, op *operation, in []*array) ([]*array, e
 	if !in[1].t.Equal(op.resultTypes[0]) {
 		return nil, invalidf("result type must equal b's type")
 	}
-	return solveTriangular(in[0], in[1], op.resultTypes[0], flag("left_side"), flag("lower"), flag("unit_diagonal"), transpose)
+	return solveTriangular(in[0], in[1], op.resultTypes[0], flag("left_side"), flag("lower"), flag("unit_diagonal"), transpose, adjoint)
 }
 
-// solveTriangular is triangularSolve on arrays: it returns x of type t.
-func solveTriangular(aIn, bIn *array, t TensorType, left, lower, unit, trans bool) ([]*array, error) {
-	a, err := toMatrices(aIn)
+// solveTriangular is triangularSolve on arrays, real or complex: it returns
+// x of type t.
+func solveTriangular(aIn, bIn *array, t TensorType, left, lower, unit, trans, conjugate bool) ([]*array, error) {
+	if aIn.t.Elem.isComplex() {
+		return solveTriangularOf[complex128](aIn, bIn, t, left, lower, unit, trans, conjugate)
+	}
+	return solveTriangularOf[float64](aIn, bIn, t, left, lower, unit, trans, false)
+}
+
+func solveTriangularOf[T scalar](aIn, bIn *array, t TensorType, left, lower, unit, trans, conjugate bool) ([]*array, error) {
+	a, err := toMatBatch[T](aIn)
 	if err != nil {
 		return nil, err
 	}
-	b, err := toMatrices(bIn)
+	b, err := toMatBatch[T](bIn)
 	if err != nil {
 		return nil, err
 	}
-	if err := triangularSolve(a, b, left, lower, unit, trans); err != nil {
+	if err := triangularSolve(a, b, left, lower, unit, trans, conjugate); err != nil {
 		return nil, err
 	}
 	return []*array{b.toArray(t)}, nil
@@ -181,7 +268,8 @@ func lapackFlag(op *operation, name string, def byte) byte {
 	return def
 }
 
-// evalLapackTrsm implements lapack_{s,d}trsm_ffi(a, b) with alpha = 1.
+// evalLapackTrsm implements lapack_{s,d,c,z}trsm_ffi(a, b) with alpha = 1;
+// trans_x 'C' is the conjugate transpose.
 func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("trsm takes a and b and returns x")
@@ -189,19 +277,26 @@ func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error)
 	left := lapackFlag(op, "side", 'L') == 'L'
 	lower := lapackFlag(op, "uplo", 'L') == 'L'
 	unit := lapackFlag(op, "diag", 'N') == 'U'
-	trans := lapackFlag(op, "trans_x", 'N') != 'N'
-	return solveTriangular(in[0], in[1], op.resultTypes[0], left, lower, unit, trans)
+	trans := lapackFlag(op, "trans_x", 'N')
+	return solveTriangular(in[0], in[1], op.resultTypes[0], left, lower, unit, trans != 'N', trans == 'C')
 }
 
-// evalLapackPotrf implements lapack_{s,d}potrf_ffi(a) -> (factor, info):
-// the Cholesky factor in the uplo triangle, the other triangle left as in
-// a, and info > 0 naming the first leading minor that is not positive
-// definite.
+// evalLapackPotrf implements lapack_{s,d,c,z}potrf_ffi(a) -> (factor, info):
+// the Cholesky factor (a = L Lᴴ, or Uᴴ U) in the uplo triangle, the other
+// triangle left as in a, and info > 0 naming the first leading minor that
+// is not positive definite.
 func evalLapackPotrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("potrf takes a and returns the factor and info")
 	}
-	a, err := toMatrices(in[0])
+	if in[0].t.Elem.isComplex() {
+		return potrf[complex128](op, in[0])
+	}
+	return potrf[float64](op, in[0])
+}
+
+func potrf[T scalar](op *operation, in *array) ([]*array, error) {
+	a, err := toMatBatch[T](in)
 	if err != nil {
 		return nil, err
 	}
@@ -214,52 +309,71 @@ func evalLapackPotrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if info.size() != a.batch {
 		return nil, invalidf("potrf info must have one element per matrix")
 	}
-	// Work on the lower triangle; for 'U' read and write the transpose.
-	get := func(b, i, j int) float64 {
-		if lower {
-			return a.at(b, i, j)
-		}
-		return a.at(b, j, i)
-	}
-	put := func(b, i, j int, v float64) {
-		if lower {
-			a.set(b, i, j, v)
-		} else {
-			a.set(b, j, i, v)
-		}
-	}
+	// w is the lower triangle of the Hermitian matrix (for 'U' the adjoint
+	// of the upper one), factored in place row by row: L[i][j] is a[i][j]
+	// less the dot product of rows i and j of L so far, over L[j][j].
+	w := make([]T, n*n)
+	cj := make([]T, n) // row j of L, conjugated
 	for b := 0; b < a.batch; b++ {
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				if lower {
+					w[i*n+j] = a.at(b, i, j)
+				} else {
+					w[i*n+j] = conj(a.at(b, j, i))
+				}
+			}
+		}
 		for j := 0; j < n; j++ {
-			d := get(b, j, j)
-			for k := 0; k < j; k++ {
-				d -= get(b, j, k) * get(b, j, k)
+			rj := w[j*n : j*n+j]
+			d := realPart(w[j*n+j])
+			for k, v := range rj {
+				cj[k] = conj(v)
+				d -= realPart(v * cj[k])
 			}
 			if !(d > 0) {
 				setInteger(info, b, int64(j+1))
 				break
 			}
-			d = math.Sqrt(d)
-			put(b, j, j, d)
+			dj := fromReal[T](math.Sqrt(d))
+			w[j*n+j] = dj
 			for i := j + 1; i < n; i++ {
-				s := get(b, i, j)
-				for k := 0; k < j; k++ {
-					s -= get(b, i, k) * get(b, j, k)
+				ri := w[i*n : i*n+j]
+				s := w[i*n+j]
+				for k, v := range ri {
+					s -= v * cj[k]
 				}
-				put(b, i, j, s/d)
+				w[i*n+j] = s / dj
+			}
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				if lower {
+					a.set(b, i, j, w[i*n+j])
+				} else {
+					a.set(b, j, i, conj(w[i*n+j]))
+				}
 			}
 		}
 	}
 	return []*array{a.toArray(op.resultTypes[0]), info}, nil
 }
 
-// evalLapackGetrf implements lapack_{s,d}getrf_ffi(a) -> (lu, pivots, info):
-// LU factorization with partial pivoting as LAPACK computes it, pivots
-// 1-based, info > 0 naming the first exactly-zero pivot.
+// evalLapackGetrf implements lapack_{s,d,c,z}getrf_ffi(a) -> (lu, pivots,
+// info): LU factorization with partial pivoting as LAPACK computes it,
+// pivots 1-based, info > 0 naming the first exactly-zero pivot.
 func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 3 {
 		return nil, invalidf("getrf takes a and returns lu, pivots and info")
 	}
-	a, err := toMatrices(in[0])
+	if in[0].t.Elem.isComplex() {
+		return getrf[complex128](op, in[0])
+	}
+	return getrf[float64](op, in[0])
+}
+
+func getrf[T scalar](op *operation, in *array) ([]*array, error) {
+	a, err := toMatBatch[T](in)
 	if err != nil {
 		return nil, err
 	}
@@ -270,12 +384,13 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 		return nil, invalidf("getrf pivot or info shapes do not match")
 	}
 	for b := 0; b < a.batch; b++ {
-		row := func(i int) []float64 { return a.data[(b*m+i)*n : (b*m+i+1)*n] }
+		mat := a.data[b*m*n : (b+1)*m*n]
+		row := func(i int) []T { return mat[i*n : (i+1)*n] }
 		for j := 0; j < k; j++ {
-			p := j // first row with the largest magnitude, as LAPACK's i?amax
+			p, best := j, abs1(mat[j*n+j]) // the first largest, as LAPACK's i?amax
 			for i := j + 1; i < m; i++ {
-				if math.Abs(row(i)[j]) > math.Abs(row(p)[j]) {
-					p = i
+				if v := abs1(mat[i*n+j]); v > best {
+					p, best = i, v
 				}
 			}
 			setInteger(pivots, b*k+j, int64(p+1))
@@ -293,12 +408,14 @@ func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 				}
 				continue
 			}
+			tail := rj[j+1:]
 			for i := j + 1; i < m; i++ {
 				ri := row(i)
 				l := ri[j] / d
 				ri[j] = l
-				for c := j + 1; c < n; c++ {
-					ri[c] -= l * rj[c]
+				rest := ri[j+1 : j+1+len(tail)]
+				for c, v := range tail {
+					rest[c] -= l * v
 				}
 			}
 		}

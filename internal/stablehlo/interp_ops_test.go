@@ -252,6 +252,16 @@ func TestTriangularSolve(t *testing.T) {
 			solve(`left_side = false, lower = true, unit_diagonal = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>`, "tensor<1x2xf64>", "tensor<1x2xf64>"),
 			"tensor<1x2xf64>", "[[1.0, 2.0]]"},
 	})
+	// Complex: the lower triangle [[2, 0], [1+i, 4]]; its adjoint [[2, 1-i],
+	// [0, 4]] takes x = [1+i, 2] to [4, 8], its transpose [[2, 1+i], [0, 4]]
+	// takes [1-i, 2] there.
+	c := `  %a = stablehlo.constant dense<[[(2.0, 0.0), (9.0, 9.0)], [(1.0, 1.0), (4.0, 0.0)]]> : tensor<2x2xcomplex<f64>>
+  %b = stablehlo.constant dense<[[(4.0, 0.0)], [(8.0, 0.0)]]> : tensor<2x1xcomplex<f64>>
+  %r = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose %s>} : (tensor<2x2xcomplex<f64>>, tensor<2x1xcomplex<f64>>) -> tensor<2x1xcomplex<f64>>`
+	runOpCases(t, []opCase{
+		{"complex_adjoint", strings.Replace(c, "%s", "ADJOINT", 1), "tensor<2x1xcomplex<f64>>", "[[(1.0, 1.0)], [(2.0, 0.0)]]"},
+		{"complex_transpose", strings.Replace(c, "%s", "TRANSPOSE", 1), "tensor<2x1xcomplex<f64>>", "[[(1.0, -1.0)], [(2.0, 0.0)]]"},
+	})
 }
 
 func TestMapAndDimensionSize(t *testing.T) {
@@ -349,9 +359,9 @@ func TestUnsupported(t *testing.T) {
   return %0 : tensor<2x2xf32>
 }`, "@lapack_sgeev_ffi is not supported by the interpreter (LAPACK geev: jnp.linalg.eig and eigvals)"},
 		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
-  %0 = stablehlo.custom_call @lapack_cpotrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  %0 = stablehlo.custom_call @lapack_cgeqrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
-}`, "(LAPACK potrf of complex matrices); no OpenPathways backend runs it"},
+}`, "(LAPACK geqrf of complex matrices); no OpenPathways backend runs it"},
 		{"float8_e8m0_passthrough", `func.func @main(%arg0: tensor<2xf8E8M0FNU>) -> tensor<2xf8E8M0FNU> {
   return %arg0 : tensor<2xf8E8M0FNU>
 }`, "f8E8M0FNU"},

@@ -1,6 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
-lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm) and what is
-built on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, the last three of
+complex matrices too) and what is built on them (pinv, det, lstsq, norm(x,
+2), matrix_rank), checked by the
 defining properties of each factorization and against local CPU JAX where
 the result is unique (QR follows LAPACK's sign convention; eigen- and
 singular values). Run with JAX_PLATFORMS=proxy,cpu.
@@ -13,6 +14,7 @@ import _common
 
 jax = _common.init()
 import jax.numpy as jnp
+import jax.scipy.linalg as jsl
 
 dev = jax.devices()[0]
 cpu = jax.devices("cpu")[0]
@@ -88,10 +90,34 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   rank2 = (tall[:, :2] @ rng.standard_normal((2, 5))).astype(dt)
   err("matrix_rank" + sfx, on(dev, jnp.linalg.matrix_rank, rank2), 2)
 
+# Complex matrices (lapack_{c,z}getrf, trsm and potrf) against local CPU JAX:
+# LU factors and pivots are unique under LAPACK's pivoting rule (|re| + |im|),
+# and so are Cholesky factors with a positive real diagonal.
+for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
+
+  def crand(*shape):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+
+  def errc(name, got, want):
+    err(name, np.abs(np.asarray(got) - np.asarray(want)), 0)
+
+  m = crand(2, 5, 5) + 5 * np.eye(5, dtype=dt)
+  b = crand(2, 5, 2)
+  h = m @ np.conj(mT(m))
+  errc("complex_solve" + sfx, on(dev, jnp.linalg.solve, m, b), on(cpu, jnp.linalg.solve, m, b))
+  errc("complex_inv" + sfx, on(dev, jnp.linalg.inv, m), on(cpu, jnp.linalg.inv, m))
+  errc("complex_det" + sfx, on(dev, jnp.linalg.det, m) / on(cpu, jnp.linalg.det, m), 1)
+  g = crand(3, 6, 6)  # not diagonally dominant: rows are exchanged
+  errc("complex_lu" + sfx, on(dev, lambda x: jsl.lu_factor(x)[0], g), on(cpu, lambda x: jsl.lu_factor(x)[0], g))
+  err("complex_lu_pivots" + sfx, on(dev, lambda x: jsl.lu_factor(x)[1], g), on(cpu, lambda x: jsl.lu_factor(x)[1], g))
+  for lower in (True, False):
+    errc("complex_cholesky" + sfx, on(dev, lambda x: jsl.cholesky(x, lower=lower), h), on(cpu, lambda x: jsl.cholesky(x, lower=lower), h))
+    for trans in (0, 1, 2):
+      tri = lambda x, y: jsl.solve_triangular(x, y, lower=lower, trans=trans)
+      errc("complex_solve_triangular" + sfx, on(dev, tri, m, b), on(cpu, tri, m, b))
+
 # Empty matrices (0x0, a batch of them, none in a batch, a 3x0 right-hand
 # side): each function gives local CPU JAX's shapes and values.
-import jax.scipy.linalg as jsl  # pylint: disable=g-import-not-at-top
-
 for name, f, args in (
     ("inv", jnp.linalg.inv, [(0, 0), (2, 0, 0), (0, 3, 3)]),
     ("solve", jnp.linalg.solve, [(0, 0), (0, 1)]),
