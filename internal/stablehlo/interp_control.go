@@ -108,12 +108,20 @@ var linalgCustomCalls = map[string]evalFunc{
 	"lapack_zgetrf_ffi": evalLapackGetrf,
 	"lapack_sgeqrf_ffi": evalLapackGeqrf,
 	"lapack_dgeqrf_ffi": evalLapackGeqrf,
+	"lapack_cgeqrf_ffi": evalLapackGeqrf,
+	"lapack_zgeqrf_ffi": evalLapackGeqrf,
 	"lapack_sorgqr_ffi": evalLapackOrgqr,
 	"lapack_dorgqr_ffi": evalLapackOrgqr,
+	"lapack_cungqr_ffi": evalLapackOrgqr,
+	"lapack_zungqr_ffi": evalLapackOrgqr,
 	"lapack_ssyevd_ffi": evalLapackSyevd,
 	"lapack_dsyevd_ffi": evalLapackSyevd,
+	"lapack_cheevd_ffi": evalLapackSyevd,
+	"lapack_zheevd_ffi": evalLapackSyevd,
 	"lapack_sgesdd_ffi": evalLapackGesdd,
 	"lapack_dgesdd_ffi": evalLapackGesdd,
+	"lapack_cgesdd_ffi": evalLapackGesdd,
+	"lapack_zgesdd_ffi": evalLapackGesdd,
 }
 
 func supportedCustomCall(target string) bool {

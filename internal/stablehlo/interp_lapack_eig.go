@@ -2,35 +2,38 @@ package stablehlo
 
 import (
 	"math"
+	"math/cmplx"
 	"sort"
 )
 
-// Symmetric eigendecomposition and SVD: the LAPACK custom calls JAX's CPU
-// lowering emits for jnp.linalg.eigh (lapack_{s,d}syevd_ffi) and
-// jnp.linalg.svd (lapack_{s,d}gesdd_ffi). Both use Jacobi rotations in
-// float64 instead of LAPACK's divide and conquer: the results satisfy the
-// same definitions (ascending eigenvalues, descending singular values,
-// orthonormal vectors) but vectors can differ from LAPACK's in sign, and
-// within repeated eigen- or singular values in basis.
+// Symmetric (and Hermitian) eigendecomposition and SVD: the LAPACK custom
+// calls JAX's CPU lowering emits for jnp.linalg.eigh
+// (lapack_{s,d}syevd_ffi, lapack_{c,z}heevd_ffi) and jnp.linalg.svd
+// (lapack_{s,d}gesdd_ffi). Both use Jacobi rotations in float64 (complex128)
+// instead of LAPACK's divide and conquer: the results satisfy the same
+// definitions (ascending eigenvalues, descending singular values,
+// orthonormal vectors) but vectors can differ from LAPACK's in sign (phase),
+// and within repeated eigen- or singular values in basis.
 
 // maxJacobiSweeps bounds the rotations; Jacobi converges quadratically, so
 // hitting it means the input held NaN or Inf. That is reported through info.
 const maxJacobiSweeps = 64
 
-// jacobiEigen diagonalises the symmetric n×n s in place (row-major) and
-// returns the eigenvector matrix (columns) and whether it converged.
+// jacobiEigen diagonalises the symmetric (Hermitian) n×n s in place
+// (row-major) and returns the eigenvector matrix (columns) and whether it
+// converged.
 //
 // A rotation walks two columns of s and of the vectors. With rows of a
 // power-of-two length every element of a column falls into the same few
 // cache sets (n = 256 took five times n = 255), so s is worked on with rows
 // of odd length, and the vectors as rows of their transpose.
-func jacobiEigen(s []float64, n int) ([]float64, bool) {
+func jacobiEigen[T scalar](s []T, n int) ([]T, bool) {
 	ld := n | 1
-	a := make([]float64, n*ld)
+	a := make([]T, n*ld)
 	for i := 0; i < n; i++ {
 		copy(a[i*ld:i*ld+n], s[i*n:i*n+n])
 	}
-	vt := make([]float64, n*n)
+	vt := make([]T, n*n)
 	for i := 0; i < n; i++ {
 		vt[i*n+i] = 1
 	}
@@ -38,7 +41,7 @@ func jacobiEigen(s []float64, n int) ([]float64, bool) {
 	for i := 0; i < n; i++ {
 		copy(s[i*n:i*n+n], a[i*ld:i*ld+n])
 	}
-	v := make([]float64, n*n)
+	v := make([]T, n*n)
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			v[k*n+i] = vt[i*n+k]
@@ -48,30 +51,46 @@ func jacobiEigen(s []float64, n int) ([]float64, bool) {
 }
 
 // jacobiSweeps rotates s (rows ld apart) to diagonal form, applying each
-// rotation to the rows of vt, and reports whether it converged.
-func jacobiSweeps(s, vt []float64, n, ld int) bool {
+// rotation to the rows of vt, and reports whether it converged. A complex
+// s_pq = r e^(iφ) is first made real by scaling column q of s by e^(-iφ)
+// and row q by e^(iφ) (and row q of vt, the transposed vectors, by
+// e^(-iφ)); the rotation that zeroes it is then the real one.
+func jacobiSweeps[T scalar](s, vt []T, n, ld int) bool {
 	for sweep := 0; sweep < maxJacobiSweeps; sweep++ {
 		rotated := false
 		for p := 0; p < n; p++ {
 			for q := p + 1; q < n; q++ {
 				spq := s[p*ld+q]
-				if spq == 0 || math.Abs(spq) <= 1e-18*math.Sqrt(math.Abs(s[p*ld+p]*s[q*ld+q])) {
+				r := magnitude(spq)
+				app, aqq := realPart(s[p*ld+p]), realPart(s[q*ld+q])
+				if r == 0 || r <= 1e-18*math.Sqrt(math.Abs(app*aqq)) {
 					continue
 				}
-				if math.IsNaN(spq) || math.IsInf(spq, 0) {
+				if math.IsNaN(r) || math.IsInf(r, 0) {
 					return false
 				}
 				rotated = true
-				theta := (s[q*ld+q] - s[p*ld+p]) / (2 * spq)
+				if spq != conj(spq) { // complex: make s_pq real
+					ph := conj(spq) / fromReal[T](r)
+					for k := 0; k < n; k++ {
+						s[k*ld+q] *= ph
+					}
+					scaleRow(s[q*ld:q*ld+n], conj(ph))
+					scaleRow(vt[q*n:q*n+n], ph)
+					s[p*ld+q], s[q*ld+p] = fromReal[T](r), fromReal[T](r)
+				} else {
+					r = realPart(spq)
+				}
+				theta := (aqq - app) / (2 * r)
 				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Hypot(theta, 1))
 				c := 1 / math.Hypot(t, 1)
-				sn := t * c
+				ct, st := fromReal[T](c), fromReal[T](t*c)
 				for k := 0; k < n; k++ { // columns p, q of s
 					kp, kq := s[k*ld+p], s[k*ld+q]
-					s[k*ld+p], s[k*ld+q] = c*kp-sn*kq, sn*kp+c*kq
+					s[k*ld+p], s[k*ld+q] = ct*kp-st*kq, st*kp+ct*kq
 				}
-				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], c, sn)
-				rotateRows(s[p*ld:p*ld+n], s[q*ld:q*ld+n], c, sn)
+				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], ct, st)
+				rotateRows(s[p*ld:p*ld+n], s[q*ld:q*ld+n], ct, st)
 			}
 		}
 		if !rotated {
@@ -82,7 +101,7 @@ func jacobiSweeps(s, vt []float64, n, ld int) bool {
 }
 
 // rotateRows sets x, y = c·x − s·y, s·x + c·y.
-func rotateRows(x, y []float64, c, s float64) {
+func rotateRows[T scalar](x, y []T, c, s T) {
 	y = y[:len(x)]
 	for k, xk := range x {
 		yk := y[k]
@@ -90,19 +109,34 @@ func rotateRows(x, y []float64, c, s float64) {
 	}
 }
 
-// evalLapackSyevd implements syevd(a) -> (vectors, eigenvalues, info),
-// reading the uplo triangle of a; eigenvalues ascend and column j of
-// vectors belongs to eigenvalue j.
+// scaleRow multiplies x by f.
+func scaleRow[T scalar](x []T, f T) {
+	for k := range x {
+		x[k] *= f
+	}
+}
+
+// evalLapackSyevd implements syevd(a) -> (vectors, eigenvalues, info), and
+// heevd for complex a, reading the uplo triangle of a (the imaginary part
+// of its diagonal is ignored, as LAPACK does); eigenvalues (real) ascend and
+// column j of vectors belongs to eigenvalue j.
 func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 3 {
 		return nil, invalidf("syevd takes a and returns vectors, eigenvalues and info")
 	}
-	a, err := toMatrices(in[0])
+	if in[0].t.Elem.isComplex() {
+		return syevd[complex128](op, in[0])
+	}
+	return syevd[float64](op, in[0])
+}
+
+func syevd[T scalar](op *operation, in *array) ([]*array, error) {
+	a, err := toMatBatch[T](in)
 	if err != nil {
 		return nil, err
 	}
 	n := a.rows
-	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || !op.resultTypes[1].Elem.isFloat() {
+	if a.cols != n || !op.resultTypes[0].Equal(in.t) || !op.resultTypes[1].Elem.isFloat() {
 		return nil, invalidf("syevd needs square matrices and returns their type")
 	}
 	w := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
@@ -111,15 +145,18 @@ func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error
 		return nil, invalidf("syevd eigenvalue or info shapes do not match")
 	}
 	lower := lapackFlag(op, "uplo", 'L') == 'L'
-	s := make([]float64, n*n)
+	s := make([]T, n*n)
 	for b := 0; b < a.batch; b++ {
 		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {
-				r, c := i, j
-				if (lower && j > i) || (!lower && j < i) {
-					r, c = j, i
+				switch {
+				case i == j:
+					s[i*n+j] = fromReal[T](realPart(a.at(b, i, j)))
+				case (lower && j > i) || (!lower && j < i):
+					s[i*n+j] = conj(a.at(b, j, i))
+				default:
+					s[i*n+j] = a.at(b, i, j)
 				}
-				s[i*n+j] = a.at(b, r, c)
 			}
 		}
 		v, ok := jacobiEigen(s, n)
@@ -130,9 +167,10 @@ func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error
 		for i := range order {
 			order[i] = i
 		}
-		sort.SliceStable(order, func(x, y int) bool { return s[order[x]*n+order[x]] < s[order[y]*n+order[y]] })
+		eig := func(i int) float64 { return realPart(s[i*n+i]) }
+		sort.SliceStable(order, func(x, y int) bool { return eig(order[x]) < eig(order[y]) })
 		for j, src := range order {
-			w.set(b, 0, j, s[src*n+src])
+			w.set(b, 0, j, eig(src))
 			for i := 0; i < n; i++ {
 				a.set(b, i, j, v[i*n+src])
 			}
@@ -144,17 +182,20 @@ func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error
 // svdTall is a one-sided (Hestenes) Jacobi SVD of the m×n row-major w with
 // m >= n: it returns u (m×m, orthonormal, its first n columns the left
 // singular vectors), the n descending singular values, v (n×n, columns the
-// right singular vectors) and whether it converged.
-func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
+// right singular vectors, w = u Σ vᴴ) and whether it converged. For complex
+// columns p and q whose product γ = w_pᴴ w_q = |γ| e^(iφ), column q (and
+// column q of v) is first turned by e^(-iφ), making γ real; the rotation
+// that makes them orthogonal is then the real one.
+func svdTall[T scalar](w []T, m, n int) (u []T, sigma []float64, v []T, ok bool) {
 	// The rotations walk columns of w and v: they are worked on as rows
 	// of their transposes, contiguous in memory.
-	wt := make([]float64, n*m)
+	wt := make([]T, n*m)
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			wt[j*m+i] = w[i*n+j]
 		}
 	}
-	vt := make([]float64, n*n)
+	vt := make([]T, n*n)
 	for i := 0; i < n; i++ {
 		vt[i*n+i] = 1
 	}
@@ -164,30 +205,35 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 			wp := wt[p*m : p*m+m]
 			for q := p + 1; q < n; q++ {
 				wq := wt[q*m : q*m+m]
-				var alpha, beta, gamma float64
-				for i, xp := range wp {
-					xq := wq[i]
-					alpha, beta, gamma = alpha+xp*xp, beta+xq*xq, gamma+xp*xq
-				}
-				if math.IsNaN(gamma) || math.IsInf(gamma, 0) {
+				alpha, beta, gamma := columnProducts(wp, wq)
+				g := magnitude(gamma)
+				if math.IsNaN(g) || math.IsInf(g, 0) {
 					return nil, nil, nil, false
 				}
-				if gamma == 0 || math.Abs(gamma) <= 0x1p-51*math.Sqrt(alpha*beta) {
+				if g == 0 || g <= 0x1p-51*math.Sqrt(alpha*beta) {
 					continue
 				}
 				ok = false
-				zeta := (beta - alpha) / (2 * gamma)
+				if gamma != conj(gamma) { // complex: make γ real
+					ph := conj(gamma) / fromReal[T](g)
+					scaleRow(wq, ph)
+					scaleRow(vt[q*n:q*n+n], ph)
+				} else {
+					g = realPart(gamma)
+				}
+				zeta := (beta - alpha) / (2 * g)
 				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Hypot(zeta, 1))
 				c := 1 / math.Hypot(t, 1)
-				rotateRows(wp, wq, c, c*t)
-				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], c, c*t)
+				ct, st := fromReal[T](c), fromReal[T](c*t)
+				rotateRows(wp, wq, ct, st)
+				rotateRows(vt[p*n:p*n+n], vt[q*n:q*n+n], ct, st)
 			}
 		}
 	}
 	norms := make([]float64, n)
 	for j := range norms {
 		for _, x := range wt[j*m : j*m+m] {
-			norms[j] = math.Hypot(norms[j], x)
+			norms[j] = math.Hypot(norms[j], magnitude(x))
 		}
 	}
 	order := make([]int, n)
@@ -196,9 +242,9 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 	}
 	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
 	sigma = make([]float64, n)
-	v = make([]float64, n*n)
-	u = make([]float64, m*m)
-	var basis [][]float64 // orthonormal columns of u found so far
+	v = make([]T, n*n)
+	u = make([]T, m*m)
+	var basis [][]T // orthonormal columns of u found so far
 	tol := 0.0
 	if n > 0 {
 		tol = float64(max(m, n)) * 0x1p-52 * norms[order[0]]
@@ -209,9 +255,10 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 			v[i*n+j] = vt[src*n+i]
 		}
 		if norms[src] > tol && norms[src] > 0 {
-			col := make([]float64, m)
+			col := make([]T, m)
+			inv := fromReal[T](1 / norms[src])
 			for i, x := range wt[src*m : src*m+m] {
-				col[i] = x / norms[src]
+				col[i] = x * inv
 			}
 			basis = append(basis, col)
 		}
@@ -225,17 +272,42 @@ func svdTall(w []float64, m, n int) (u, sigma, v []float64, ok bool) {
 	return u, sigma, v, ok
 }
 
+// columnProducts returns |x|², |y|² and xᴴy, in one typed loop.
+func columnProducts[T scalar](x, y []T) (xx, yy float64, xy T) {
+	switch x := any(x).(type) {
+	case []float64:
+		y := any(y).([]float64)[:len(x)]
+		var d float64
+		for i, a := range x {
+			b := y[i]
+			xx, yy, d = xx+a*a, yy+b*b, d+a*b
+		}
+		return xx, yy, any(d).(T)
+	case []complex128:
+		y := any(y).([]complex128)[:len(x)]
+		var d complex128
+		for i, a := range x {
+			b := y[i]
+			xx += real(a)*real(a) + imag(a)*imag(a)
+			yy += real(b)*real(b) + imag(b)*imag(b)
+			d += cmplx.Conj(a) * b
+		}
+		return xx, yy, any(d).(T)
+	}
+	return 0, 0, 0
+}
+
 // completeBasis extends orthonormal vectors of length m to m of them,
 // orthogonalising unit vectors against those found (twice, for accuracy).
-func completeBasis(basis [][]float64, m int) [][]float64 {
+func completeBasis[T scalar](basis [][]T, m int) [][]T {
 	for e := 0; e < m && len(basis) < m; e++ {
-		x := make([]float64, m)
+		x := make([]T, m)
 		x[e] = 1
 		for range 2 {
 			for _, b := range basis {
-				d := 0.0
+				var d T
 				for i := range x {
-					d += b[i] * x[i]
+					d += conj(b[i]) * x[i]
 				}
 				for i := range x {
 					x[i] -= d * b[i]
@@ -244,14 +316,15 @@ func completeBasis(basis [][]float64, m int) [][]float64 {
 		}
 		norm := 0.0
 		for _, xi := range x {
-			norm = math.Hypot(norm, xi)
+			norm = math.Hypot(norm, magnitude(xi))
 		}
 		// Some unit vector keeps at least 1/sqrt(m) of its length.
 		if norm < 0.5/math.Sqrt(float64(m)) {
 			continue
 		}
+		inv := fromReal[T](1 / norm)
 		for i := range x {
-			x[i] /= norm
+			x[i] *= inv
 		}
 		basis = append(basis, x)
 	}
@@ -266,7 +339,14 @@ func evalLapackGesdd(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if len(in) != 1 || len(op.resultTypes) != 5 {
 		return nil, invalidf("gesdd takes a and returns a, s, u, vt and info")
 	}
-	a, err := toMatrices(in[0])
+	if in[0].t.Elem.isComplex() {
+		return gesdd[complex128](op, in)
+	}
+	return gesdd[float64](op, in)
+}
+
+func gesdd[T scalar](op *operation, in []*array) ([]*array, error) {
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
@@ -287,20 +367,21 @@ func evalLapackGesdd(ev *evaluator, op *operation, in []*array) ([]*array, error
 		return nil, invalidf("gesdd result shapes do not match a %s", in[0].t)
 	}
 	s := matrices{batch: a.batch, rows: 1, cols: k, data: make([]float64, a.batch*k)}
-	u := matrices{batch: a.batch, rows: m, cols: uCols, data: make([]float64, a.batch*m*uCols)}
-	vt := matrices{batch: a.batch, rows: vRows, cols: n, data: make([]float64, a.batch*vRows*n)}
+	u := matBatch[T]{batch: a.batch, rows: m, cols: uCols, data: make([]T, a.batch*m*uCols)}
+	vt := matBatch[T]{batch: a.batch, rows: vRows, cols: n, data: make([]T, a.batch*vRows*n)}
 	for b := 0; b < a.batch; b++ {
 		// fullU (m×m) and fullV (n×n) hold singular vectors as columns.
-		var fullU, fullV, sigma []float64
+		var fullU, fullV []T
+		var sigma []float64
 		var ok bool
 		if m >= n {
-			w := append([]float64(nil), a.data[b*m*n:(b+1)*m*n]...)
+			w := append([]T(nil), a.data[b*m*n:(b+1)*m*n]...)
 			fullU, sigma, fullV, ok = svdTall(w, m, n)
-		} else { // aᵀ = u' s v'ᵀ, so a = v' s u'ᵀ
-			w := make([]float64, n*m)
+		} else { // aᴴ = u' s v'ᴴ, so a = v' s u'ᴴ
+			w := make([]T, n*m)
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
-					w[j*m+i] = a.at(b, i, j)
+					w[j*m+i] = conj(a.at(b, i, j))
 				}
 			}
 			fullV, sigma, fullU, ok = svdTall(w, n, m)
@@ -319,7 +400,7 @@ func evalLapackGesdd(ev *evaluator, op *operation, in []*array) ([]*array, error
 		}
 		for i := 0; i < vRows; i++ {
 			for j := 0; j < n; j++ {
-				vt.set(b, i, j, fullV[j*n+i])
+				vt.set(b, i, j, conj(fullV[j*n+i]))
 			}
 		}
 	}

@@ -1,26 +1,30 @@
 package stablehlo
 
-import "math"
+import (
+	"math"
+	"math/cmplx"
+)
 
 // Householder QR: the LAPACK custom calls JAX's CPU lowering emits for
 // jnp.linalg.qr (and so jax.nn.initializers.orthogonal):
-// lapack_{s,d}geqrf_ffi(a) -> (a, tau) and
-// lapack_{s,d}orgqr_ffi(a, tau) -> q. The reflectors follow LAPACK's
-// dlarfg convention, H = I - tau v vᵀ with v[0] = 1 and beta = -sign(alpha)
-// |x|, so R's signs match LAPACK's for the same input.
+// lapack_{s,d,c,z}geqrf_ffi(a) -> (a, tau) and lapack_{s,d}orgqr_ffi /
+// lapack_{c,z}ungqr_ffi(a, tau) -> q. The reflectors follow LAPACK's
+// ?larfg convention, H = I - tau v vᴴ with v[0] = 1 and a real beta =
+// -sign(re alpha) |(alpha, x)|, so R's signs (and phases) match LAPACK's for
+// the same input; geqrf applies each Hᴴ to the columns right of its own.
 
 // householder computes the reflector of column j of matrix b, rows j..m-1:
 // it stores beta on the diagonal, v[1:] below it, and returns tau.
-func householder(a matrices, b, j int) float64 {
+func householder[T scalar](a matBatch[T], b, j int) T {
 	alpha := a.at(b, j, j)
 	norm := 0.0
 	for i := j + 1; i < a.rows; i++ {
-		norm = math.Hypot(norm, a.at(b, i, j))
+		norm = math.Hypot(norm, magnitude(a.at(b, i, j)))
 	}
-	if norm == 0 {
+	if norm == 0 && alpha == conj(alpha) {
 		return 0
 	}
-	beta := -math.Copysign(math.Hypot(alpha, norm), alpha)
+	beta := fromReal[T](-math.Copysign(math.Hypot(magnitude(alpha), norm), realPart(alpha)))
 	scale := 1 / (alpha - beta)
 	for i := j + 1; i < a.rows; i++ {
 		a.set(b, i, j, a.at(b, i, j)*scale)
@@ -29,21 +33,35 @@ func householder(a matrices, b, j int) float64 {
 	return (beta - alpha) / beta
 }
 
-// applyReflector applies H = I - tau v vᵀ, v = [1, refl[j+1:, j]], from the
+// magnitude is |x|.
+func magnitude[T scalar](x T) float64 {
+	if c, ok := any(x).(complex128); ok {
+		return cmplx.Abs(c)
+	}
+	return math.Abs(any(x).(float64))
+}
+
+// applyReflector applies H = I - tau v vᴴ, v = [1, refl[j+1:, j]], from the
 // left to columns from..cols-1 of target rows j..m-1.
-func applyReflector(refl matrices, rb, j int, tau float64, target matrices, tb, from int) {
+func applyReflector[T scalar](refl matBatch[T], rb, j int, tau T, target matBatch[T], tb, from int) {
 	if tau == 0 {
 		return
 	}
+	v := make([]T, target.rows-j)  // v[i-j]
+	cv := make([]T, target.rows-j) // its conjugate, for vᴴ
+	v[0], cv[0] = 1, 1
+	for i := j + 1; i < target.rows; i++ {
+		v[i-j] = refl.at(rb, i, j)
+		cv[i-j] = conj(v[i-j])
+	}
 	for c := from; c < target.cols; c++ {
-		dot := target.at(tb, j, c)
-		for i := j + 1; i < target.rows; i++ {
-			dot += refl.at(rb, i, j) * target.at(tb, i, c)
+		var dot T
+		for i, x := range cv {
+			dot += x * target.at(tb, j+i, c)
 		}
 		dot *= tau
-		target.set(tb, j, c, target.at(tb, j, c)-dot)
-		for i := j + 1; i < target.rows; i++ {
-			target.set(tb, i, c, target.at(tb, i, c)-dot*refl.at(rb, i, j))
+		for i, x := range v {
+			target.set(tb, j+i, c, target.at(tb, j+i, c)-dot*x)
 		}
 	}
 }
@@ -52,15 +70,22 @@ func evalLapackGeqrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("geqrf takes a and returns a and tau")
 	}
-	a, err := toMatrices(in[0])
+	if !op.resultTypes[0].Equal(in[0].t) || op.resultTypes[1].Elem != in[0].t.Elem {
+		return nil, invalidf("geqrf results must be a's type and a tau of its element type")
+	}
+	if in[0].t.Elem.isComplex() {
+		return geqrf[complex128](op, in[0])
+	}
+	return geqrf[float64](op, in[0])
+}
+
+func geqrf[T scalar](op *operation, in *array) ([]*array, error) {
+	a, err := toMatBatch[T](in)
 	if err != nil {
 		return nil, err
 	}
 	k := min(a.rows, a.cols)
-	if !op.resultTypes[0].Equal(in[0].t) || !op.resultTypes[1].Elem.isFloat() {
-		return nil, invalidf("geqrf results must be a's type and a float tau")
-	}
-	tau := matrices{batch: a.batch, rows: 1, cols: k, data: make([]float64, a.batch*k)}
+	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
 	if op.resultTypes[1].NumElements() != int64(len(tau.data)) {
 		return nil, invalidf("geqrf tau must hold min(rows, cols) = %d elements per matrix", k)
 	}
@@ -68,23 +93,31 @@ func evalLapackGeqrf(ev *evaluator, op *operation, in []*array) ([]*array, error
 		for j := 0; j < k; j++ {
 			t := householder(a, b, j)
 			tau.set(b, 0, j, t)
-			applyReflector(a, b, j, t, a, b, j+1)
+			applyReflector(a, b, j, conj(t), a, b, j+1)
 		}
 	}
 	return []*array{a.toArray(op.resultTypes[0]), tau.toArray(op.resultTypes[1])}, nil
 }
 
 // evalLapackOrgqr forms the m×n matrix Q = H_0 ... H_{k-1} I[:, :n] from the
-// reflectors in a's first k columns (m >= n >= k, as LAPACK requires).
+// reflectors in a's first k columns (m >= n >= k, as LAPACK requires): orgqr
+// for real matrices, ungqr for complex ones.
 func evalLapackOrgqr(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("orgqr takes a and tau and returns q")
 	}
-	a, err := toMatrices(in[0])
+	if in[0].t.Elem.isComplex() {
+		return orgqr[complex128](op, in)
+	}
+	return orgqr[float64](op, in)
+}
+
+func orgqr[T scalar](op *operation, in []*array) ([]*array, error) {
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
-	tau, err := tauVectors(in[1], a.batch)
+	tau, err := tauVectors[T](in[1], a.batch)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +125,7 @@ func evalLapackOrgqr(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if !op.resultTypes[0].Equal(in[0].t) || a.rows < a.cols || a.cols < k {
 		return nil, invalidf("orgqr needs rows >= cols >= len(tau) and returns a's type")
 	}
-	q := matrices{batch: a.batch, rows: a.rows, cols: a.cols, data: make([]float64, len(a.data))}
+	q := matBatch[T]{batch: a.batch, rows: a.rows, cols: a.cols, data: make([]T, len(a.data))}
 	for b := 0; b < a.batch; b++ {
 		for i := 0; i < a.cols; i++ {
 			q.set(b, i, i, 1)
@@ -104,14 +137,21 @@ func evalLapackOrgqr(ev *evaluator, op *operation, in []*array) ([]*array, error
 	return []*array{q.toArray(op.resultTypes[0])}, nil
 }
 
-// tauVectors reads a [batch..., k] float array as batch rows of k.
-func tauVectors(t *array, batch int) (matrices, error) {
-	if len(t.t.Shape) < 1 || !t.t.Elem.isFloat() {
-		return matrices{}, invalidf("tau must be a float vector per matrix, got %s", t.t)
+// tauVectors reads a [batch..., k] array of T as batch rows of k.
+func tauVectors[T scalar](t *array, batch int) (matBatch[T], error) {
+	if len(t.t.Shape) < 1 {
+		return matBatch[T]{}, invalidf("tau must be a vector per matrix, got %s", t.t)
 	}
 	k := int(t.t.Shape[len(t.t.Shape)-1])
 	if t.size() != batch*k {
-		return matrices{}, invalidf("tau %s does not match %d matrices", t.t, batch)
+		return matBatch[T]{}, invalidf("tau %s does not match %d matrices", t.t, batch)
 	}
-	return matrices{batch: batch, rows: 1, cols: k, data: floatData(t)}, nil
+	// Viewed as one matrix of rows k: toMatBatch checks the element type.
+	view := *t
+	view.t.Shape = []int64{int64(batch), int64(k)}
+	m, err := toMatBatch[T](&view)
+	if err != nil {
+		return matBatch[T]{}, invalidf("tau must be a vector per matrix of a's kind, got %s", t.t)
+	}
+	return matBatch[T]{batch: batch, rows: 1, cols: k, data: m.data}, nil
 }

@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -297,6 +298,58 @@ func batchedType(batch int, elem string, dims ...int) string {
 	}
 	sb.WriteString(elem + ">")
 	return sb.String()
+}
+
+// TestJacobiHermitian diagonalises complex Hermitian matrices (heevd), one
+// with a repeated eigenvalue, and checks V diag(w) Vᴴ = H and Vᴴ V = I.
+func TestJacobiHermitian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 7
+	random := make([]complex128, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			v := complex(rng.NormFloat64(), rng.NormFloat64())
+			if i == j {
+				v = complex(real(v), 0)
+			}
+			random[i*n+j], random[j*n+i] = v, cmplx.Conj(v)
+		}
+	}
+	// I + u uᴴ for a complex u: eigenvalue 1 six times and 1 + |u|² once.
+	repeated := make([]complex128, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			ui, uj := complex(float64(i), 1), complex(float64(j), 1)
+			repeated[i*n+j] = ui * cmplx.Conj(uj)
+			if i == j {
+				repeated[i*n+j] = complex(1+real(ui*cmplx.Conj(uj)), 0)
+			}
+		}
+	}
+	for name, h := range map[string][]complex128{"random": random, "repeated": repeated} {
+		s := append([]complex128(nil), h...)
+		v, ok := jacobiEigen(s, n)
+		if !ok {
+			t.Fatalf("%s: no convergence", name)
+		}
+		worst := 0.0
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				var x, g complex128
+				for k := 0; k < n; k++ {
+					x += v[i*n+k] * complex(real(s[k*n+k]), 0) * cmplx.Conj(v[j*n+k])
+					g += cmplx.Conj(v[k*n+i]) * v[k*n+j]
+				}
+				if i == j {
+					g--
+				}
+				worst = max(worst, cmplx.Abs(x-h[i*n+j]), cmplx.Abs(g))
+			}
+		}
+		if worst > 1e-12 {
+			t.Errorf("%s: V diag(w) Vᴴ or Vᴴ V is off by %g", name, worst)
+		}
+	}
 }
 
 func TestLapackSyevd(t *testing.T) {

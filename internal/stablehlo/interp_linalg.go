@@ -8,9 +8,10 @@ import (
 // Dense linear algebra: stablehlo.triangular_solve and the LAPACK custom
 // calls JAX's CPU lowering emits for jax.scipy.linalg.solve_triangular,
 // jnp.linalg.cholesky and the LU-based jnp.linalg.solve/inv (trsm, potrf,
-// getrf). Arrays are logical row-major [batch..., rows, cols]; the layouts
-// the custom calls name only describe XLA's physical buffers. Arithmetic is
-// done in float64, so f32 results can differ from LAPACK in the last bits.
+// getrf), of real and complex matrices. Arrays are logical row-major
+// [batch..., rows, cols]; the layouts the custom calls name only describe
+// XLA's physical buffers. Arithmetic is done in float64 (complex128), so f32
+// (complex64) results can differ from LAPACK in the last bits.
 
 // scalar is the arithmetic of the linear algebra: float64 for real
 // matrices, complex128 for complex ones.
@@ -25,8 +26,6 @@ type matBatch[T scalar] struct {
 
 // matrices is a batch of real matrices.
 type matrices = matBatch[float64]
-
-func toMatrices(a *array) (matrices, error) { return toMatBatch[float64](a) }
 
 // toMatBatch copies a float array (T float64) or a complex one (complex128).
 func toMatBatch[T scalar](a *array) (matBatch[T], error) {

@@ -359,9 +359,9 @@ func TestUnsupported(t *testing.T) {
   return %0 : tensor<2x2xf32>
 }`, "@lapack_sgeev_ffi is not supported by the interpreter (LAPACK geev: jnp.linalg.eig and eigvals)"},
 		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
-  %0 = stablehlo.custom_call @lapack_cgeqrf_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  %0 = stablehlo.custom_call @lapack_cunmqr_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
-}`, "(LAPACK geqrf of complex matrices); no OpenPathways backend runs it"},
+}`, "(LAPACK unmqr of complex matrices); no OpenPathways backend runs it"},
 		{"float8_e8m0_passthrough", `func.func @main(%arg0: tensor<2xf8E8M0FNU>) -> tensor<2xf8E8M0FNU> {
   return %arg0 : tensor<2xf8E8M0FNU>
 }`, "f8E8M0FNU"},

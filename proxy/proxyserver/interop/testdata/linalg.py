@@ -1,6 +1,6 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
-lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, the last three of
-complex matrices too) and what is built on them (pinv, det, lstsq, norm(x,
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, and of complex
+matrices too, geqrf/ungqr and heevd among them) and what is built on them (pinv, det, lstsq, norm(x,
 2), matrix_rank), checked by the
 defining properties of each factorization and against local CPU JAX where
 the result is unique (QR follows LAPACK's sign convention; eigen- and
@@ -26,30 +26,57 @@ def on(d, f, *args):
   return jax.device_get(jax.jit(f)(*[jax.device_put(a, d) for a in args]))
 
 
+def record(name, e):
+  """Keeps the worst error of a case; NaN (a factorization that failed) is
+  worst of all, recorded as 1e300 (JSON has no NaN), where max() would drop it."""
+  e = 1e300 if np.isnan(e) else float(e)
+  errors[name] = max(errors.get(name, 0.0), e)
+
+
 def err(name, got, want):
-  got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-  errors[name] = max(errors.get(name, 0.0), float(np.max(np.abs(got - want))) if got.size else 0.0)
+  got, want = np.asarray(got, np.complex128), np.asarray(want, np.complex128)
+  record(name, np.max(np.abs(got - want)) if got.size else 0.0)
 
 
 def mT(x):
   return np.swapaxes(x, -1, -2)
 
 
+def mH(x):
+  return np.conj(mT(x))
+
+
 def eye_like(x):
   return np.broadcast_to(np.eye(x.shape[-1]), x.shape)
 
 
+def check_qr(name, a, sfx):
+  for mode in ("reduced", "complete"):
+    q, r = on(dev, lambda x: jnp.linalg.qr(x, mode=mode), a)
+    wq, wr = on(cpu, lambda x: jnp.linalg.qr(x, mode=mode), a)
+    err(name + "_vs_cpu" + sfx, q, wq)
+    err(name + "_vs_cpu" + sfx, r, wr)
+    err(name + "_product" + sfx, q @ r, a)
+    err(name + "_orthonormal" + sfx, mH(q) @ q, eye_like(mT(q) @ q))
+    err(name + "_upper" + sfx, np.tril(r, -1), 0)
+
+
+def check_svd(name, a, sfx):
+  want_s = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+  for full in (True, False):
+    u, sv, vh = on(dev, lambda x: jnp.linalg.svd(x, full_matrices=full), a)
+    k = sv.shape[-1]
+    err(name + "_values_vs_numpy" + sfx, sv, want_s)
+    err(name + "_product" + sfx, (u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :], a)
+    err(name + "_orthonormal" + sfx, mH(u) @ u, eye_like(mT(u) @ u))
+    err(name + "_orthonormal" + sfx, vh @ mH(vh), eye_like(vh @ mT(vh)))
+    record(name + "_descending" + sfx, max(0.0, np.max(np.diff(sv, axis=-1))))
+  err(name + "_values_only" + sfx, on(dev, lambda x: jnp.linalg.svd(x, compute_uv=False), a), want_s)
+
+
 for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   for shape in ((6, 4), (3, 5), (2, 5, 3)):
-    a = rng.standard_normal(shape).astype(dt)
-    for mode in ("reduced", "complete"):
-      q, r = on(dev, lambda x: jnp.linalg.qr(x, mode=mode), a)
-      wq, wr = on(cpu, lambda x: jnp.linalg.qr(x, mode=mode), a)
-      err("qr_vs_cpu" + sfx, q, wq)
-      err("qr_vs_cpu" + sfx, r, wr)
-      err("qr_product" + sfx, q @ r, a)
-      err("qr_orthonormal" + sfx, mT(q) @ q, eye_like(mT(q) @ q))
-      err("qr_upper" + sfx, np.tril(r, -1), 0)
+    check_qr("qr", rng.standard_normal(shape).astype(dt), sfx)
 
   s = rng.standard_normal((2, 6, 6)).astype(dt)
   s = s + mT(s)
@@ -58,22 +85,11 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("eigh_values_vs_numpy" + sfx, w, np.linalg.eigvalsh(s.astype(np.float64)))
   err("eigh_product" + sfx, (v * w[..., None, :]) @ mT(v), s)
   err("eigh_orthonormal" + sfx, mT(v) @ v, eye_like(v))
-  errors["eigh_ascending" + sfx] = float(max(0.0, -np.min(np.diff(w, axis=-1))))
+  record("eigh_ascending" + sfx, max(0.0, -np.min(np.diff(w, axis=-1))))
   err("eigvalsh" + sfx, on(dev, jnp.linalg.eigvalsh, s), w)
 
   for shape in ((6, 4), (3, 5), (2, 4, 4)):
-    a = rng.standard_normal(shape).astype(dt)
-    want_s = np.linalg.svd(a.astype(np.float64), compute_uv=False)
-    for full in (True, False):
-      u, sv, vt = on(dev, lambda x: jnp.linalg.svd(x, full_matrices=full), a)
-      k = sv.shape[-1]
-      err("svd_values_vs_numpy" + sfx, sv, want_s)
-      err("svd_product" + sfx, (u[..., :, :k] * sv[..., None, :]) @ vt[..., :k, :], a)
-      err("svd_orthonormal" + sfx, mT(u) @ u, eye_like(mT(u) @ u))
-      err("svd_orthonormal" + sfx, vt @ mT(vt), eye_like(vt @ mT(vt)))
-      errors["svd_descending" + sfx] = max(errors.get("svd_descending" + sfx, 0.0),
-                                          float(max(0.0, np.max(np.diff(sv, axis=-1)))))
-    err("svd_values_only" + sfx, on(dev, lambda x: jnp.linalg.svd(x, compute_uv=False), a), want_s)
+    check_svd("svd", rng.standard_normal(shape).astype(dt), sfx)
 
   m = rng.standard_normal((5, 5)).astype(dt) + 5 * np.eye(5, dtype=dt)
   b = rng.standard_normal((5, 2)).astype(dt)
@@ -90,31 +106,42 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   rank2 = (tall[:, :2] @ rng.standard_normal((2, 5))).astype(dt)
   err("matrix_rank" + sfx, on(dev, jnp.linalg.matrix_rank, rank2), 2)
 
-# Complex matrices (lapack_{c,z}getrf, trsm and potrf) against local CPU JAX:
-# LU factors and pivots are unique under LAPACK's pivoting rule (|re| + |im|),
-# and so are Cholesky factors with a positive real diagonal.
+# Complex matrices (lapack_{c,z}getrf, trsm, potrf, geqrf, ungqr, heevd, gesdd)
+# against local CPU JAX: LU factors and pivots are unique under LAPACK's
+# pivoting rule (|re| + |im|), Cholesky factors with a positive real diagonal,
+# QR under LAPACK's reflector convention; eigen- and singular vectors only up
+# to phase.
 for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
 
   def crand(*shape):
     return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
 
-  def errc(name, got, want):
-    err(name, np.abs(np.asarray(got) - np.asarray(want)), 0)
-
   m = crand(2, 5, 5) + 5 * np.eye(5, dtype=dt)
   b = crand(2, 5, 2)
-  h = m @ np.conj(mT(m))
-  errc("complex_solve" + sfx, on(dev, jnp.linalg.solve, m, b), on(cpu, jnp.linalg.solve, m, b))
-  errc("complex_inv" + sfx, on(dev, jnp.linalg.inv, m), on(cpu, jnp.linalg.inv, m))
-  errc("complex_det" + sfx, on(dev, jnp.linalg.det, m) / on(cpu, jnp.linalg.det, m), 1)
+  h = m @ mH(m)
+  err("complex_solve" + sfx, on(dev, jnp.linalg.solve, m, b), on(cpu, jnp.linalg.solve, m, b))
+  err("complex_inv" + sfx, on(dev, jnp.linalg.inv, m), on(cpu, jnp.linalg.inv, m))
+  err("complex_det" + sfx, on(dev, jnp.linalg.det, m) / on(cpu, jnp.linalg.det, m), 1)
   g = crand(3, 6, 6)  # not diagonally dominant: rows are exchanged
-  errc("complex_lu" + sfx, on(dev, lambda x: jsl.lu_factor(x)[0], g), on(cpu, lambda x: jsl.lu_factor(x)[0], g))
+  err("complex_lu" + sfx, on(dev, lambda x: jsl.lu_factor(x)[0], g), on(cpu, lambda x: jsl.lu_factor(x)[0], g))
   err("complex_lu_pivots" + sfx, on(dev, lambda x: jsl.lu_factor(x)[1], g), on(cpu, lambda x: jsl.lu_factor(x)[1], g))
+  for shape in ((6, 4), (3, 5), (2, 4, 4)):
+    check_qr("complex_qr", crand(*shape), sfx)
+    check_svd("complex_svd", crand(*shape), sfx)
+  hs = crand(2, 6, 6)
+  hs = hs + mH(hs)
   for lower in (True, False):
-    errc("complex_cholesky" + sfx, on(dev, lambda x: jsl.cholesky(x, lower=lower), h), on(cpu, lambda x: jsl.cholesky(x, lower=lower), h))
+    w, v = on(dev, lambda y: jnp.linalg.eigh(y, UPLO="L" if lower else "U"), hs)
+    err("complex_eigh_values_vs_cpu" + sfx, w, on(cpu, jnp.linalg.eigvalsh, hs))
+    err("complex_eigh_product" + sfx, (v * w[..., None, :]) @ mH(v), hs)
+    err("complex_eigh_orthonormal" + sfx, mH(v) @ v, eye_like(v))
+  x = crand(6, 4)
+  err("complex_pinv" + sfx, on(dev, jnp.linalg.pinv, x), np.linalg.pinv(x.astype(np.complex128)))
+  for lower in (True, False):
+    err("complex_cholesky" + sfx, on(dev, lambda x: jsl.cholesky(x, lower=lower), h), on(cpu, lambda x: jsl.cholesky(x, lower=lower), h))
     for trans in (0, 1, 2):
       tri = lambda x, y: jsl.solve_triangular(x, y, lower=lower, trans=trans)
-      errc("complex_solve_triangular" + sfx, on(dev, tri, m, b), on(cpu, tri, m, b))
+      err("complex_solve_triangular" + sfx, on(dev, tri, m, b), on(cpu, tri, m, b))
 
 # Empty matrices (0x0, a batch of them, none in a batch, a 3x0 right-hand
 # side): each function gives local CPU JAX's shapes and values.
@@ -135,8 +162,7 @@ for name, f, args in (
   for shapes in runs:
     xs = [np.eye(*sh[-2:], dtype=np.float32) if sh[-1] == sh[-2] and sh[-1] else np.ones(sh, np.float32) for sh in shapes]
     got, want = on(dev, f, *xs), on(cpu, f, *xs)
-    errors["empty_" + name] = max(errors.get("empty_" + name, 0.0),
-                                  1.0 if np.shape(got) != np.shape(want) else float(np.max(np.abs(np.asarray(got) - np.asarray(want)), initial=0.0)))
+    record("empty_" + name, 1.0 if np.shape(got) != np.shape(want) else np.max(np.abs(np.asarray(got) - np.asarray(want)), initial=0.0))
 
 # Flax's default recurrent kernel initializer runs QR on the proxy. The key
 # starts as host data: the proxy cannot copy arrays to the local CPU device.
