@@ -91,13 +91,23 @@ ROW(4)
 ROW(5)
 ROW(6)
 ROW(7)
+ROW(8)
+ROW(9)
+ROW(10)
+ROW(11)
+ROW(12)
+ROW(13)
+ROW(14)
+ROW(15)
 
 #define ROW_ENTRIES(r)                                                  \
   handler_##r##_0, handler_##r##_1, handler_##r##_2, handler_##r##_3,   \
       handler_##r##_4, handler_##r##_5, handler_##r##_6, handler_##r##_7
 static void* (*const handlers[PJRT_FFI_SLOTS])(pjrt_ffi_call_frame*) = {
-    ROW_ENTRIES(0), ROW_ENTRIES(1), ROW_ENTRIES(2), ROW_ENTRIES(3),
-    ROW_ENTRIES(4), ROW_ENTRIES(5), ROW_ENTRIES(6), ROW_ENTRIES(7)};
+    ROW_ENTRIES(0),  ROW_ENTRIES(1),  ROW_ENTRIES(2),  ROW_ENTRIES(3),
+    ROW_ENTRIES(4),  ROW_ENTRIES(5),  ROW_ENTRIES(6),  ROW_ENTRIES(7),
+    ROW_ENTRIES(8),  ROW_ENTRIES(9),  ROW_ENTRIES(10), ROW_ENTRIES(11),
+    ROW_ENTRIES(12), ROW_ENTRIES(13), ROW_ENTRIES(14), ROW_ENTRIES(15)};
 
 // PJRT_FFI_Register_Handler_Args and the extension (pjrt_c_api_ffi_extension.h),
 // as PJRT API 0.81 to 0.115 lay them out (RegisterFFIHandler checks).

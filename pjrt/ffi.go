@@ -49,7 +49,7 @@ type ffiKey struct {
 }
 
 // maxFFIHandlers is PJRT_FFI_SLOTS of ffi.h.
-const maxFFIHandlers = 64
+const maxFFIHandlers = 128
 
 // The PJRT API versions whose PJRT_FFI_Register_Handler_Args layout ffi.c
 // was checked against (the two pinned CPU plugins). XLA has had a version of
@@ -68,7 +68,7 @@ const (
 // the same plugin, target and platform does nothing and returns nil. It
 // fails with Unimplemented when the plugin cannot register handlers (no FFI
 // extension, or one older than handler registration), and with
-// ResourceExhausted past 64 registrations in the process. Plugins of PJRT
+// ResourceExhausted past 128 registrations in the process. Plugins of PJRT
 // API versions other than 0.81 to 0.115 are refused with Unimplemented: the
 // layout of the registration arguments changed within XLA's history, and
 // only those versions' was checked.

@@ -14,7 +14,7 @@
 #include "pjrt_c_api.h"
 
 // How many handlers one process can register (over all plugins).
-#define PJRT_FFI_SLOTS 64
+#define PJRT_FFI_SLOTS 128
 
 typedef struct pjrt_ffi_ext {
   size_t struct_size;

@@ -103,7 +103,7 @@ func TestFFIHandler(t *testing.T) {
 func TestFFIHandlerSlots(t *testing.T) {
 	tp := testenv.LammpsPlugin
 	plugin := testPlugin{tp}.load(t)
-	const n = 20
+	const n = 100 // past slot 64: rows 8 to 15 of the trampolines
 	prefix := "openpathways_test_slots_"
 	for k := range n {
 		h := func(call *pjrt.FFICall) error {
@@ -119,7 +119,7 @@ func TestFFIHandlerSlots(t *testing.T) {
 	c := testPlugin{tp}.client(t, 1)
 	ctx := testContext(t)
 	a := upload(t, c, f32Bytes(1, 2, 3, 4, 5, 6), pjrt.F32, []int64{2, 3}, nil)
-	for _, k := range []int{3, 11, n - 1} {
+	for _, k := range []int{3, 11, 70, n - 1} {
 		x := mustCompile(t, c, strings.ReplaceAll(ffiProgram, "TARGET", fmt.Sprint(prefix, k)), pjrt.CompileOptions{})
 		outs, events, err := x.Execute(ctx, [][]*pjrt.Buffer{{a}}, nil)
 		if err != nil {
