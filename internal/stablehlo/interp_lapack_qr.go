@@ -42,26 +42,35 @@ func magnitude[T scalar](x T) float64 {
 }
 
 // applyReflector applies H = I - tau v vᴴ, v = [1, refl[j+1:, j]], from the
-// left to columns from..cols-1 of target rows j..m-1.
+// left to columns from..cols-1 of target rows j..m-1: w = tau vᴴ A, then
+// A -= v w, both passes along rows, contiguous in memory.
 func applyReflector[T scalar](refl matBatch[T], rb, j int, tau T, target matBatch[T], tb, from int) {
-	if tau == 0 {
+	if tau == 0 || from >= target.cols {
 		return
 	}
-	v := make([]T, target.rows-j)  // v[i-j]
-	cv := make([]T, target.rows-j) // its conjugate, for vᴴ
-	v[0], cv[0] = 1, 1
-	for i := j + 1; i < target.rows; i++ {
-		v[i-j] = refl.at(rb, i, j)
-		cv[i-j] = conj(v[i-j])
+	v := make([]T, target.rows-j)
+	v[0] = 1
+	for i := 1; i < len(v); i++ {
+		v[i] = refl.at(rb, j+i, j)
 	}
-	for c := from; c < target.cols; c++ {
-		var dot T
-		for i, x := range cv {
-			dot += x * target.at(tb, j+i, c)
+	row := func(i int) []T {
+		at := (tb*target.rows+j+i)*target.cols + from
+		return target.data[at : at+target.cols-from]
+	}
+	w := make([]T, target.cols-from)
+	for i, x := range v {
+		cx := conj(x)
+		for c, y := range row(i) {
+			w[c] += cx * y
 		}
-		dot *= tau
-		for i, x := range v {
-			target.set(tb, j+i, c, target.at(tb, j+i, c)-dot*x)
+	}
+	for c := range w {
+		w[c] *= tau
+	}
+	for i, x := range v {
+		r := row(i)
+		for c, wc := range w {
+			r[c] -= wc * x
 		}
 	}
 }
