@@ -9,11 +9,13 @@ import (
 // Symmetric (and Hermitian) eigendecomposition and SVD: the LAPACK custom
 // calls JAX's CPU lowering emits for jnp.linalg.eigh
 // (lapack_{s,d}syevd_ffi, lapack_{c,z}heevd_ffi) and jnp.linalg.svd
-// (lapack_{s,d}gesdd_ffi). Both use Jacobi rotations in float64 (complex128)
-// instead of LAPACK's divide and conquer: the results satisfy the same
-// definitions (ascending eigenvalues, descending singular values,
-// orthonormal vectors) but vectors can differ from LAPACK's in sign (phase),
-// and within repeated eigen- or singular values in basis.
+// (lapack_{s,d,c,z}gesdd_ffi). A real eigh is solved by tridiagonal QL
+// (interp_lapack_tridiag.go), a complex eigh and the SVD by Jacobi
+// rotations, in float64 (complex128), instead of LAPACK's divide and
+// conquer: the results satisfy the same definitions (ascending eigenvalues,
+// descending singular values, orthonormal vectors) but vectors can differ
+// from LAPACK's in sign (phase), and within repeated eigen- or singular
+// values in basis.
 
 // maxJacobiSweeps bounds the rotations; Jacobi converges quadratically, so
 // hitting it means the input held NaN or Inf. That is reported through info.
@@ -100,6 +102,22 @@ func jacobiSweeps[T scalar](s, vt []T, n, ld int) bool {
 	return false
 }
 
+// eigen returns the eigenvalues (unsorted) and eigenvectors (columns) of
+// the symmetric or Hermitian n×n s, which it may overwrite: a real s by
+// tridiagonal reduction and QL, a complex one by Jacobi rotations.
+func eigen[T scalar](s []T, n int) ([]float64, []T, bool) {
+	if r, ok := any(s).([]float64); ok {
+		w, v, ok := tridiagonalEigen(r, n)
+		return w, any(v).([]T), ok
+	}
+	v, ok := jacobiEigen(s, n)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = realPart(s[i*n+i])
+	}
+	return w, v, ok
+}
+
 // rotateRows sets x, y = c·x − s·y, s·x + c·y.
 func rotateRows[T scalar](x, y []T, c, s T) {
 	y = y[:len(x)]
@@ -159,18 +177,18 @@ func syevd[T scalar](op *operation, in *array) ([]*array, error) {
 				}
 			}
 		}
-		v, ok := jacobiEigen(s, n)
+		vals, v, ok := eigen(s, n)
 		if !ok {
 			setInteger(info, b, int64(1))
+			continue
 		}
 		order := make([]int, n)
 		for i := range order {
 			order[i] = i
 		}
-		eig := func(i int) float64 { return realPart(s[i*n+i]) }
-		sort.SliceStable(order, func(x, y int) bool { return eig(order[x]) < eig(order[y]) })
+		sort.SliceStable(order, func(x, y int) bool { return vals[order[x]] < vals[order[y]] })
 		for j, src := range order {
-			w.set(b, 0, j, eig(src))
+			w.set(b, 0, j, vals[src])
 			for i := 0; i < n; i++ {
 				a.set(b, i, j, v[i*n+src])
 			}

@@ -352,6 +352,63 @@ func TestJacobiHermitian(t *testing.T) {
 	}
 }
 
+// TestTridiagonalEigen checks the real eigh (Householder tridiagonal
+// reduction and QL) on random, zero, diagonal with repeated values and rank-one
+// matrices from 1×1 to 300×300: V diag(w) Vᵀ = A and VᵀV = I.
+func TestTridiagonalEigen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 3, 17, 300} {
+		for _, kind := range []string{"random", "zero", "diag", "lowrank"} {
+			a := make([]float64, n*n)
+			for i := 0; i < n; i++ {
+				for j := 0; j <= i; j++ {
+					x := 0.0
+					switch kind {
+					case "random":
+						x = rng.NormFloat64()
+					case "diag":
+						if i == j {
+							x = float64(i % 3)
+						}
+					}
+					a[i*n+j], a[j*n+i] = x, x
+				}
+			}
+			if kind == "lowrank" {
+				u := make([]float64, n)
+				for i := range u {
+					u[i] = rng.NormFloat64()
+				}
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						a[i*n+j] = u[i] * u[j]
+					}
+				}
+			}
+			s := append([]float64(nil), a...)
+			w, v, ok := tridiagonalEigen(s, n)
+			worst, orth := 0.0, 0.0
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					x, g := 0.0, 0.0
+					for k := 0; k < n; k++ {
+						x += v[i*n+k] * w[k] * v[j*n+k]
+						g += v[k*n+i] * v[k*n+j]
+					}
+					if i == j {
+						g--
+					}
+					worst = max(worst, math.Abs(x-a[i*n+j]))
+					orth = max(orth, math.Abs(g))
+				}
+			}
+			if !ok || worst > 1e-11*float64(n) || orth > 1e-12*float64(n) {
+				t.Errorf("n=%d %s ok=%v recon %g orth %g", n, kind, ok, worst, orth)
+			}
+		}
+	}
+}
+
 func TestLapackSyevd(t *testing.T) {
 	for _, c := range []struct {
 		name string
