@@ -1,9 +1,6 @@
 package stablehlo
 
-import (
-	"math"
-	"math/cmplx"
-)
+import "math"
 
 // Householder QR: the LAPACK custom calls JAX's CPU lowering emits for
 // jnp.linalg.qr (and so jax.nn.initializers.orthogonal):
@@ -31,14 +28,6 @@ func householder[T scalar](a matBatch[T], b, j int) T {
 	}
 	a.set(b, j, j, beta)
 	return (beta - alpha) / beta
-}
-
-// magnitude is |x|.
-func magnitude[T scalar](x T) float64 {
-	if c, ok := any(x).(complex128); ok {
-		return cmplx.Abs(c)
-	}
-	return math.Abs(any(x).(float64))
 }
 
 // applyReflector applies H = I - tau v vᴴ, v = [1, refl[j+1:, j]], from the

@@ -105,6 +105,14 @@ func conj[T scalar](x T) T {
 	return x
 }
 
+// magnitude is |x|.
+func magnitude[T scalar](x T) float64 {
+	if c, ok := any(x).(complex128); ok {
+		return cmplx.Abs(c)
+	}
+	return math.Abs(any(x).(float64))
+}
+
 // abs1 is |re| + |im|, the magnitude LAPACK's i?amax picks pivots by.
 func abs1[T scalar](x T) float64 {
 	switch v := any(x).(type) {
