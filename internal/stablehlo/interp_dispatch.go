@@ -110,7 +110,6 @@ var lapackUnsupported = map[string]string{
 	"gees":  "jax.scipy.linalg.schur and sqrtm",
 	"gehrd": "jax.scipy.linalg.hessenberg",
 	"sytrd": "jax.lax.linalg.tridiagonal",
-	"gtsv":  "jax.lax.linalg.tridiagonal_solve",
 	"geqp3": "jax.scipy.linalg.qr with pivoting",
 	"gesvd": "jax.lax.linalg.svd with the QR algorithm",
 }

@@ -115,7 +115,7 @@ func orgqr[T scalar](op *operation, in []*array) ([]*array, error) {
 	if err != nil {
 		return nil, err
 	}
-	tau, err := tauVectors[T](in[1], a.batch)
+	tau, err := vectorBatch[T](in[1], a.batch, "tau")
 	if err != nil {
 		return nil, err
 	}
@@ -133,23 +133,4 @@ func orgqr[T scalar](op *operation, in []*array) ([]*array, error) {
 		}
 	}
 	return []*array{q.toArray(op.resultTypes[0])}, nil
-}
-
-// tauVectors reads a [batch..., k] array of T as batch rows of k.
-func tauVectors[T scalar](t *array, batch int) (matBatch[T], error) {
-	if len(t.t.Shape) < 1 {
-		return matBatch[T]{}, invalidf("tau must be a vector per matrix, got %s", t.t)
-	}
-	k := int(t.t.Shape[len(t.t.Shape)-1])
-	if t.size() != batch*k {
-		return matBatch[T]{}, invalidf("tau %s does not match %d matrices", t.t, batch)
-	}
-	// Viewed as one matrix of rows k: toMatBatch checks the element type.
-	view := *t
-	view.t.Shape = []int64{int64(batch), int64(k)}
-	m, err := toMatBatch[T](&view)
-	if err != nil {
-		return matBatch[T]{}, invalidf("tau must be a vector per matrix of a's kind, got %s", t.t)
-	}
-	return matBatch[T]{batch: batch, rows: 1, cols: k, data: m.data}, nil
 }

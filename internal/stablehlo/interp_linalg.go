@@ -61,6 +61,26 @@ func scalarKind[T scalar]() string {
 	return "float"
 }
 
+// vectorBatch reads a [batch..., k] array of T (the tau of QR, the diagonals
+// of a tridiagonal matrix) as batch rows of k; what names it in messages.
+func vectorBatch[T scalar](t *array, batch int, what string) (matBatch[T], error) {
+	if len(t.t.Shape) < 1 {
+		return matBatch[T]{}, invalidf("%s must be a vector per matrix, got %s", what, t.t)
+	}
+	k := int(t.t.Shape[len(t.t.Shape)-1])
+	if t.size() != batch*k {
+		return matBatch[T]{}, invalidf("%s %s does not match %d matrices", what, t.t, batch)
+	}
+	// Viewed as one matrix of rows k: toMatBatch checks the element type.
+	view := *t
+	view.t.Shape = []int64{int64(batch), int64(k)}
+	m, err := toMatBatch[T](&view)
+	if err != nil {
+		return matBatch[T]{}, invalidf("%s must be a vector per matrix of the matrix's kind, got %s", what, t.t)
+	}
+	return matBatch[T]{batch: batch, rows: 1, cols: k, data: m.data}, nil
+}
+
 // floatData returns a float64 copy of a float array's elements.
 func floatData(a *array) []float64 {
 	out := make([]float64, a.size())

@@ -1,6 +1,6 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
-lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, and of complex
-matrices too, geqrf/ungqr and heevd among them) and what is built on them (pinv, det, lstsq, norm(x,
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, and of
+complex matrices too, geqrf/ungqr and heevd among them) and what is built on them (pinv, det, lstsq, norm(x,
 2), matrix_rank), checked by the
 defining properties of each factorization and against local CPU JAX where
 the result is unique (QR follows LAPACK's sign convention; eigen- and
@@ -142,6 +142,25 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
     for trans in (0, 1, 2):
       tri = lambda x, y: jsl.solve_triangular(x, y, lower=lower, trans=trans)
       err("complex_solve_triangular" + sfx, on(dev, tri, m, b), on(cpu, tri, m, b))
+
+# Tridiagonal solves (lapack_?gtsv): rows exchanged where a subdiagonal
+# element outweighs its diagonal one, batched, real and complex, against local
+# CPU JAX; a singular system gives NaN on both.
+import jax.lax.linalg as lla  # pylint: disable=g-import-not-at-top
+
+for dt, sfx in ((np.float32, ""), (np.float64, "_f64"), (np.complex64, ""), (np.complex128, "_f64")):
+  def rand(*shape):
+    x = rng.standard_normal(shape)
+    return (x + 1j * rng.standard_normal(shape) if np.iscomplexobj(np.zeros(1, dt)) else x).astype(dt)
+
+  dl, dd, du, rhs = rand(3, 7), rand(3, 7), rand(3, 7), rand(3, 7, 2)
+  dl[:, 0], du[:, -1] = 0, 0
+  err("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
+  dd[:, 0] = 0  # a zero first pivot: only the row exchange solves it
+  err("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
+  zero = np.zeros(4, dt)
+  sing = on(dev, lla.tridiagonal_solve, zero, zero, zero, np.ones((4, 1), dt))
+  record("tridiagonal_solve_singular_nan", 0.0 if np.all(np.isnan(sing)) else 1.0)
 
 # Empty matrices (0x0, a batch of them, none in a batch, a 3x0 right-hand
 # side): each function gives local CPU JAX's shapes and values.
