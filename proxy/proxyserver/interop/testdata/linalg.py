@@ -1,10 +1,10 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
-lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, and of
-complex matrices too, geqrf/ungqr and heevd among them) and what is built on them (pinv, det, lstsq, norm(x,
-2), matrix_rank), checked by the
-defining properties of each factorization and against local CPU JAX where
-the result is unique (QR follows LAPACK's sign convention; eigen- and
-singular values). Run with JAX_PLATFORMS=proxy,cpu.
+lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
+of complex matrices, geqrf/ungqr and heevd for the latter) and what is built
+on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the defining
+properties of each factorization and against local CPU JAX where the result
+is unique (QR follows LAPACK's sign convention; eigen- and singular values).
+Run with JAX_PLATFORMS=proxy,cpu.
 
 Prints errors = {case: max abs error}; names ending in _f64 ran in float64."""
 
