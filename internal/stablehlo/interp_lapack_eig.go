@@ -138,23 +138,16 @@ func scaleRow[T scalar](x []T, f T) {
 // heevd for complex a, reading the uplo triangle of a (the imaginary part
 // of its diagonal is ignored, as LAPACK does); eigenvalues (real) ascend and
 // column j of vectors belongs to eigenvalue j.
-func evalLapackSyevd(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackSyevd[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 3 {
 		return nil, invalidf("syevd takes a and returns vectors, eigenvalues and info")
 	}
-	if in[0].t.Elem.isComplex() {
-		return syevd[complex128](op, in[0])
-	}
-	return syevd[float64](op, in[0])
-}
-
-func syevd[T scalar](op *operation, in *array) ([]*array, error) {
-	a, err := toMatBatch[T](in)
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
 	n := a.rows
-	if a.cols != n || !op.resultTypes[0].Equal(in.t) || !op.resultTypes[1].Elem.isFloat() {
+	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || !op.resultTypes[1].Elem.isFloat() {
 		return nil, invalidf("syevd needs square matrices and returns their type")
 	}
 	w := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
@@ -353,17 +346,10 @@ func completeBasis[T scalar](basis [][]T, m int) [][]T {
 // mode ('A' full, 'S' reduced, 'N' values only): u takes the leading
 // columns of the full left factor and vt the leading rows of the full
 // right one that their result shapes ask for.
-func evalLapackGesdd(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackGesdd[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 5 {
 		return nil, invalidf("gesdd takes a and returns a, s, u, vt and info")
 	}
-	if in[0].t.Elem.isComplex() {
-		return gesdd[complex128](op, in)
-	}
-	return gesdd[float64](op, in)
-}
-
-func gesdd[T scalar](op *operation, in []*array) ([]*array, error) {
 	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err

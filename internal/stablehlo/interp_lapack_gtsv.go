@@ -8,17 +8,10 @@ package stablehlo
 // pivoting as LAPACK's ?gtsv does it, info > 0 naming the first exactly-zero
 // pivot. JAX reads only x and info; the diagonals come back as the
 // elimination left them.
-func evalLapackGtsv(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackGtsv[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 4 || len(op.resultTypes) != 5 {
 		return nil, invalidf("gtsv takes dl, d, du and b and returns them and info")
 	}
-	if in[3].t.Elem.isComplex() {
-		return gtsv[complex128](op, in)
-	}
-	return gtsv[float64](op, in)
-}
-
-func gtsv[T scalar](op *operation, in []*array) ([]*array, error) {
 	b, err := toMatBatch[T](in[3])
 	if err != nil {
 		return nil, err

@@ -64,21 +64,14 @@ func applyReflector[T scalar](refl matBatch[T], rb, j int, tau T, target matBatc
 	}
 }
 
-func evalLapackGeqrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackGeqrf[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("geqrf takes a and returns a and tau")
 	}
 	if !op.resultTypes[0].Equal(in[0].t) || op.resultTypes[1].Elem != in[0].t.Elem {
 		return nil, invalidf("geqrf results must be a's type and a tau of its element type")
 	}
-	if in[0].t.Elem.isComplex() {
-		return geqrf[complex128](op, in[0])
-	}
-	return geqrf[float64](op, in[0])
-}
-
-func geqrf[T scalar](op *operation, in *array) ([]*array, error) {
-	a, err := toMatBatch[T](in)
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
@@ -100,17 +93,10 @@ func geqrf[T scalar](op *operation, in *array) ([]*array, error) {
 // evalLapackOrgqr forms the m×n matrix Q = H_0 ... H_{k-1} I[:, :n] from the
 // reflectors in a's first k columns (m >= n >= k, as LAPACK requires): orgqr
 // for real matrices, ungqr for complex ones.
-func evalLapackOrgqr(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackOrgqr[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("orgqr takes a and tau and returns q")
 	}
-	if in[0].t.Elem.isComplex() {
-		return orgqr[complex128](op, in)
-	}
-	return orgqr[float64](op, in)
-}
-
-func orgqr[T scalar](op *operation, in []*array) ([]*array, error) {
 	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err

@@ -297,7 +297,7 @@ func lapackFlag(op *operation, name string, def byte) byte {
 
 // evalLapackTrsm implements lapack_{s,d,c,z}trsm_ffi(a, b) with alpha = 1;
 // trans_x 'C' is the conjugate transpose.
-func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackTrsm[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 2 || len(op.resultTypes) != 1 {
 		return nil, invalidf("trsm takes a and b and returns x")
 	}
@@ -305,25 +305,18 @@ func evalLapackTrsm(ev *evaluator, op *operation, in []*array) ([]*array, error)
 	lower := lapackFlag(op, "uplo", 'L') == 'L'
 	unit := lapackFlag(op, "diag", 'N') == 'U'
 	trans := lapackFlag(op, "trans_x", 'N')
-	return solveTriangular(in[0], in[1], op.resultTypes[0], left, lower, unit, trans != 'N', trans == 'C')
+	return solveTriangularOf[T](in[0], in[1], op.resultTypes[0], left, lower, unit, trans != 'N', trans == 'C')
 }
 
 // evalLapackPotrf implements lapack_{s,d,c,z}potrf_ffi(a) -> (factor, info):
 // the Cholesky factor (a = L Lᴴ, or Uᴴ U) in the uplo triangle, the other
 // triangle left as in a, and info > 0 naming the first leading minor that
 // is not positive definite.
-func evalLapackPotrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackPotrf[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 2 {
 		return nil, invalidf("potrf takes a and returns the factor and info")
 	}
-	if in[0].t.Elem.isComplex() {
-		return potrf[complex128](op, in[0])
-	}
-	return potrf[float64](op, in[0])
-}
-
-func potrf[T scalar](op *operation, in *array) ([]*array, error) {
-	a, err := toMatBatch[T](in)
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
@@ -389,18 +382,11 @@ func potrf[T scalar](op *operation, in *array) ([]*array, error) {
 // evalLapackGetrf implements lapack_{s,d,c,z}getrf_ffi(a) -> (lu, pivots,
 // info): LU factorization with partial pivoting as LAPACK computes it,
 // pivots 1-based, info > 0 naming the first exactly-zero pivot.
-func evalLapackGetrf(ev *evaluator, op *operation, in []*array) ([]*array, error) {
+func evalLapackGetrf[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 3 {
 		return nil, invalidf("getrf takes a and returns lu, pivots and info")
 	}
-	if in[0].t.Elem.isComplex() {
-		return getrf[complex128](op, in[0])
-	}
-	return getrf[float64](op, in[0])
-}
-
-func getrf[T scalar](op *operation, in *array) ([]*array, error) {
-	a, err := toMatBatch[T](in)
+	a, err := toMatBatch[T](in[0])
 	if err != nil {
 		return nil, err
 	}
