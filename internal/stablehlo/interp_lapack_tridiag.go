@@ -69,11 +69,11 @@ func tridiagonalEigen(s []float64, n int) (w, v []float64, ok bool) {
 				aj[k] -= uj*p[k] + pj*ai[k]
 			}
 		}
-		hs[i] = h
+		// u and H unscaled, for the accumulation (the reflector is the same).
 		for k := range ai {
-			ai[k] *= scale // u, unscaled, for the accumulation: H scales by scale²
+			ai[k] *= scale
 		}
-		hs[i] *= scale * scale
+		hs[i] = h * (scale * scale)
 	}
 	for i := 0; i < n; i++ {
 		d[i] = a[i*n+i]
