@@ -14,6 +14,7 @@ import _common
 
 jax = _common.init()
 import jax.numpy as jnp
+import jax.lax.linalg as lla
 import jax.scipy.linalg as jsl
 
 dev = jax.devices()[0]
@@ -40,6 +41,14 @@ def err(name, got, want):
 
 def mT(x):
   return np.swapaxes(x, -1, -2)
+
+
+def rand(dt, *shape):
+  """Standard normal entries of dt, complex ones for a complex dt."""
+  x = rng.standard_normal(shape)
+  if np.issubdtype(dt, np.complexfloating):
+    x = x + 1j * rng.standard_normal(shape)
+  return x.astype(dt)
 
 
 def mH(x):
@@ -112,30 +121,26 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
 # QR under LAPACK's reflector convention; eigen- and singular vectors only up
 # to phase.
 for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
-
-  def crand(*shape):
-    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
-
-  m = crand(2, 5, 5) + 5 * np.eye(5, dtype=dt)
-  b = crand(2, 5, 2)
+  m = rand(dt, 2, 5, 5) + 5 * np.eye(5, dtype=dt)
+  b = rand(dt, 2, 5, 2)
   h = m @ mH(m)
   err("complex_solve" + sfx, on(dev, jnp.linalg.solve, m, b), on(cpu, jnp.linalg.solve, m, b))
   err("complex_inv" + sfx, on(dev, jnp.linalg.inv, m), on(cpu, jnp.linalg.inv, m))
   err("complex_det" + sfx, on(dev, jnp.linalg.det, m) / on(cpu, jnp.linalg.det, m), 1)
-  g = crand(3, 6, 6)  # not diagonally dominant: rows are exchanged
+  g = rand(dt, 3, 6, 6)  # not diagonally dominant: rows are exchanged
   err("complex_lu" + sfx, on(dev, lambda x: jsl.lu_factor(x)[0], g), on(cpu, lambda x: jsl.lu_factor(x)[0], g))
   err("complex_lu_pivots" + sfx, on(dev, lambda x: jsl.lu_factor(x)[1], g), on(cpu, lambda x: jsl.lu_factor(x)[1], g))
   for shape in ((6, 4), (3, 5), (2, 4, 4)):
-    check_qr("complex_qr", crand(*shape), sfx)
-    check_svd("complex_svd", crand(*shape), sfx)
-  hs = crand(2, 6, 6)
+    check_qr("complex_qr", rand(dt, *shape), sfx)
+    check_svd("complex_svd", rand(dt, *shape), sfx)
+  hs = rand(dt, 2, 6, 6)
   hs = hs + mH(hs)
   for lower in (True, False):
     w, v = on(dev, lambda y: jnp.linalg.eigh(y, UPLO="L" if lower else "U"), hs)
     err("complex_eigh_values_vs_cpu" + sfx, w, on(cpu, jnp.linalg.eigvalsh, hs))
     err("complex_eigh_product" + sfx, (v * w[..., None, :]) @ mH(v), hs)
     err("complex_eigh_orthonormal" + sfx, mH(v) @ v, eye_like(v))
-  x = crand(6, 4)
+  x = rand(dt, 6, 4)
   err("complex_pinv" + sfx, on(dev, jnp.linalg.pinv, x), np.linalg.pinv(x.astype(np.complex128)))
   for lower in (True, False):
     err("complex_cholesky" + sfx, on(dev, lambda x: jsl.cholesky(x, lower=lower), h), on(cpu, lambda x: jsl.cholesky(x, lower=lower), h))
@@ -145,15 +150,9 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
 
 # Tridiagonal solves (lapack_?gtsv): rows exchanged where a subdiagonal
 # element outweighs its diagonal one, batched, real and complex, against local
-# CPU JAX; a singular system gives NaN on both.
-import jax.lax.linalg as lla  # pylint: disable=g-import-not-at-top
-
+# CPU JAX; a singular system gives NaN.
 for dt, sfx in ((np.float32, ""), (np.float64, "_f64"), (np.complex64, ""), (np.complex128, "_f64")):
-  def rand(*shape):
-    x = rng.standard_normal(shape)
-    return (x + 1j * rng.standard_normal(shape) if np.iscomplexobj(np.zeros(1, dt)) else x).astype(dt)
-
-  dl, dd, du, rhs = rand(3, 7), rand(3, 7), rand(3, 7), rand(3, 7, 2)
+  dl, dd, du, rhs = rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7, 2)
   dl[:, 0], du[:, -1] = 0, 0
   err("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
   dd[:, 0] = 0  # a zero first pivot: only the row exchange solves it
