@@ -34,15 +34,44 @@ func autoSharded(p, n int) string {
 func BenchmarkAutoShardedSpanning(b *testing.B) {
 	l := startLocal(b, local.Config{Slices: 2, DevicesPerSlice: 4, NoProxy: true})
 	for _, n := range []int{1 << 10, 4 << 20} {
-		b.Run(fmt.Sprintf("%dKiB", 4*n>>10), func(b *testing.B) { benchmarkAutoSharded(b, l.Client, n) })
+		b.Run(fmt.Sprintf("%dKiB", 4*n>>10), func(b *testing.B) {
+			benchmarkAutoSharded(b, l.Client, n, func(p int) string { return autoSharded(p, n) })
+		})
 	}
 }
 
-func benchmarkAutoSharded(b *testing.B, c *cluster.Client, n int) {
+// matmulChain is tanh(a·a)·a for the n×n matrix a whose rows x holds (a
+// flat f32[n·n], sharded over p partitions), auto-sharded.
+func matmulChain(p, n int) string {
+	return fmt.Sprintf(`module @chain attributes {mhlo.num_partitions = %[1]d : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%%x: tensor<%[2]dxf32> {mhlo.sharding = "{devices=[%[1]d]<=[%[1]d]}"}) -> (tensor<%[2]dxf32> {mhlo.sharding = "{devices=[%[1]d]<=[%[1]d]}"}) {
+    %%a = stablehlo.reshape %%x : (tensor<%[2]dxf32>) -> tensor<%[3]dx%[3]dxf32>
+    %%0 = stablehlo.dot_general %%a, %%a, contracting_dims = [1] x [0] : (tensor<%[3]dx%[3]dxf32>, tensor<%[3]dx%[3]dxf32>) -> tensor<%[3]dx%[3]dxf32>
+    %%1 = stablehlo.tanh %%0 : tensor<%[3]dx%[3]dxf32>
+    %%2 = stablehlo.dot_general %%1, %%a, contracting_dims = [1] x [0] : (tensor<%[3]dx%[3]dxf32>, tensor<%[3]dx%[3]dxf32>) -> tensor<%[3]dx%[3]dxf32>
+    %%3 = stablehlo.reshape %%2 : (tensor<%[3]dx%[3]dxf32>) -> tensor<%[2]dxf32>
+    return %%3 : tensor<%[2]dxf32>
+  }
+}`, p, n*n, n)
+}
+
+// BenchmarkAutoShardedSpanningOnPJRT runs a 512×512 matmul chain,
+// auto-sharded, over the 8 devices of two PJRT-plugin workers and over the 4
+// devices of one, in one run, and reports the spanning run's time as a
+// multiple of the one-slice run's, the best of each. Over one worker the
+// plugin partitions and runs it; spanning, each worker gathers the matrix
+// and runs the program whole on its plugin (on its host interpreter before).
+func BenchmarkAutoShardedSpanningOnPJRT(b *testing.B) {
+	c := startPJRTCluster(b).Client
+	const n = 512
+	benchmarkAutoSharded(b, c, n*n, func(p int) string { return matmulChain(p, n) })
+}
+
+func benchmarkAutoSharded(b *testing.B, c *cluster.Client, n int, program func(partitions int) string) {
 	ctx := context.Background()
 	all := c.Devices()
 	setup := func(devs ifrt.DeviceList) (ifrt.LoadedExecutable, ifrt.Array) {
-		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(autoSharded(len(devs), n))}, &ifrt.CompileOptions{Devices: devs})
+		exe, err := c.Compile(ctx, &ifrt.MLIRProgram{Module: []byte(program(len(devs)))}, &ifrt.CompileOptions{Devices: devs})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,7 +95,7 @@ func benchmarkAutoSharded(b *testing.B, c *cluster.Client, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := res.Status.Await(ctx); err != nil {
+		if err := res.Outputs[0].Ready().Await(ctx); err != nil {
 			b.Fatal(err)
 		}
 		d := time.Since(start)

@@ -85,8 +85,9 @@ func (pc *pjrtCluster) liveArrays() int {
 // TestGangOnPJRTWorkers runs JAX's shard_map psum programs and auto-sharded
 // programs over devices of both PJRT workers: the results match JAX's and
 // the same programs on one gocpu client of 8 devices, and each worker says
-// once per program that it runs it on its host interpreter (and says nothing
-// of a program over its own devices, which its plugin runs).
+// once per program that it runs it on its host interpreter (shard_map) or
+// whole on its plugin (auto-sharded), and says nothing of a program over its
+// own devices, which its plugin runs as usual.
 func TestGangOnPJRTWorkers(t *testing.T) {
 	pc := startPJRTCluster(t)
 	ref, err := gocpu.New(gocpu.Config{Devices: 8})
@@ -113,8 +114,12 @@ func TestGangOnPJRTWorkers(t *testing.T) {
 	if err := runPsum(ctx, pc.Client, mustCompile(ctx, t, pc.Client, pc.Client.Devices()[4:])); err != nil {
 		t.Errorf("psum over slice 1's devices: %v", err)
 	}
-	if n := strings.Count(pc.logs.String(), "runs on the host interpreter"); n != 2*len(programs) {
-		t.Errorf("the workers logged %d times that a program runs on the host interpreter, want once per program and worker (%d):\n%s", n, 2*len(programs), pc.logs)
+	// The shard_map programs (collectives) run on the host interpreter, the
+	// auto-sharded ones whole on the plugin.
+	for _, say := range []string{"runs on the host interpreter", "runs whole on the backend"} {
+		if n := strings.Count(pc.logs.String(), say); n != len(programs) {
+			t.Errorf("the workers logged %d times that a program %s, want once per program of its kind and worker (%d):\n%s", n, say, len(programs), pc.logs)
+		}
 	}
 	if n := pc.liveArrays(); n != 0 {
 		t.Errorf("the workers' PJRT clients hold %d arrays after every array was deleted", n)
@@ -129,12 +134,36 @@ const donateTwice = `module @donate attributes {mhlo.num_partitions = 8 : i32, m
   }
 }`
 
+// liveExecutables counts the executables the workers' PJRT clients hold.
+func (pc *pjrtCluster) liveExecutables() int {
+	n := 0
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for _, b := range pc.backends {
+		_, e := b.Live()
+		n += e
+	}
+	return n
+}
+
 // A spanning program on PJRT workers donates its argument: the argument is
-// deleted, its shards freed on the workers' PJRT clients.
+// deleted, its shards freed on the workers' PJRT clients. The program, run
+// whole on each worker's plugin, holds an executable there until it is
+// deleted.
 func TestGangOnPJRTWorkersDonates(t *testing.T) {
 	pc := startPJRTCluster(t)
 	ctx := testenv.Context(t, defaultTestTimeout)
+	before := pc.liveExecutables()
 	exe, put := compileOverAll(ctx, t, pc.Client, donateTwice)
+	if n := pc.liveExecutables() - before; n != 2 {
+		t.Errorf("compiling the program added %d executables to the workers' plugins, want one on each of 2", n)
+	}
+	defer func() {
+		exe.Delete()
+		if n := pc.liveExecutables() - before; n != 0 {
+			t.Errorf("the workers' plugins hold %d executables more after the program was deleted", n)
+		}
+	}()
 	x := put()
 	res, err := exe.Execute(ctx, []ifrt.Array{x}, nil)
 	if err != nil {

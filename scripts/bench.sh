@@ -9,7 +9,9 @@
 # workers of 4 devices against one worker of 8, one on PJRT CPU workers (host
 # round trips) against gocpu workers, a 64 MiB all-reduce across two
 # worker processes and a 64 MiB copy from slice 0 to slice 1
-# (BenchmarkCopyAcrossSlices64MiB) against memcpy, and checkpoint writes and reads by the
+# (BenchmarkCopyAcrossSlices64MiB) against memcpy, auto-sharded programs spanning
+# two slices against one slice, on gocpu and on PJRT CPU workers
+# (BenchmarkAutoShardedSpanning*), and checkpoint writes and reads by the
 # workers against plain Go file I/O (BenchmarkPersist256MiB), and the real JAX
 # client's tiny step and 64 MiB device_put/device_get through the proxy (over
 # one PJRT CPU backend and over a one-worker cluster) against local CPU JAX and
@@ -29,6 +31,7 @@ for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
 done
 go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT|BenchmarkGangAllReduce64KiB' -benchtime 100x ./cluster
 go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
+go test -run '^$' -bench 'BenchmarkAutoShardedSpanning' -benchtime 10x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'
 PATHWAYS_BENCH=1 go test -count=1 -run 'TestDataplaneFigures|TestDataplaneMemory' -v ./proxy/proxyserver/interop | grep -E 'tiny step|per 64 MiB|array size|^(ok|FAIL|---)'

@@ -10,7 +10,8 @@
 // of programs spanning workers and streams their collectives' data straight to
 // the workers of the other partitions (on gocpu's interpreter: a gocpu backend
 // runs them on its own arrays, any other backend on a private gocpu client,
-// the partitions' blocks copied through host memory at each launch). Peer and
+// the partitions' blocks copied through host memory at each launch, and an
+// auto-sharded program whole on a CPU backend for one device). Peer and
 // gang bytes pass through shared memory (files of /dev/shm) between workers
 // of one host and over the connection otherwise (shm.go; docs/cluster.md,
 // "Worker-to-worker bytes"); PATHWAYS_PEER_SHARED_MEMORY=off turns shared
@@ -84,8 +85,9 @@
 // # Observability
 //
 // Logs go to Config.Logger: registration and serving at Info, and once per
-// program that a program spanning workers runs on the host interpreter (a
-// backend other than gocpu); the proxy server's per-request logs at Debug.
+// program that a program spanning workers runs on the host interpreter or
+// whole on the backend (a backend other than gocpu); the proxy server's
+// per-request logs at Debug.
 // The Profiler service (workerpb) takes traces of the worker for
 // jax.profiler.start_trace through the proxy: its requests, backend compiles
 // and executions, gang launches and peer transfers, sent to the cluster

@@ -28,7 +28,7 @@ type gang struct {
 	order    *sequencer
 
 	mu       sync.Mutex
-	programs map[programKey]*gocpu.GangExecutable
+	programs map[programKey]*gangProgram
 }
 
 type programKey struct {
@@ -37,7 +37,7 @@ type programKey struct {
 }
 
 func newGang(w *Server) *gang {
-	return &gang{w: w, runner: newPartitionRunner(w), launches: newLaunches(), order: newSequencer(w.log), programs: map[programKey]*gocpu.GangExecutable{}}
+	return &gang{w: w, runner: newPartitionRunner(w), launches: newLaunches(), order: newSequencer(w.log), programs: map[programKey]*gangProgram{}}
 }
 
 func (g *gang) Compile(ctx context.Context, req *workerpb.GangCompileRequest) (*workerpb.GangCompileResponse, error) {
@@ -52,6 +52,12 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	kept := false
+	defer func() {
+		if !kept {
+			prog.release()
+		}
+	}()
 	resp := &workerpb.GangCompileResponse{ProgramId: rand.Uint64(), Name: prog.Name(), NumPartitions: int32(prog.NumPartitions())}
 	for _, i := range prog.DonatableParameters() {
 		resp.Donatable = append(resp.Donatable, int32(i))
@@ -81,15 +87,14 @@ func (g *gang) compile(ctx context.Context, req *workerpb.GangCompileRequest) (*
 	g.mu.Lock()
 	g.programs[key] = prog
 	g.mu.Unlock()
+	kept = true
 	// The program goes with its session, as the session's executables do.
 	go func() {
 		select {
 		case <-done:
 		case <-g.w.stopped():
 		}
-		g.mu.Lock()
-		delete(g.programs, key)
-		g.mu.Unlock()
+		g.drop(key)
 	}()
 	return resp, nil
 }
@@ -113,13 +118,22 @@ func (g *gang) Release(ctx context.Context, req *workerpb.GangReleaseRequest) (*
 	if err := g.w.proxy.CheckSessionBytes(req.GetSessionId(), req.GetSessionToken(), 0); err != nil {
 		return nil, rpc.ToStatus(err)
 	}
-	g.mu.Lock()
-	delete(g.programs, programKey{req.GetSessionId(), req.GetProgramId()})
-	g.mu.Unlock()
+	g.drop(programKey{req.GetSessionId(), req.GetProgramId()})
 	return &workerpb.GangReleaseResponse{}, nil
 }
 
-func (g *gang) program(session, id uint64) (*gocpu.GangExecutable, error) {
+// drop forgets a program and frees what it holds on the backend.
+func (g *gang) drop(key programKey) {
+	g.mu.Lock()
+	p := g.programs[key]
+	delete(g.programs, key)
+	g.mu.Unlock()
+	if p != nil {
+		p.release()
+	}
+}
+
+func (g *gang) program(session, id uint64) (*gangProgram, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	p, ok := g.programs[programKey{session, id}]
@@ -231,7 +245,7 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 // groupsOf groups a launch's partitions by worker (an index per address
 // in partition order) for a program the workers run once each
 // (GangExecutable.Grouped), nil for one whose partitions run apart.
-func groupsOf(prog *gocpu.GangExecutable, workers []string) []int {
+func groupsOf(prog *gangProgram, workers []string) []int {
 	if !prog.Grouped() {
 		return nil
 	}

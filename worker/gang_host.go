@@ -12,11 +12,11 @@ import (
 // partitionRunner compiles gang programs and runs this worker's partitions of
 // their launches, on arrays of the worker's backend.
 type partitionRunner interface {
-	compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error)
+	compile(ctx context.Context, module []byte) (*gangProgram, error)
 	// run runs this worker's partitions of a launch, as
 	// GangExecutable.RunGroup does: parts' devices and arguments are the
 	// backend's, and so are the outputs. It calls each part's Comm.Done once.
-	run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error)
+	run(ctx context.Context, prog *gangProgram, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error)
 }
 
 // newPartitionRunner runs partitions on the backend itself when it is gocpu,
@@ -33,12 +33,16 @@ func newPartitionRunner(w *Server) partitionRunner {
 // gocpuRunner runs partitions on a gocpu backend's own arrays.
 type gocpuRunner struct{ c *gocpu.Client }
 
-func (r gocpuRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
-	return r.c.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+func (r gocpuRunner) compile(ctx context.Context, module []byte) (*gangProgram, error) {
+	prog, err := r.c.CompileGang(ctx, &ifrt.MLIRProgram{Module: module})
+	if err != nil {
+		return nil, err
+	}
+	return &gangProgram{GangExecutable: prog}, nil
 }
 
-func (r gocpuRunner) run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
-	return prog.RunGroup(ctx, parts, group)
+func (r gocpuRunner) run(ctx context.Context, prog *gangProgram, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
+	return prog.RunGroup(ctx, parts, group, nil)
 }
 
 // hostRunner runs partitions on the host interpreter for a backend that
@@ -80,7 +84,7 @@ func (r *hostRunner) client() (*gocpu.Client, error) {
 	return r.host, r.hostErr
 }
 
-func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExecutable, error) {
+func (r *hostRunner) compile(ctx context.Context, module []byte) (*gangProgram, error) {
 	host, err := r.client()
 	if err != nil {
 		return nil, err
@@ -89,13 +93,20 @@ func (r *hostRunner) compile(ctx context.Context, module []byte) (*gocpu.GangExe
 	if err != nil {
 		return nil, err
 	}
+	p := &gangProgram{GangExecutable: prog, whole: compileWhole(ctx, r.w, prog, module)}
+	if p.whole != nil {
+		r.w.log.Info("an auto-sharded program spanning workers runs whole on the backend, once per worker", "program", prog.Name(),
+			"backend", r.w.cfg.Backend.Platform().RuntimeType,
+			"why", "the backend runs a program within one process only; each launch gathers the arguments' blocks through host memory")
+		return p, nil
+	}
 	r.w.log.Info("a program spanning workers runs on the host interpreter (gocpu)", "program", prog.Name(),
 		"backend", r.w.cfg.Backend.Platform().RuntimeType,
 		"why", "the backend runs a program within one process only; each launch copies the partitions' arguments and outputs through host memory")
-	return prog, nil
+	return p, nil
 }
 
-func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
+func (r *hostRunner) run(ctx context.Context, prog *gangProgram, parts []gocpu.GangPart, group []int) ([][]ifrt.Array, error) {
 	onHost := make([]gocpu.GangPart, len(parts))
 	defer func() {
 		for _, part := range onHost {
@@ -121,7 +132,7 @@ func (r *hostRunner) run(ctx context.Context, prog *gocpu.GangExecutable, parts 
 		}
 		return nil, err
 	}
-	outs, err := prog.RunGroup(ctx, onHost, group)
+	outs, err := prog.RunGroup(ctx, onHost, group, prog.wholeRun(r.w.cfg.Backend))
 	if err != nil {
 		return nil, err
 	}
@@ -156,10 +167,15 @@ func moveThroughHost(ctx context.Context, client ifrt.Client, a ifrt.Array, dev 
 	if err != nil {
 		return nil, err
 	}
-	opts := &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableUntilTransferCompletes}
-	if client.Platform().Name == "cpu" {
-		opts.Semantics = ifrt.ImmutableZeroCopy
-	}
 	spec := ifrt.ArraySpec{DType: a.DType(), Shape: a.Shape(), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
-	return client.MakeArrayFromHostBuffer(ctx, buf, spec, opts)
+	return client.MakeArrayFromHostBuffer(ctx, buf, spec, hostBufferOptions(client))
+}
+
+// hostBufferOptions hands a host buffer to client without a copy where it
+// can keep host memory (a CPU platform), else to be copied to the device.
+func hostBufferOptions(client ifrt.Client) *ifrt.HostBufferOptions {
+	if client.Platform().Name == "cpu" {
+		return &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableZeroCopy}
+	}
+	return &ifrt.HostBufferOptions{Semantics: ifrt.ImmutableUntilTransferCompletes}
 }

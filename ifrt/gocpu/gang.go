@@ -72,7 +72,7 @@ func (g *GangExecutable) DonatableParameters() []int { return slices.Clone(g.don
 // to the other partitions; Run calls comm.Done once, as
 // stablehlo.Module.RunProcess does.
 func (g *GangExecutable) Run(ctx context.Context, p int, dev *ifrt.Device, args []ifrt.Array, comm stablehlo.Communicator) ([]ifrt.Array, error) {
-	outs, err := g.RunGroup(ctx, []GangPart{{Partition: p, Device: dev, Args: args, Comm: comm}}, nil)
+	outs, err := g.RunGroup(ctx, []GangPart{{Partition: p, Device: dev, Args: args, Comm: comm}}, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +100,10 @@ func (g *GangExecutable) Grouped() bool { return !g.module.UsesCollectives() }
 // p, and parts are every partition of this process's group: the group
 // computes the program once (stablehlo.Module.RunGroup), each of its
 // parameters' blocks that it lacks arriving once. Every process of a launch
-// must call RunGroup alike, with group nil or with the same group. RunGroup
-// calls each part's Comm.Done once.
-func (g *GangExecutable) RunGroup(ctx context.Context, parts []GangPart, group []int) ([][]ifrt.Array, error) {
+// must call RunGroup alike, with group nil or with the same group. With a
+// group, whole (when not nil) computes the global values in place of the
+// interpreter. RunGroup calls each part's Comm.Done once.
+func (g *GangExecutable) RunGroup(ctx context.Context, parts []GangPart, group []int, whole stablehlo.WholeRun) ([][]ifrt.Array, error) {
 	fail := func(err error) ([][]ifrt.Array, error) {
 		for _, part := range parts {
 			part.Comm.Done(err)
@@ -124,7 +125,7 @@ func (g *GangExecutable) RunGroup(ctx context.Context, parts []GangPart, group [
 	var res [][]*stablehlo.Tensor
 	var err error
 	if group != nil {
-		res, err = g.module.RunGroup(ctx, procs, group, in)
+		res, err = g.module.RunGroup(ctx, procs, group, in, whole)
 	} else {
 		res = make([][]*stablehlo.Tensor, len(parts))
 		errs := make([]error, len(parts))

@@ -88,17 +88,23 @@ func decodeArgs(f *Func, args []*Tensor, want func(i int) TensorType) ([]*array,
 	if len(args) != len(f.params) {
 		return nil, invalidf("@main takes %d arguments, got %d", len(f.params), len(args))
 	}
-	in := make([]*array, len(args))
-	for i, a := range args {
+	return decodeTensors("argument", args, want)
+}
+
+// decodeTensors checks each tensor (what it is, for errors) against the type
+// want gives and views or decodes it.
+func decodeTensors(what string, ts []*Tensor, want func(i int) TensorType) ([]*array, error) {
+	in := make([]*array, len(ts))
+	for i, a := range ts {
 		w := want(i)
 		if a == nil {
-			return nil, invalidf("argument %d is nil", i)
+			return nil, invalidf("%s %d is nil", what, i)
 		}
 		if !a.Type.Equal(w) {
-			return nil, invalidf("argument %d has type %s, @main expects %s", i, a.Type, w)
+			return nil, invalidf("%s %d has type %s, @main declares %s", what, i, a.Type, w)
 		}
 		if n := w.byteSize(); int64(len(a.Data)) != n {
-			return nil, invalidf("argument %d has %d bytes, %s needs %d", i, len(a.Data), w, n)
+			return nil, invalidf("%s %d has %d bytes, %s needs %d", what, i, len(a.Data), w, n)
 		}
 		if in[i] = viewTensor(a); in[i] == nil {
 			in[i] = decodeTensor(a)

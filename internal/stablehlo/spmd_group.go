@@ -20,9 +20,12 @@ import (
 // another protocol). args and the results are per proc, as RunProcess
 // takes and returns them.
 //
+// With whole nil the interpreter computes the global values; otherwise
+// whole does (a backend that compiled the same module for one device).
+//
 // RunGroup calls each proc's Comm.Done exactly once before it returns, with
 // the error it returns. It never panics.
-func (m *Module) RunGroup(ctx context.Context, procs []Process, group []int, args [][]*Tensor) (out [][]*Tensor, err error) {
+func (m *Module) RunGroup(ctx context.Context, procs []Process, group []int, args [][]*Tensor, whole WholeRun) (out [][]*Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = nil
@@ -45,13 +48,49 @@ func (m *Module) RunGroup(ctx context.Context, procs []Process, group []int, arg
 	if err != nil {
 		return nil, err
 	}
-	leader := procs[plan.leaderIndex]
-	ev := &evaluator{ctx: ctx, mod: m, proc: &procState{Process: leader, id: leader.Partition}}
-	res, err := ev.call(m.main, globals)
+	var res []*array
+	if whole != nil {
+		res, err = plan.runWhole(ctx, whole, globals)
+	} else {
+		leader := procs[plan.leaderIndex]
+		ev := &evaluator{ctx: ctx, mod: m, proc: &procState{Process: leader, id: leader.Partition}}
+		res, err = ev.call(m.main, globals)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return plan.scatter(res)
+}
+
+// WholeRun computes an auto-sharded program's global results from its
+// global arguments in RunGroup, in place of the interpreter. It must not
+// modify args, and each result must have storage of its own: RunGroup hands
+// it on.
+type WholeRun func(ctx context.Context, args []*Tensor) ([]*Tensor, error)
+
+// runWhole computes the global results with whole and checks them against
+// the program's result types.
+func (pl *groupPlan) runWhole(ctx context.Context, whole WholeRun, globals []*array) ([]*array, error) {
+	f := pl.m.main
+	in := make([]*Tensor, len(globals))
+	for i, g := range globals {
+		in[i] = &Tensor{Type: g.t, Data: allBytes(g)}
+	}
+	out, err := whole(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) != len(f.results) {
+		return nil, invalidf("the whole program returned %d results, @main declares %d", len(out), len(f.results))
+	}
+	res, err := decodeTensors("result", out, func(k int) TensorType { return f.results[k].Type })
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		r.shared = false // its storage is the caller's to hand on
+	}
+	return res, nil
 }
 
 // groupPlan is one group's part in a RunGroup execution.

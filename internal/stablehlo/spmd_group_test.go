@@ -23,9 +23,11 @@ const groupProgram = `module @grouped attributes {mhlo.num_partitions = 8 : i32,
 
 // TestRunGroup runs an auto-sharded program as groups of partitions (the
 // workers of a gang), for several ways of grouping the 8 partitions and of
-// sharding x: every partition's blocks equal those of the global run, and
-// the groups exchange each block a group lacks exactly once (the per-process
-// run sends every partition the whole of x).
+// sharding x, computed by the interpreter and by a WholeRun: every
+// partition's blocks equal those of the global run, the groups exchange
+// each block a group lacks exactly once (the per-process run sends every
+// partition the whole of x), and a WholeRun is given the global arguments
+// once per group.
 func TestRunGroup(t *testing.T) {
 	for _, xSharding := range []string{"{devices=[8,1]<=[8]}", "{devices=[2,2,2]<=[8] last_tile_dim_replicate}", "{devices=[1,2,4]<=[8] last_tile_dim_replicate}"} {
 		m := mustParse(t, strings.Replace(groupProgram, "X_SHARDING", xSharding, 1))
@@ -46,6 +48,16 @@ func TestRunGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var wholeRuns atomic.Int64
+		whole := func(ctx context.Context, args []*Tensor) ([]*Tensor, error) {
+			wholeRuns.Add(1)
+			for i, want := range []*array{x, w} {
+				if msg := compareTensors(args[i], encodeArray(want), 0, 0); msg != "" {
+					return nil, fmt.Errorf("global argument %d: %s", i, msg)
+				}
+			}
+			return m.Run(ctx, args)
+		}
 		for _, group := range [][]int{
 			{0, 0, 0, 0, 0, 0, 0, 0},
 			{0, 0, 0, 0, 1, 1, 1, 1},
@@ -53,69 +65,75 @@ func TestRunGroup(t *testing.T) {
 			{2, 2, 2, 1, 1, 1, 1, 1},
 			{0, 1, 2, 3, 4, 5, 6, 7},
 		} {
-			t.Run(fmt.Sprint(xSharding, group), func(t *testing.T) {
-				lg := NewLocalGroup(8)
-				var sent atomic.Int64
-				members := map[int][]int{}
-				for p, g := range group {
-					members[g] = append(members[g], p)
-				}
-				outs := make([][]*Tensor, 8)
-				errs := make([]error, 8) // by group id
-				var wg sync.WaitGroup
-				for gi, ps := range members {
-					procs := make([]Process, len(ps))
-					args := make([][]*Tensor, len(ps))
-					for j, p := range ps {
-						procs[j] = Process{Partition: p, Comm: countingComm{lg.Endpoint(p), new(atomic.Int64), &sent}}
-						start, limit := xPlace.block(p)
-						args[j] = []*Tensor{encodeArray(sliceBlock(x, start, limit)), encodeArray(w)}
+			for _, run := range []WholeRun{nil, whole} {
+				t.Run(fmt.Sprint(xSharding, group, run != nil), func(t *testing.T) {
+					wholeRuns.Store(0)
+					lg := NewLocalGroup(8)
+					var sent atomic.Int64
+					members := map[int][]int{}
+					for p, g := range group {
+						members[g] = append(members[g], p)
 					}
-					wg.Go(func() {
-						res, err := m.RunGroup(context.Background(), procs, group, args)
-						errs[gi] = err
+					outs := make([][]*Tensor, 8)
+					errs := make([]error, 8) // by group id
+					var wg sync.WaitGroup
+					for gi, ps := range members {
+						procs := make([]Process, len(ps))
+						args := make([][]*Tensor, len(ps))
 						for j, p := range ps {
-							if err == nil {
-								outs[p] = res[j]
-							}
+							procs[j] = Process{Partition: p, Comm: countingComm{lg.Endpoint(p), new(atomic.Int64), &sent}}
+							start, limit := xPlace.block(p)
+							args[j] = []*Tensor{encodeArray(sliceBlock(x, start, limit)), encodeArray(w)}
 						}
-					})
-				}
-				wg.Wait()
-				if err := FirstFailure(errs); err != nil {
-					t.Fatal(err)
-				}
-				for k := range want {
-					rPlace, err := placementFor(results[k], want[k].Type, 8)
-					if err != nil {
+						wg.Go(func() {
+							res, err := m.RunGroup(context.Background(), procs, group, args, run)
+							errs[gi] = err
+							for j, p := range ps {
+								if err == nil {
+									outs[p] = res[j]
+								}
+							}
+						})
+					}
+					wg.Wait()
+					if err := FirstFailure(errs); err != nil {
 						t.Fatal(err)
 					}
-					for p := range 8 {
-						start, limit := rPlace.block(p)
-						block := encodeArray(sliceBlock(decodeTensor(want[k]), start, limit))
-						if msg := compareTensors(outs[p][k], block, 0, 0); msg != "" {
-							t.Errorf("result %d of partition %d: %s", k, p, msg)
+					for k := range want {
+						rPlace, err := placementFor(results[k], want[k].Type, 8)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for p := range 8 {
+							start, limit := rPlace.block(p)
+							block := encodeArray(sliceBlock(decodeTensor(want[k]), start, limit))
+							if msg := compareTensors(outs[p][k], block, 0, 0); msg != "" {
+								t.Errorf("result %d of partition %d: %s", k, p, msg)
+							}
 						}
 					}
-				}
-				// Each group receives once each of x's blocks none of its
-				// partitions holds.
-				var lacking int64
-				for _, ps := range members {
-					held := map[int]bool{}
-					for _, p := range ps {
-						held[xPlace.tileOf[p]] = true
-					}
-					for p, tile := range xPlace.tileOf {
-						if !held[tile] && first(xPlace.tileOf, tile) == p {
-							lacking += xPlace.localType(x.t, p).NumElements() * 4
+					// Each group receives once each of x's blocks none of its
+					// partitions holds.
+					var lacking int64
+					for _, ps := range members {
+						held := map[int]bool{}
+						for _, p := range ps {
+							held[xPlace.tileOf[p]] = true
+						}
+						for p, tile := range xPlace.tileOf {
+							if !held[tile] && first(xPlace.tileOf, tile) == p {
+								lacking += xPlace.localType(x.t, p).NumElements() * 4
+							}
 						}
 					}
-				}
-				if got := sent.Load(); got != lacking {
-					t.Errorf("the groups sent %d bytes; the blocks they lack are %d", got, lacking)
-				}
-			})
+					if got := sent.Load(); got != lacking {
+						t.Errorf("the groups sent %d bytes; the blocks they lack are %d", got, lacking)
+					}
+					if got := wholeRuns.Load(); run != nil && got != int64(len(members)) {
+						t.Errorf("the whole program ran %d times for %d groups", got, len(members))
+					}
+				})
+			}
 		}
 	}
 }
@@ -163,9 +181,61 @@ func TestRunGroupErrors(t *testing.T) {
 				procs[j] = Process{Partition: p, Comm: lg.Endpoint(j)}
 				args[j] = make([]*Tensor, len(c.m.Main().Params()))
 			}
-			_, err := c.m.RunGroup(context.Background(), procs, c.group, args)
+			_, err := c.m.RunGroup(context.Background(), procs, c.group, args, nil)
 			if errorCode(err) != InvalidArgument {
 				t.Fatalf("RunGroup = %v, want InvalidArgument", err)
+			}
+			if lg.abortErr() == nil {
+				t.Error("RunGroup failed without ending its Communicators with the failure")
+			}
+		})
+	}
+}
+
+// A WholeRun's failure is RunGroup's, and results of another count or type
+// than the program's are refused; each ends the Communicators with it.
+func TestRunGroupWholeErrors(t *testing.T) {
+	m := mustParse(t, strings.Replace(groupProgram, "X_SHARDING", "{devices=[8,1]<=[8]}", 1))
+	params, _ := m.ProcessShardings()
+	x := newArray(m.Main().Params()[0].Type)
+	w := newArray(m.Main().Params()[1].Type)
+	xPlace, err := placementFor(params[0], x.t, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := errorf(Aborted, "the backend went away")
+	for _, c := range []struct {
+		name  string
+		whole WholeRun
+		code  int
+	}{
+		{"fails", func(context.Context, []*Tensor) ([]*Tensor, error) { return nil, lost }, Aborted},
+		{"too_few_results", func(ctx context.Context, args []*Tensor) ([]*Tensor, error) {
+			out, err := m.Run(ctx, args)
+			return out[:2], err
+		}, InvalidArgument},
+		{"too_many_results", func(ctx context.Context, args []*Tensor) ([]*Tensor, error) {
+			out, err := m.Run(ctx, args)
+			return append(out, out[0]), err
+		}, InvalidArgument},
+		{"result_of_another_type", func(ctx context.Context, args []*Tensor) ([]*Tensor, error) {
+			out, err := m.Run(ctx, args)
+			out[0], out[1] = out[1], out[0]
+			return out, err
+		}, InvalidArgument},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lg := NewLocalGroup(8)
+			procs := make([]Process, 8)
+			args := make([][]*Tensor, 8)
+			for p := range 8 {
+				procs[p] = Process{Partition: p, Comm: lg.Endpoint(p)}
+				start, limit := xPlace.block(p)
+				args[p] = []*Tensor{encodeArray(sliceBlock(x, start, limit)), encodeArray(w)}
+			}
+			_, err := m.RunGroup(context.Background(), procs, make([]int, 8), args, c.whole)
+			if errorCode(err) != c.code {
+				t.Fatalf("RunGroup = %v, want %v", err, c.code)
 			}
 			if lg.abortErr() == nil {
 				t.Error("RunGroup failed without ending its Communicators with the failure")
