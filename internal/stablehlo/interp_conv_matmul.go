@@ -1,6 +1,9 @@
 package stablehlo
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // A float convolution as matrix products (im2col): for each feature group,
 // the input windows of a run of output positions are laid out as the rows
@@ -8,7 +11,7 @@ import "math"
 // multiplied by the kernel laid out as [window × input features, output
 // features]. Each output sums its products in the same order as the
 // reference loop (window positions, then input features), so results are
-// the same but for the float64 runs matmulWide adds over long windows.
+// the same but for the float64 runs matmulF32 adds over long windows.
 
 // convWindow is a convolution's layout and window, as evalConvolution
 // read them.
@@ -62,7 +65,8 @@ func allFinite[T float32 | float64](v []T) bool {
 func convMatmul[T float32 | float64](ev *evaluator, w *convWindow, lhs, rhs, out []T, ls, ks, os []int64, mm func(out, l, r []T, M, N, K int)) {
 	d := w.d
 	ns := len(d.inSpatial)
-	lst, kst, ost := strides(ls), strides(ks), strides(os)
+	kst, ost := strides(ks), strides(os)
+	lhs, lst := featuresLast(lhs, ls, d)
 	kShape := make([]int64, ns)
 	oShape := make([]int64, ns+1) // batch, then the output's spatial dims
 	oShape[0] = os[d.outBatch]
@@ -104,7 +108,6 @@ func convMatmul[T float32 | float64](ev *evaluator, w *convWindow, lhs, rhs, out
 	patch := make([]T, rows*L)
 	prod := make([]T, rows*O)
 	outBase := make([]int, rows)
-	idx := make([]int64, ns+1)
 	for g := int64(0); g < w.groups; g++ {
 		for wi, off := range kOff {
 			for ci := range int(cPerGroup) {
@@ -114,20 +117,23 @@ func convMatmul[T float32 | float64](ev *evaluator, w *convWindow, lhs, rhs, out
 				}
 			}
 		}
-		clear(idx)
 		for p0 := 0; p0 < positions; p0 += rows {
 			if ev.ctx.Err() != nil {
 				return // evalConvolution reports it
 			}
 			n := min(rows, positions-p0)
-			for r := range n {
-				fillPatch(w, patch[r*L:(r+1)*L], lhs, idx, kPos, ls, lst, int(g*cPerGroup))
-				outBase[r] = int(idx[0])*ost[d.outBatch] + int(g)*O*ost[d.outFeature]
-				for i := range ns {
-					outBase[r] += int(idx[i+1]) * ost[d.outSpatial[i]]
+			forRowRanges(n, L, func(lo, hi int) {
+				idx := make([]int64, ns+1)
+				unravel(idx, oShape, p0+lo)
+				for r := lo; r < hi; r++ {
+					fillPatch(w, patch[r*L:(r+1)*L], lhs, idx, kPos, ls, lst, int(g*cPerGroup))
+					outBase[r] = int(idx[0])*ost[d.outBatch] + int(g)*O*ost[d.outFeature]
+					for i := range ns {
+						outBase[r] += int(idx[i+1]) * ost[d.outSpatial[i]]
+					}
+					nextIndex(idx, oShape)
 				}
-				nextIndex(idx, oShape)
-			}
+			})
 			mm(prod[:n*O], patch[:n*L], kmat, n, O, L)
 			for r := range n {
 				for o, v := range prod[r*O : (r+1)*O] {
@@ -160,9 +166,49 @@ func fillPatch[T float32 | float64](w *convWindow, patch, lhs []T, at []int64, k
 			clear(dst)
 			continue
 		}
-		for ci := range dst {
-			dst[ci] = lhs[off+(c0+ci)*lst[d.inFeature]]
+		copy(dst, lhs[off+c0:]) // featuresLast: the features are contiguous
+	}
+}
+
+// featuresLast returns lhs laid out as [batch, spatial..., feature], where
+// an input window's features are one contiguous run, and its strides by
+// the original dimensions. The patch matrix copies each input element once
+// per window position: it costs one pass over lhs to make those copies runs.
+func featuresLast[T float32 | float64](lhs []T, ls []int64, d convDims) ([]T, []int) {
+	order := append(append([]int{d.inBatch}, d.inSpatial...), d.inFeature)
+	lst := make([]int, len(ls)) // by the original dimensions
+	step := 1
+	for i := len(order) - 1; i >= 0; i-- {
+		lst[order[i]] = step
+		step *= int(ls[order[i]])
+	}
+	if slices.Equal(lst, strides(ls)) {
+		return lhs, lst
+	}
+	from := strides(ls)
+	shape := make([]int64, len(order))
+	src := make([]int, len(order)) // source stride of each destination dim
+	for i, dim := range order {
+		shape[i], src[i] = ls[dim], from[dim]
+	}
+	out := make([]T, len(lhs))
+	idx := make([]int64, len(order))
+	for k := range out {
+		at := 0
+		for i, x := range idx {
+			at += int(x) * src[i]
 		}
+		out[k] = lhs[at]
+		nextIndex(idx, shape)
+	}
+	return out, lst
+}
+
+// unravel sets idx to the row-major index of element k of shape.
+func unravel(idx, shape []int64, k int) {
+	for i := len(shape) - 1; i >= 0; i-- {
+		idx[i] = int64(k) % shape[i]
+		k /= int(shape[i])
 	}
 }
 

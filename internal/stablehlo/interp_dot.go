@@ -236,50 +236,60 @@ func mulAddStrided[T float32 | float64 | int64 | uint64 | complex128](dst, a, r 
 	}
 }
 
-// dotBlock is how many products matmulWide sums in float32 before it adds
+// dotBlock is how many products matmulF32 sums in float32 before it adds
 // them to a float64 total.
 const dotBlock = 64
 
-// matmulF32 sets out to the float32 product of l and r: matmul over a short
-// contracted dimension, matmulWide over a long one.
+// matmulF32 sets out to the float32 product of l and r. A float32 running
+// sum over K products drifts by about K ulps (1e-5 relative at K = 65,536,
+// where XLA's blocked sums stay near 3e-7), so each run of dotBlock
+// products is summed in float32 and the runs are added in float64. Over K
+// <= dotBlock that is the plain float32 sum: float64 holds the one run's
+// sum exactly.
 func matmulF32(out, l, r []float32, B, M, N, K int) {
-	if K > dotBlock {
-		matmulWide(out, l, r, B, M, N, K)
-		return
-	}
-	clear(out)
-	matmul(out, l, r, B, M, N, K)
+	forRowRanges(B*M, N*K, func(lo, hi int) { matmulF32Rows(out, l, r, M, N, K, lo, hi) })
 }
 
-// matmulWide is matmul for float32 over a long contracted dimension: a
-// float32 running sum over K products drifts by about K ulps (1e-5 relative
-// at K = 65,536, where XLA's blocked sums stay near 3e-7), so each run of
-// dotBlock products is summed in float32 and the runs are added in float64,
-// which costs two passes over a row per run.
-func matmulWide(out, l, r []float32, B, M, N, K int) {
-	forRowRanges(B*M, N*K, func(lo, hi int) { matmulWideRows(out, l, r, M, N, K, lo, hi) })
-}
-
-func matmulWideRows(out, l, r []float32, M, N, K, lo, hi int) {
-	wide := make([]float64, N)
+// matmulF32Rows computes output rows [lo, hi) of matmulF32: four rows at
+// a time where they share a batch and the processor can, their first
+// columns sixteen at a time in registers (runs4x16F32), and the rest one
+// row at a time (mulAddRows), each run summed in the same order.
+func matmulF32Rows(out, l, r []float32, M, N, K, lo, hi int) {
+	wide := make([]float64, 4*N)
 	part := make([]float32, N)
-	for row := lo; row < hi; row++ {
-		b := row / M
-		lrow := l[row*K : (row+1)*K]
+	for row := lo; row < hi; {
+		n, b := 1, row/M
+		if haveMulAdd4F32 && N >= 16 && K > 0 && row+4 <= hi && (row+3)/M == b {
+			n = 4
+		}
 		rb := r[b*K*N : (b+1)*K*N]
-		clear(wide)
-		for k0 := 0; k0 < K; k0 += dotBlock {
-			clear(part)
-			k1 := min(K, k0+dotBlock)
-			mulAddRows(part, lrow[k0:k1], rb[k0*N:k1*N])
-			for j, v := range part {
-				wide[j] += float64(v)
+		clear(wide[:n*N])
+		done := 0 // columns the 4-row kernel summed
+		if n == 4 {
+			for ; done+16 <= N; done += 16 {
+				runs4x16F32(&wide[done], N, &l[row*K], K, &rb[done], N, K)
 			}
 		}
-		orow := out[row*N : (row+1)*N]
-		for j, w := range wide {
-			orow[j] = float32(w)
+		for i := 0; i < n && done < N; i++ {
+			lrow := l[(row+i)*K : (row+i+1)*K]
+			w, p := wide[i*N+done:(i+1)*N], part[done:]
+			for k0 := 0; k0 < K; k0 += dotBlock {
+				k1 := min(K, k0+dotBlock)
+				clear(p)
+				if done == 0 {
+					mulAddRows(p, lrow[k0:k1], rb[k0*N:k1*N])
+				} else {
+					mulAddStrided(p, lrow[k0:k1], rb[k0*N+done:], N)
+				}
+				for j, v := range p {
+					w[j] += float64(v)
+				}
+			}
 		}
+		for j, x := range wide[:n*N] {
+			out[row*N+j] = float32(x)
+		}
+		row += n
 	}
 }
 
