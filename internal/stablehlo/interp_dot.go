@@ -250,46 +250,69 @@ func matmulF32(out, l, r []float32, B, M, N, K int) {
 	forRowRanges(B*M, N*K, func(lo, hi int) { matmulF32Rows(out, l, r, M, N, K, lo, hi) })
 }
 
-// matmulF32Rows computes output rows [lo, hi) of matmulF32: four rows at
-// a time where they share a batch and the processor can, their first
-// columns sixteen at a time in registers (runs4x16F32), and the rest one
-// row at a time (mulAddRows), each run summed in the same order.
+// matmulF32Rows computes output rows [lo, hi) of matmulF32. Where the
+// processor can, rows of one batch go four at a time and their first
+// columns sixteen at a time, each 4×16 block summed over all of K in
+// registers (runs4x16F32); panelColumns columns of r are done for every row
+// before the next, so that they stay in cache. The other rows and columns
+// go one row at a time (rowRuns). Both sum each run in the same order.
 func matmulF32Rows(out, l, r []float32, M, N, K, lo, hi int) {
-	wide := make([]float64, 4*N)
+	const panelColumns = 64
+	var block [4 * 16]float64
+	wide := make([]float64, N)
 	part := make([]float32, N)
-	for row := lo; row < hi; {
-		n, b := 1, row/M
-		if haveMulAdd4F32 && N >= 16 && K > 0 && row+4 <= hi && (row+3)/M == b {
-			n = 4
-		}
+	for b := lo / M; b*M < hi; b++ {
+		first, last := max(lo, b*M), min(hi, (b+1)*M)
 		rb := r[b*K*N : (b+1)*K*N]
-		clear(wide[:n*N])
-		done := 0 // columns the 4-row kernel summed
-		if n == 4 {
-			for ; done+16 <= N; done += 16 {
-				runs4x16F32(&wide[done], N, &l[row*K], K, &rb[done], N, K)
-			}
+		quads, n16 := first, 0 // rows [first, quads) and columns [0, n16) go by blocks
+		if haveMulAdd4F32 && K > 0 && N >= 16 {
+			quads, n16 = first+(last-first)&^3, N&^15
 		}
-		for i := 0; i < n && done < N; i++ {
-			lrow := l[(row+i)*K : (row+i+1)*K]
-			w, p := wide[i*N+done:(i+1)*N], part[done:]
-			for k0 := 0; k0 < K; k0 += dotBlock {
-				k1 := min(K, k0+dotBlock)
-				clear(p)
-				if done == 0 {
-					mulAddRows(p, lrow[k0:k1], rb[k0*N:k1*N])
-				} else {
-					mulAddStrided(p, lrow[k0:k1], rb[k0*N+done:], N)
-				}
-				for j, v := range p {
-					w[j] += float64(v)
+		for p := 0; p < n16; p += panelColumns {
+			for row := first; row < quads; row += 4 {
+				for j := p; j < min(p+panelColumns, n16); j += 16 {
+					clear(block[:])
+					runs4x16F32(&block[0], 16, &l[row*K], K, &rb[j], N, K)
+					for i := range 4 {
+						o := out[(row+i)*N+j : (row+i)*N+j+16]
+						for c, x := range block[i*16 : i*16+16] {
+							o[c] = float32(x)
+						}
+					}
 				}
 			}
 		}
-		for j, x := range wide[:n*N] {
-			out[row*N+j] = float32(x)
+		for row := first; row < last; row++ {
+			from := 0
+			if row < quads {
+				from = n16
+			}
+			if from < N {
+				rowRuns(out[row*N+from:(row+1)*N], l[row*K:(row+1)*K], rb, N, from, wide, part)
+			}
 		}
-		row += n
+	}
+}
+
+// rowRuns sets out to columns [from, N) of lrow's product with rb (rows N
+// apart), as matmulF32 sums them; wide and part are scratch of N.
+func rowRuns(out, lrow, rb []float32, N, from int, wide []float64, part []float32) {
+	w, p := wide[:len(out)], part[:len(out)]
+	clear(w)
+	for k0 := 0; k0 < len(lrow); k0 += dotBlock {
+		k1 := min(len(lrow), k0+dotBlock)
+		clear(p)
+		if from == 0 {
+			mulAddRows(p, lrow[k0:k1], rb[k0*N:k1*N])
+		} else {
+			mulAddStrided(p, lrow[k0:k1], rb[k0*N+from:], N)
+		}
+		for j, v := range p {
+			w[j] += float64(v)
+		}
+	}
+	for j, x := range w {
+		out[j] = float32(x)
 	}
 }
 
