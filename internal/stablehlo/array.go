@@ -3,6 +3,7 @@ package stablehlo
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // array is the interpreter's value: one typed slice chosen by the element
@@ -306,6 +307,9 @@ func takeStrided(a *array, t TensorType, shape []int64, step []int, base int) *a
 // src[base + sum(idx[d]*step[d])] for every multi-index of shape in
 // row-major order.
 func fillRuns[T any](dst, src []T, shape []int64, step []int, base int) {
+	if transposeTiles(dst, src, shape, step, base) {
+		return
+	}
 	forEachRun(shape, step, base, func(k, pos, n, step int) {
 		run := dst[k : k+n]
 		switch step {
@@ -323,6 +327,50 @@ func fillRuns[T any](dst, src []T, shape []int64, step []int, base int) {
 			}
 		}
 	})
+}
+
+// transposeTiles does fillRuns's work, and reports that it did, where the
+// innermost dimension strides through src and another is contiguous in it
+// (a transpose): it goes over those two in 16×16 tiles, so that the 16
+// source lines a tile reads serve all of its rows, where the plain walk
+// reads a line per element. Small copies and others go the plain way.
+func transposeTiles[T any](dst, src []T, shape []int64, step []int, base int) bool {
+	const tile = 16
+	in := len(shape) - 1
+	if len(dst) < 1<<12 || in < 1 || step[in] == 0 || step[in] == 1 || shape[in] < tile {
+		return false
+	}
+	q := in - 1
+	for q >= 0 && (step[q] != 1 || shape[q] < tile) {
+		q--
+	}
+	if q < 0 {
+		return false
+	}
+	dstStep := strides(shape)
+	outer := slices.Clone(shape)
+	outer[q], outer[in] = 1, 1
+	Q, N, s, dq := int(shape[q]), int(shape[in]), step[in], dstStep[q]
+	forEachIndex(outer, func(idx []int64) {
+		from, to := base, 0
+		for d, x := range idx {
+			from += int(x) * step[d]
+			to += int(x) * dstStep[d]
+		}
+		for i0 := 0; i0 < Q; i0 += tile {
+			for j0 := 0; j0 < N; j0 += tile {
+				j1 := min(N, j0+tile)
+				for i := i0; i < min(Q, i0+tile); i++ {
+					p := from + i + j0*s
+					for j, row := 0, dst[to+i*dq+j0:to+i*dq+j1]; j < len(row); j++ {
+						row[j] = src[p]
+						p += s
+					}
+				}
+			}
+		}
+	})
+	return true
 }
 
 // copyStrided sets dst's elements at..at+prod(shape)-1 to src's elements at
