@@ -258,6 +258,9 @@ func matmulF32(out, l, r []float32, B, M, N, K int) {
 // go one row at a time (rowRuns). Both sum each run in the same order.
 func matmulF32Rows(out, l, r []float32, M, N, K, lo, hi int) {
 	const panelColumns = 64
+	if lo >= hi { // no rows (M may be 0)
+		return
+	}
 	var block [4 * 16]float64
 	wide := make([]float64, N)
 	part := make([]float32, N)
