@@ -125,6 +125,8 @@ var linalgCustomCalls = map[string]evalFunc{
 	"lapack_zgtsv_ffi":  evalLapackGtsv[complex128],
 	"lapack_sgesdd_ffi": evalLapackGesdd[float64],
 	"lapack_dgesdd_ffi": evalLapackGesdd[float64],
+	"lapack_sgeev_ffi":  evalLapackGeev,
+	"lapack_dgeev_ffi":  evalLapackGeev,
 	"lapack_cgesdd_ffi": evalLapackGesdd[complex128],
 	"lapack_zgesdd_ffi": evalLapackGesdd[complex128],
 }

@@ -547,18 +547,19 @@ func TestLapackGesdd(t *testing.T) {
 
 func TestLapackNonFiniteInfo(t *testing.T) {
 	// 0/0 makes the NaN matrix.
-	src := `func.func @main() -> (tensor<i32>, tensor<i32>) {
+	src := `func.func @main() -> (tensor<i32>, tensor<i32>, tensor<i32>) {
   %z = stablehlo.constant dense<0.0> : tensor<2x2xf64>
   %a = stablehlo.divide %z, %z : tensor<2x2xf64>
   %e:3 = stablehlo.custom_call @lapack_dsyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2xf64>, tensor<i32>)
   %s:5 = stablehlo.custom_call @lapack_dgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}} : (tensor<2x2xf64>) -> (tensor<2x2xf64>, tensor<2xf64>, tensor<2x2xf64>, tensor<2x2xf64>, tensor<i32>)
-  return %e#2, %s#4 : tensor<i32>, tensor<i32>
+  %g:5 = stablehlo.custom_call @lapack_dgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<2x2xf64>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<i32>)
+  return %e#2, %s#4, %g#4 : tensor<i32>, tensor<i32>, tensor<i32>
 }`
 	got, err := runMain(t, mustParse(t, src))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	for i, name := range []string{"syevd", "gesdd"} {
+	for i, name := range []string{"syevd", "gesdd", "geev"} {
 		if info := integers(got[i]); info[0] == 0 {
 			t.Errorf("%s info = 0 for a NaN matrix, want a failure code", name)
 		}
@@ -585,6 +586,9 @@ func TestLapackBadShapes(t *testing.T) {
 		{"gesdd_u_shape", call("lapack_sgesdd_ffi", "mode = 65 : ui8", "%a", "(tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)"), "%r#4 : tensor<i32>"},
 		{"gesdd_u_too_wide", call("lapack_sgesdd_ffi", "mode = 65 : ui8", "%a", "(tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>, tensor<3x4xf32>, tensor<2x2xf32>, tensor<i32>)"), "%r#4 : tensor<i32>"},
 		{"gesdd_u_type", call("lapack_sgesdd_ffi", "mode = 65 : ui8", "%a", "(tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>, tensor<3x3xf64>, tensor<2x2xf32>, tensor<i32>)"), "%r#4 : tensor<i32>"},
+		{"geev_not_square", call("lapack_sgeev_ffi", "", "%a", "(tensor<3x2xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)"), "%r#4 : tensor<i32>"},
+		{"geev_real_vectors", call("lapack_sgeev_ffi", "", "%s", "(tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)"), "%r#4 : tensor<i32>"},
+		{"geev_vector_shape", call("lapack_sgeev_ffi", "", "%s", "(tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2x3xcomplex<f32>>, tensor<2x2xcomplex<f32>>, tensor<i32>)"), "%r#4 : tensor<i32>"},
 		{"gesdd_s_size", call("lapack_sgesdd_ffi", "mode = 65 : ui8", "%a", "(tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<2x2xf32>, tensor<i32>)"), "%r#4 : tensor<i32>"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
-of complex matrices, geqrf/ungqr and heevd for the latter) and what is built
+of complex matrices, geqrf/ungqr and heevd for the latter, and geev of real
+ones) and what is built
 on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
@@ -100,6 +101,17 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   for shape in ((6, 4), (3, 5), (2, 4, 4)):
     check_svd("svd", rng.standard_normal(shape).astype(dt), sfx)
 
+  # jnp.linalg.eig: the order of the eigenvalues is the Schur form's, not
+  # fixed, and each eigenvector is unique up to a sign or phase.
+  g = rng.standard_normal((2, 6, 6)).astype(dt)
+  w, v = on(dev, jnp.linalg.eig, g)
+  err("eig_values_vs_cpu" + sfx, np.sort_complex(w), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  err("eig_product" + sfx, g @ v, v * w[..., None, :])
+  err("eig_unit_vectors" + sfx, np.linalg.norm(v, axis=-2), 1)
+  err("eigvals" + sfx, on(dev, jnp.linalg.eigvals, g), w)
+  wl, vl = on(dev, lambda x: lla.eig(x, compute_left_eigenvectors=True, compute_right_eigenvectors=False), g)
+  err("eig_left_product" + sfx, mH(vl) @ g, wl[..., :, None] * mH(vl))
+
   m = rng.standard_normal((5, 5)).astype(dt) + 5 * np.eye(5, dtype=dt)
   b = rng.standard_normal((5, 2)).astype(dt)
   err("cholesky" + sfx, on(dev, jnp.linalg.cholesky, m @ m.T), on(cpu, jnp.linalg.cholesky, m @ m.T))
@@ -170,6 +182,7 @@ for name, f, args in (
     ("slogdet", lambda x: jnp.linalg.slogdet(x)[1], [(0, 0)]),
     ("cholesky", jnp.linalg.cholesky, [(0, 0), (3, 0, 0)]),
     ("eigh", lambda x: jnp.linalg.eigh(x)[0], [(0, 0), (2, 0, 0)]),
+    ("eig", lambda x: jnp.linalg.eig(x)[1], [(0, 0), (2, 0, 0)]),
     ("lu", lambda x: jsl.lu(x)[2], [(0, 0), (3, 0)]),
     ("lu_factor", lambda x: jsl.lu_factor(x)[0], [(0, 0)]),
     ("expm", jsl.expm, [(0, 0)]),
