@@ -12,8 +12,8 @@ import (
 )
 
 // gangProgram is a compiled gang program: the interpreter's executable,
-// which plans each launch (blocks, exchanges, collectives), and, on a
-// backend that is not gocpu, for an auto-sharded program, the same module
+// which plans each launch (blocks, exchanges, collectives), and, for an
+// auto-sharded program on a CPU backend other than gocpu, the same module
 // compiled whole on the backend for one device, which then computes the
 // global values in place of the interpreter.
 type gangProgram struct {
@@ -97,7 +97,7 @@ func runWhole(ctx context.Context, backend ifrt.Client, exe ifrt.LoadedExecutabl
 		if !ok {
 			return nil, ifrt.Errorf(ifrt.Unimplemented, "worker: argument %d: element type %s has no IFRT dtype", i, t.Type.Elem)
 		}
-		spec := ifrt.ArraySpec{DType: d, Shape: ifrt.Shape(t.Type.Shape), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
+		spec := ifrt.ArraySpec{DType: d, Shape: ifrt.Shape(slices.Clone(t.Type.Shape)), Sharding: ifrt.NewSingleDeviceSharding(dev, "")}
 		var err error
 		if in[i], err = backend.MakeArrayFromHostBuffer(ctx, t.Data, spec, hostBufferOptions(backend)); err != nil {
 			return nil, fmt.Errorf("worker: argument %d of the whole program: %w", i, err)
