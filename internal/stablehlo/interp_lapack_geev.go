@@ -487,42 +487,64 @@ func schurVectors(t, z, re, im []float64, n int) {
 }
 
 // complexEigenvectors unpacks LAPACK's real eigenvector matrix v (a pair
-// j, j+1 is columns j ± i column j+1) into complex columns, each scaled to
-// norm 1 and turned so that its largest component is real, as geev does.
+// j, j+1 is columns j ± i column j+1) into complex columns, normalized as
+// geev does (unitLargestReal).
 func complexEigenvectors(v, im []float64, n int) []complex128 {
 	out := make([]complex128, n*n)
 	for j := 0; j < n; j++ {
-		switch {
-		case im[j] == 0:
-			norm := 0.0
-			for i := 0; i < n; i++ {
-				norm = math.Hypot(norm, v[i*n+j])
-			}
-			for i := 0; i < n; i++ {
-				out[i*n+j] = complex(v[i*n+j]/norm, 0)
-			}
-		case im[j] > 0 && j+1 < n:
-			norm := 0.0
-			for i := 0; i < n; i++ {
-				norm = math.Hypot(norm, math.Hypot(v[i*n+j], v[i*n+j+1]))
-			}
-			k, best := 0, -1.0
-			for i := 0; i < n; i++ {
-				if m := v[i*n+j]*v[i*n+j] + v[i*n+j+1]*v[i*n+j+1]; m > best {
-					k, best = i, m
-				}
-			}
-			phase := largestReal(v[k*n+j], v[k*n+j+1])
-			for i := 0; i < n; i++ {
-				x := complex(v[i*n+j]/norm, v[i*n+j+1]/norm) * phase
-				if i == k {
-					x = complex(real(x), 0)
-				}
-				out[i*n+j], out[i*n+j+1] = x, cmplx.Conj(x)
+		for i := 0; i < n; i++ {
+			switch {
+			case im[j] == 0:
+				out[i*n+j] = complex(v[i*n+j], 0)
+			case im[j] > 0 && j+1 < n:
+				out[i*n+j] = complex(v[i*n+j], v[i*n+j+1])
 			}
 		}
 	}
+	normalizeEigenvectors(out, im, n)
 	return out
+}
+
+// normalizeEigenvectors gives each column of the n×n row-major u norm 1
+// and its largest component real (unitLargestReal), and makes the second
+// column of each complex pair (im[j] > 0 at its first) the first's
+// conjugate.
+func normalizeEigenvectors(u []complex128, im []float64, n int) {
+	for j := 0; j < n; j++ {
+		if im[j] >= 0 {
+			unitLargestReal(u, n, j)
+		}
+		if im[j] > 0 && j+1 < n {
+			for i := 0; i < n; i++ {
+				u[i*n+j+1] = cmplx.Conj(u[i*n+j])
+			}
+		}
+	}
+}
+
+// unitLargestReal scales column j of the n×n row-major u to norm 1 and
+// turns it so that its largest component (the first of the largest) is
+// real, as geev does; a real column keeps its sign.
+func unitLargestReal(u []complex128, n, j int) {
+	norm, k, best := 0.0, 0, -1.0
+	for i := 0; i < n; i++ {
+		x := u[i*n+j]
+		norm = math.Hypot(norm, math.Hypot(real(x), imag(x)))
+		if m := real(x)*real(x) + imag(x)*imag(x); m > best {
+			k, best = i, m
+		}
+	}
+	phase := largestReal(real(u[k*n+j]), imag(u[k*n+j]))
+	for i := 0; i < n; i++ {
+		x := complex(real(u[i*n+j])/norm, imag(u[i*n+j])/norm)
+		if phase != 1 {
+			x *= phase
+		}
+		if i == k {
+			x = complex(real(x), 0)
+		}
+		u[i*n+j] = x
+	}
 }
 
 // largestReal is the unit factor that makes f + ig real with the sign of
@@ -541,7 +563,7 @@ func largestReal(f, g float64) complex128 {
 
 // leftFromRight returns the left eigenvectors (uⱼᴴ a = λⱼ uⱼᴴ) from the
 // right ones: the columns of (v⁻¹)ᴴ, real for a real eigenvalue (im[j] =
-// 0), each normalized as geev does. ok is false when v is singular (a
+// 0), normalized as the right ones are. ok is false when v is singular (a
 // defective matrix).
 func leftFromRight(v []complex128, im []float64, n int) ([]complex128, bool) {
 	inv, ok := invertComplex(v, n)
@@ -557,29 +579,7 @@ func leftFromRight(v []complex128, im []float64, n int) ([]complex128, bool) {
 			}
 		}
 	}
-	for j := 0; j < n; j++ {
-		norm, k, best := 0.0, 0, -1.0
-		for i := 0; i < n; i++ {
-			a := cmplx.Abs(u[i*n+j])
-			norm = math.Hypot(norm, a)
-			if a > best {
-				k, best = i, a
-			}
-		}
-		x := u[k*n+j]
-		phase := cmplx.Conj(x) / complex(cmplx.Abs(x)*norm, 0)
-		for i := 0; i < n; i++ {
-			u[i*n+j] *= phase
-		}
-		u[k*n+j] = complex(real(u[k*n+j]), 0)
-	}
-	for j := 0; j+1 < n; j++ {
-		if im[j] > 0 { // the pair's second vector is the first's conjugate
-			for i := 0; i < n; i++ {
-				u[i*n+j+1] = cmplx.Conj(u[i*n+j])
-			}
-		}
-	}
+	normalizeEigenvectors(u, im, n)
 	return u, true
 }
 
