@@ -84,7 +84,9 @@ func TestInteropUserPatterns(t *testing.T) {
 // TestInteropIntrospection: compiled.as_text() shows the compiled HLO,
 // cost_analysis() and memory_analysis() what the backend reports, and
 // pathwaysutils'
-// experimental.reshard moves arrays between device sets, copying or donating.
+// experimental.reshard moves arrays between device sets, copying or donating,
+// and its Pathways array calls (split and concatenate by mesh axis,
+// transfer_to_shardings, reshard) give the values and devices they promise.
 func TestInteropIntrospection(t *testing.T) {
 	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
@@ -125,9 +127,15 @@ func TestInteropIntrospection(t *testing.T) {
 				t.Errorf("memory_analysis() argument and output bytes = %v, want [128 128]", mem)
 			}
 		}
-		for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept"} {
+		for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept", "concatenated", "resharded"} {
 			if !decode[bool](t, out, key) {
 				t.Errorf("%s = false", key)
+			}
+		}
+		// One entry per slice, per target or per section, each true.
+		for key, n := range map[string]int{"split_values": 2, "split_devices": 2, "split_computes": 2, "transferred": 3, "split_uneven": 4} {
+			if got := decode[[]bool](t, out, key); len(got) != n || slices.Contains(got, false) {
+				t.Errorf("%s = %v, want %d times true", key, got, n)
 			}
 		}
 	})
