@@ -138,13 +138,9 @@ func combineFloats[T float32 | float64](kind binaryKind, dst, a, b []T) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	switch kind {
 	case binAdd:
-		for i := range dst {
-			dst[i] = a[i] + b[i]
-		}
+		addFloat(dst, a, b)
 	case binMul:
-		for i := range dst {
-			dst[i] = a[i] * b[i]
-		}
+		mulFloat(dst, a, b)
 	case binMax:
 		for i := range dst {
 			dst[i] = floatMax(a[i], b[i])

@@ -1,8 +1,8 @@
 package stablehlo
 
-// haveMulAdd4F32 says the processor runs mulAdd4F32 and runs4x16F32
-// (AVX).
-var haveMulAdd4F32 = cpuHasAVX()
+// haveAVX says the processor runs the AVX kernels: mulAdd4F32,
+// runs4x16F32 and the elementwise ones (elementwise_amd64.go).
+var haveAVX = cpuHasAVX()
 
 // mulAdd4F32 adds a[0]*r0[j] + ... + a[3]*r3[j] to dst[j], in that order,
 // for the first n &^ 7 elements (dot_amd64.s).

@@ -16,10 +16,10 @@ func TestMulAddRowsF32Exact(t *testing.T) { withAndWithoutVectors(func() { check
 // withAndWithoutVectors runs check with the vector kernels the processor
 // has, then with none.
 func withAndWithoutVectors(check func()) {
-	saved := haveMulAdd4F32
-	defer func() { haveMulAdd4F32 = saved }()
+	saved := haveAVX
+	defer func() { haveAVX = saved }()
 	for _, vector := range []bool{saved, false} {
-		haveMulAdd4F32 = vector
+		haveAVX = vector
 		check()
 	}
 }
@@ -59,7 +59,7 @@ func checkMulAddRowsF32(t *testing.T) {
 			mulAddRows(dst, a, r)
 			for j := range want {
 				if !sameFloat32(dst[j], want[j]) {
-					t.Fatalf("vector kernel %v, n=%d k=%d: element %d is %v (%#x), want %v (%#x)", haveMulAdd4F32, n, k, j, dst[j], math.Float32bits(dst[j]), want[j], math.Float32bits(want[j]))
+					t.Fatalf("vector kernel %v, n=%d k=%d: element %d is %v (%#x), want %v (%#x)", haveAVX, n, k, j, dst[j], math.Float32bits(dst[j]), want[j], math.Float32bits(want[j]))
 				}
 			}
 		}
@@ -101,7 +101,7 @@ func checkMatmulF32(t *testing.T) {
 					}
 					want, g := float32(total), got[(b*s.M+i)*s.N+j]
 					if !sameFloat32(g, want) {
-						t.Fatalf("vector kernels %v, %+v: element [%d,%d,%d] is %v (%#x), want %v (%#x)", haveMulAdd4F32, s, b, i, j, g, math.Float32bits(g), want, math.Float32bits(want))
+						t.Fatalf("vector kernels %v, %+v: element [%d,%d,%d] is %v (%#x), want %v (%#x)", haveAVX, s, b, i, j, g, math.Float32bits(g), want, math.Float32bits(want))
 					}
 				}
 			}

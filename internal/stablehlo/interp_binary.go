@@ -161,12 +161,14 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 	return true
 }
 
-// The hottest kernels are unrolled by four: it halves the loop overhead
-// and lets the CPU overlap the independent element operations.
+// The hottest kernels run AVX lanes where the processor has them
+// (vectorPrefix) and are unrolled by four otherwise and for the tail: it
+// halves the loop overhead and lets the CPU overlap the independent element
+// operations.
 
 func addFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := 0
+	i := vectorPrefix(binAdd, dst[:n], a, b[:n])
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
@@ -178,7 +180,7 @@ func addFloat[T float32 | float64](dst, a, b []T) {
 
 func subFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := 0
+	i := vectorPrefix(binSub, dst[:n], a, b[:n])
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]-y[0], x[1]-y[1], x[2]-y[2], x[3]-y[3]
@@ -190,7 +192,7 @@ func subFloat[T float32 | float64](dst, a, b []T) {
 
 func mulFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := 0
+	i := vectorPrefix(binMul, dst[:n], a, b[:n])
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]*y[0], x[1]*y[1], x[2]*y[2], x[3]*y[3]

@@ -190,7 +190,7 @@ func matmulRows[T float32 | float64 | int64 | uint64 | complex128](out, l, r []T
 func mulAddRows[T float32 | float64 | int64 | uint64 | complex128](dst, a, r []T) {
 	N := len(dst)
 	f, ok := any(dst).([]float32)
-	if !ok || !haveMulAdd4F32 || N < 8 {
+	if !ok || !haveAVX || N < 8 {
 		mulAddStrided(dst, a, r, N)
 		return
 	}
@@ -268,7 +268,7 @@ func matmulF32Rows(out, l, r []float32, M, N, K, lo, hi int) {
 		first, last := max(lo, b*M), min(hi, (b+1)*M)
 		rb := r[b*K*N : (b+1)*K*N]
 		quads, n16 := first, 0 // rows [first, quads) and columns [0, n16) go by blocks
-		if haveMulAdd4F32 && K > 0 && N >= 16 {
+		if haveAVX && K > 0 && N >= 16 {
 			quads, n16 = first+(last-first)&^3, N&^15
 		}
 		for p := 0; p < n16; p += panelColumns {
