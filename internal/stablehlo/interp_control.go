@@ -127,6 +127,12 @@ var linalgCustomCalls = map[string]evalFunc{
 	"lapack_dgesdd_ffi": evalLapackGesdd[float64],
 	"lapack_sgeev_ffi":  evalLapackGeev,
 	"lapack_dgeev_ffi":  evalLapackGeev,
+	"lapack_cgeev_ffi":  evalLapackGeevComplex,
+	"lapack_zgeev_ffi":  evalLapackGeevComplex,
+	"lapack_sgees_ffi":  evalLapackGeesReal,
+	"lapack_dgees_ffi":  evalLapackGeesReal,
+	"lapack_cgees_ffi":  evalLapackGeesComplex,
+	"lapack_zgees_ffi":  evalLapackGeesComplex,
 	"lapack_cgesdd_ffi": evalLapackGesdd[complex128],
 	"lapack_zgesdd_ffi": evalLapackGesdd[complex128],
 }

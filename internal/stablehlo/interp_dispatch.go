@@ -106,8 +106,6 @@ func lookupEval(op *operation) evalFunc {
 // lapackUnsupported names the JAX functions behind LAPACK routines the
 // interpreter does not implement, for the message that refuses them.
 var lapackUnsupported = map[string]string{
-	"geev":  "jnp.linalg.eig and eigvals of complex matrices",
-	"gees":  "jax.scipy.linalg.schur and sqrtm",
 	"gehrd": "jax.scipy.linalg.hessenberg",
 	"sytrd": "jax.lax.linalg.tridiagonal",
 	"geqp3": "jax.scipy.linalg.qr with pivoting",

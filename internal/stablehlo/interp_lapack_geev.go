@@ -85,10 +85,8 @@ func evalLapackGeev(ev *evaluator, op *operation, in []*array) ([]*array, error)
 // column j+1), unnormalized. ok is false when the QR iteration does not
 // converge or a value is not finite.
 func realEigen(a []float64, n int, vectors bool) (re, im, v []float64, ok bool) {
-	for _, x := range a {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, nil, false
-		}
+	if !finite(a) {
+		return nil, nil, nil, false
 	}
 	z := hessenberg(a, n)
 	re, im = make([]float64, n), make([]float64, n)
@@ -508,13 +506,13 @@ func complexEigenvectors(v, im []float64, n int) []complex128 {
 // normalizeEigenvectors gives each column of the n×n row-major u norm 1
 // and its largest component real (unitLargestReal), and makes the second
 // column of each complex pair (im[j] > 0 at its first) the first's
-// conjugate.
+// conjugate. im is nil for a complex matrix's vectors, which pair nothing.
 func normalizeEigenvectors(u []complex128, im []float64, n int) {
 	for j := 0; j < n; j++ {
-		if im[j] >= 0 {
+		if im == nil || im[j] >= 0 {
 			unitLargestReal(u, n, j)
 		}
-		if im[j] > 0 && j+1 < n {
+		if im != nil && im[j] > 0 && j+1 < n {
 			for i := 0; i < n; i++ {
 				u[i*n+j+1] = cmplx.Conj(u[i*n+j])
 			}
@@ -562,9 +560,9 @@ func largestReal(f, g float64) complex128 {
 }
 
 // leftFromRight returns the left eigenvectors (uⱼᴴ a = λⱼ uⱼᴴ) from the
-// right ones: the columns of (v⁻¹)ᴴ, real for a real eigenvalue (im[j] =
-// 0), normalized as the right ones are. ok is false when v is singular (a
-// defective matrix).
+// right ones: the columns of (v⁻¹)ᴴ, real for a real matrix's real
+// eigenvalue (im[j] = 0; im is nil for a complex matrix), normalized as the
+// right ones are. ok is false when v is singular (a defective matrix).
 func leftFromRight(v []complex128, im []float64, n int) ([]complex128, bool) {
 	inv, ok := invertComplex(v, n)
 	if !ok {
@@ -574,7 +572,7 @@ func leftFromRight(v []complex128, im []float64, n int) ([]complex128, bool) {
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			u[i*n+j] = cmplx.Conj(inv[j*n+i])
-			if im[j] == 0 {
+			if im != nil && im[j] == 0 {
 				u[i*n+j] = complex(real(u[i*n+j]), 0)
 			}
 		}

@@ -1,7 +1,6 @@
 package stablehlo
 
 import (
-	"math"
 	"math/cmplx"
 	"slices"
 	"testing"
@@ -102,52 +101,13 @@ func companion(c ...float64) mat {
 	return m
 }
 
-// checkEigenvectors checks the columns of the row-major v against a's
-// eigenvalues w: a·vⱼ = wⱼ·vⱼ (or vⱼᴴ·a = wⱼ·vⱼᴴ when left), norm 1,
-// largest component real, and conjugate columns for conjugate pairs.
+// checkEigenvectors checks the columns of the row-major v against the real
+// a's eigenvalues w as checkComplexEigenvectors does, and that conjugate
+// pairs of eigenvalues have conjugate columns.
 func checkEigenvectors(t *testing.T, side string, a []float64, w, v []complex128, n int, left bool, tol float64) {
 	t.Helper()
-	scale := 1.0
-	for _, x := range a {
-		scale = max(scale, math.Abs(x))
-	}
+	checkComplexEigenvectors(t, side, toComplex(a), w, v, n, left, tol)
 	for j := 0; j < n; j++ {
-		norm, big, k := 0.0, -1.0, 0
-		for i := 0; i < n; i++ {
-			x := v[i*n+j]
-			norm = math.Hypot(norm, cmplx.Abs(x))
-			if cmplx.Abs(x) > big+tol {
-				big, k = cmplx.Abs(x), i
-			}
-			var av complex128 // (a·v)ᵢ, or (vᴴ·a)ᵢ
-			for l := 0; l < n; l++ {
-				if left {
-					av += cmplx.Conj(v[l*n+j]) * complex(a[l*n+i], 0)
-				} else {
-					av += complex(a[i*n+l], 0) * v[l*n+j]
-				}
-			}
-			want := w[j] * x
-			if left {
-				want = w[j] * cmplx.Conj(x)
-			}
-			if cmplx.Abs(av-want) > tol*scale {
-				t.Fatalf("%s eigenvector %d of eigenvalue %v: component %d is off by %g", side, j, w[j], i, cmplx.Abs(av-want))
-			}
-		}
-		if math.Abs(norm-1) > tol {
-			t.Fatalf("%s eigenvector %d has norm %g", side, j, norm)
-		}
-		if imag(v[k*n+j]) != 0 && cmplx.Abs(v[k*n+j]) > big-tol {
-			// The largest component (or one as large) must be real.
-			real := false
-			for i := 0; i < n; i++ {
-				real = real || (imag(v[i*n+j]) == 0 && cmplx.Abs(v[i*n+j]) > big-tol)
-			}
-			if !real {
-				t.Fatalf("%s eigenvector %d: its largest component is not real: %v", side, j, v[k*n+j])
-			}
-		}
 		if imag(w[j]) > 0 {
 			if j+1 >= n || w[j+1] != cmplx.Conj(w[j]) {
 				t.Fatalf("eigenvalue %d (%v) is not followed by its conjugate: %v", j, w[j], w)

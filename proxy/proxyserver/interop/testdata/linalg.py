@@ -1,8 +1,8 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
-of complex matrices, geqrf/ungqr and heevd for the latter, and geev of real
-ones) and what is built
-on them (pinv, det, lstsq, norm(x, 2), matrix_rank), checked by the defining
+of complex matrices, geqrf/ungqr and heevd for the latter, geev and gees of
+both) and what is built
+on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
 Run with JAX_PLATFORMS=proxy,cpu.
@@ -112,6 +112,18 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   wl, vl = on(dev, lambda x: lla.eig(x, compute_left_eigenvectors=True, compute_right_eigenvectors=False), g)
   err("eig_left_product" + sfx, mH(vl) @ g, wl[..., :, None] * mH(vl))
 
+  # jax.scipy.linalg.schur (gees): z orthogonal, z t zᵀ = a, t quasi upper
+  # triangular, its eigenvalues local JAX's; sqrtm (the complex Schur form)
+  # is unique, so against local JAX.
+  t, z = on(dev, jsl.schur, g)
+  err("schur_product" + sfx, z @ t @ mT(z), g)
+  err("schur_orthogonal" + sfx, mT(z) @ z, eye_like(z))
+  err("schur_quasi_triangular" + sfx, np.tril(t, -2), 0)
+  err("schur_values_vs_cpu" + sfx, np.sort_complex(np.linalg.eigvals(t.astype(np.float64))), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  p = g[0] @ g[0].T + np.eye(6, dtype=dt)
+  err("sqrtm_vs_cpu" + sfx, on(dev, jsl.sqrtm, p), on(cpu, jsl.sqrtm, p))
+  err("sqrtm_nonsymmetric_vs_cpu" + sfx, on(dev, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)), on(cpu, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)))
+
   m = rng.standard_normal((5, 5)).astype(dt) + 5 * np.eye(5, dtype=dt)
   b = rng.standard_normal((5, 2)).astype(dt)
   err("cholesky" + sfx, on(dev, jnp.linalg.cholesky, m @ m.T), on(cpu, jnp.linalg.cholesky, m @ m.T))
@@ -152,6 +164,19 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
     err("complex_eigh_values_vs_cpu" + sfx, w, on(cpu, jnp.linalg.eigvalsh, hs))
     err("complex_eigh_product" + sfx, (v * w[..., None, :]) @ mH(v), hs)
     err("complex_eigh_orthonormal" + sfx, mH(v) @ v, eye_like(v))
+  # Complex eig (geev) and Schur form (gees), as for real matrices above.
+  ge = rand(dt, 2, 6, 6)
+  w, v = on(dev, jnp.linalg.eig, ge)
+  err("complex_eig_values_vs_cpu" + sfx, np.sort_complex(w), np.sort_complex(on(cpu, jnp.linalg.eigvals, ge)))
+  err("complex_eig_product" + sfx, ge @ v, v * w[..., None, :])
+  err("complex_eig_unit_vectors" + sfx, np.linalg.norm(v, axis=-2), 1)
+  wl, vl = on(dev, lambda x: lla.eig(x, compute_left_eigenvectors=True, compute_right_eigenvectors=False), ge)
+  err("complex_eig_left_product" + sfx, mH(vl) @ ge, wl[..., :, None] * mH(vl))
+  t, z = on(dev, lambda x: jsl.schur(x, output="complex"), ge)
+  err("complex_schur_product" + sfx, z @ t @ mH(z), ge)
+  err("complex_schur_unitary" + sfx, mH(z) @ z, eye_like(z))
+  err("complex_schur_triangular" + sfx, np.tril(t, -1), 0)
+  err("complex_sqrtm_vs_cpu" + sfx, on(dev, jsl.sqrtm, ge[0] + 4 * np.eye(6, dtype=dt)), on(cpu, jsl.sqrtm, ge[0] + 4 * np.eye(6, dtype=dt)))
   x = rand(dt, 6, 4)
   err("complex_pinv" + sfx, on(dev, jnp.linalg.pinv, x), np.linalg.pinv(x.astype(np.complex128)))
   for lower in (True, False):
@@ -183,6 +208,9 @@ for name, f, args in (
     ("cholesky", jnp.linalg.cholesky, [(0, 0), (3, 0, 0)]),
     ("eigh", lambda x: jnp.linalg.eigh(x)[0], [(0, 0), (2, 0, 0)]),
     ("eig", lambda x: jnp.linalg.eig(x)[1], [(0, 0), (2, 0, 0)]),
+    ("complex_eig", lambda x: jnp.linalg.eig(x.astype(jnp.complex64))[1], [(0, 0)]),
+    ("schur", lambda x: jsl.schur(x)[1], [(0, 0), (2, 0, 0)]),
+    ("complex_schur", lambda x: jsl.schur(x, output="complex")[1], [(0, 0)]),
     ("lu", lambda x: jsl.lu(x)[2], [(0, 0), (3, 0)]),
     ("lu_factor", lambda x: jsl.lu_factor(x)[0], [(0, 0)]),
     ("expm", jsl.expm, [(0, 0)]),

@@ -1,0 +1,366 @@
+package stablehlo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestLapackGeesComplex checks jax.scipy.linalg.schur(a, output="complex")'s
+// custom call by its defining properties, batched and for both precisions:
+// t upper triangular, z unitary, z·t·zᴴ = a, w the diagonal of t, sdim and
+// info 0; and the eigenvalues of matrices whose spectrum is known.
+func TestLapackGeesComplex(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		batch int
+		a     []complex128
+		want  []complex128 // the eigenvalues, in any order, when known
+	}{
+		{"empty", 0, nil, nil},
+		{"one_by_one", 0, []complex128{2 - 3i}, []complex128{2 - 3i}},
+		{"rotation", 0, []complex128{0, -1, 1, 0}, []complex128{1i, -1i}},
+		{"diagonal_complex", 0, []complex128{1i, 0, 0, 0, -2, 0, 0, 0, 3 + 1i}, []complex128{1i, -2, 3 + 1i}},
+		{"zero", 0, make([]complex128, 9), []complex128{0, 0, 0}},
+		{"jordan_block", 0, []complex128{2, 1, 0, 0, 2, 1, 0, 0, 2}, []complex128{2, 2, 2}},
+		{"random_batched", 3, randomComplex(4, 3*5*5), nil},
+		{"random_16", 0, randomComplex(5, 16*16), nil},
+	} {
+		for _, elem := range []string{"f32", "f64"} {
+			t.Run(c.name+"_"+elem, func(t *testing.T) {
+				b := max(c.batch, 1)
+				n := int(math.Round(math.Sqrt(float64(len(c.a) / b))))
+				target := map[string]string{"f32": "lapack_cgees_ffi", "f64": "lapack_zgees_ffi"}[elem]
+				cplx := "complex<" + elem + ">"
+				got := runComplexCall(t, target, "mode = 86 : ui8, sort = 78 : ui8", c.batch, n, c.a, elem,
+					batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n), batchedType(c.batch, "i32"), batchedType(c.batch, "i32"))
+				checkClose(t, "sdim", integers(got[3]), make([]float64, b), 0)
+				checkClose(t, "info", integers(got[4]), make([]float64, b), 0)
+				tm, zm, w := decodeTensor(got[0]).c, decodeTensor(got[1]).c, decodeTensor(got[2]).c
+				tol := tolFor(elem) * 100
+				for bi := 0; bi < b; bi++ {
+					a, tb, zb := c.a[bi*n*n:(bi+1)*n*n], tm[bi*n*n:(bi+1)*n*n], zm[bi*n*n:(bi+1)*n*n]
+					checkSchur(t, a, tb, zb, n, true, tol)
+					for i := 0; i < n; i++ {
+						if w[bi*n+i] != tb[i*n+i] {
+							t.Fatalf("w[%d] = %v, t's diagonal has %v", i, w[bi*n+i], tb[i*n+i])
+						}
+					}
+					if c.want != nil {
+						checkSpectrum(t, w[bi*n:(bi+1)*n], c.want, 1e-3)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLapackGeesReal checks jax.scipy.linalg.schur(a) of real matrices: z
+// orthogonal, z·t·zᵀ = a, t quasi upper triangular with each 2×2 block in
+// LAPACK's standard form (equal diagonal entries, off-diagonal entries of
+// opposite signs) and wr ± i·wi its eigenvalues.
+func TestLapackGeesReal(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   mat
+		want []complex128
+	}{
+		{"rotation", mat{rows: 2, cols: 2, data: []float64{0, -1, 1, 0}}, []complex128{1i, -1i}},
+		{"skewed_rotation", mat{rows: 2, cols: 2, data: []float64{1, -5, 2, 3}}, []complex128{2 + 3i, 2 - 3i}},
+		{"triangular", mat{rows: 3, cols: 3, data: []float64{3, 1, 2, 0, -1, 5, 0, 0, 2}}, []complex128{3, -1, 2}},
+		{"companion", companion(-6, 12, -12, 11, -6), []complex128{1i, -1i, 1, 2, 3}},
+		{"random_batched", randomMat(11, 3, 7, 7), nil},
+		{"random_12", randomMat(12, 0, 12, 12), nil},
+	} {
+		for _, elem := range []string{"f32", "f64"} {
+			t.Run(c.name+"_"+elem, func(t *testing.T) {
+				b, n := max(c.in.batch, 1), c.in.rows
+				got := runCustomCall(t, lapackTarget(elem, "gees"), "mode = 86 : ui8, sort = 78 : ui8", c.in, elem,
+					batchedType(c.in.batch, elem, n, n), batchedType(c.in.batch, elem, n, n), batchedType(c.in.batch, elem, n), batchedType(c.in.batch, elem, n),
+					batchedType(c.in.batch, "i32"), batchedType(c.in.batch, "i32"))
+				checkClose(t, "info", integers(got[5]), make([]float64, b), 0)
+				tm, zm, wr, wi := floats(got[0]), floats(got[1]), floats(got[2]), floats(got[3])
+				tol := tolFor(elem) * 100
+				for bi := 0; bi < b; bi++ {
+					a, tb, zb := toComplex(slice(c.in, bi)), toComplex(tm[bi*n*n:(bi+1)*n*n]), toComplex(zm[bi*n*n:(bi+1)*n*n])
+					checkSchur(t, a, tb, zb, n, false, tol)
+					w := make([]complex128, n)
+					for j := range w {
+						w[j] = complex(wr[bi*n+j], wi[bi*n+j])
+						if j > 0 && tb[j*n+j-1] != 0 { // a 2×2 block at j-1, j
+							p, q, r, s := real(tb[(j-1)*n+j-1]), real(tb[(j-1)*n+j]), real(tb[j*n+j-1]), real(tb[j*n+j])
+							if p != s || (q < 0) == (r < 0) {
+								t.Fatalf("the 2×2 block at %d is not in standard form: [%v %v; %v %v]", j-1, p, q, r, s)
+							}
+							if math.Abs(wr[bi*n+j]-p) > tol || math.Abs(wi[bi*n+j-1]-math.Sqrt(-q*r)) > tol*math.Max(1, math.Abs(wi[bi*n+j-1])) || wi[bi*n+j] != -wi[bi*n+j-1] {
+								t.Fatalf("block at %d [%v %v; %v %v] has eigenvalues %v", j-1, p, q, r, s, w[j-1:j+1])
+							}
+						}
+					}
+					if c.want != nil {
+						checkSpectrum(t, w, c.want, 1e-3)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLapackGeevComplex checks jnp.linalg.eig of complex matrices: a·vⱼ =
+// λⱼ·vⱼ and uⱼᴴ·a = λⱼ·uⱼᴴ, every vector of norm 1 with its largest
+// component real, and the known spectra.
+func TestLapackGeevComplex(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		batch int
+		a     []complex128
+		want  []complex128
+	}{
+		{"one_by_one", 0, []complex128{2 - 3i}, []complex128{2 - 3i}},
+		{"hermitian", 0, []complex128{2, 1i, -1i, 2}, []complex128{1, 3}},
+		{"triangular", 0, []complex128{1, 2i, 3, 0, 1i, 4, 0, 0, -2}, []complex128{1, 1i, -2}},
+		{"random_batched", 2, randomComplex(6, 2*6*6), nil},
+		{"random_12", 0, randomComplex(7, 12*12), nil},
+	} {
+		for _, elem := range []string{"f32", "f64"} {
+			t.Run(c.name+"_"+elem, func(t *testing.T) {
+				b := max(c.batch, 1)
+				n := int(math.Round(math.Sqrt(float64(len(c.a) / b))))
+				target := map[string]string{"f32": "lapack_cgeev_ffi", "f64": "lapack_zgeev_ffi"}[elem]
+				cplx := "complex<" + elem + ">"
+				got := runComplexCall(t, target, "compute_left = 86 : ui8, compute_right = 86 : ui8", c.batch, n, c.a, elem,
+					batchedType(c.batch, cplx, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, "i32"))
+				checkClose(t, "info", integers(got[3]), make([]float64, b), 0)
+				w, vl, vr := decodeTensor(got[0]).c, decodeTensor(got[1]).c, decodeTensor(got[2]).c
+				tol := tolFor(elem) * 100
+				for bi := 0; bi < b; bi++ {
+					a := c.a[bi*n*n : (bi+1)*n*n]
+					wb := w[bi*n : (bi+1)*n]
+					checkComplexEigenvectors(t, "right", a, wb, vr[bi*n*n:(bi+1)*n*n], n, false, tol)
+					checkComplexEigenvectors(t, "left", a, wb, vl[bi*n*n:(bi+1)*n*n], n, true, tol)
+					if c.want != nil {
+						checkSpectrum(t, wb, c.want, tol)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLapackSchurBadInput: a non-finite matrix sets info (JAX then turns
+// the results to NaN); results of the wrong shape are INVALID_ARGUMENT.
+func TestLapackSchurBadInput(t *testing.T) {
+	got := runComplexCall(t, "lapack_zgees_ffi", "mode = 86 : ui8, sort = 78 : ui8", 0, 2, []complex128{1, cmplx.NaN(), 0, 1}, "f64",
+		"tensor<2x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<2xcomplex<f64>>", "tensor<i32>", "tensor<i32>")
+	if info := integers(got[4]); info[0] == 0 {
+		t.Error("gees of a matrix with a NaN: info is 0")
+	}
+	got = runComplexCall(t, "lapack_zgeev_ffi", "compute_left = 78 : ui8, compute_right = 86 : ui8", 0, 2, []complex128{1, cmplx.Inf(), 0, 1}, "f64",
+		"tensor<2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<i32>")
+	if info := integers(got[3]); info[0] == 0 {
+		t.Error("geev of a matrix with an infinity: info is 0")
+	}
+	for _, c := range []struct{ target, results string }{
+		{"lapack_zgees_ffi", "(tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<i32>, tensor<i32>)"},
+		{"lapack_zgees_ffi", "(tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<i32>)"},
+		{"lapack_zgeev_ffi", "(tensor<2xcomplex<f64>>, tensor<2x3xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<i32>)"},
+		{"lapack_dgees_ffi", "(tensor<2x2xf64>, tensor<2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xi32>, tensor<i32>)"},
+	} {
+		n := strings.Count(c.results, "tensor<")
+		a := "tensor<2x2xcomplex<f64>>"
+		if strings.HasPrefix(c.target, "lapack_d") {
+			a = "tensor<2x2xf64>"
+		}
+		m := mustParse(t, fmt.Sprintf(`func.func @main(%%a: %s) -> tensor<i32> {
+  %%r:%d = stablehlo.custom_call @%s(%%a) : (%s) -> %s
+  %%z = stablehlo.constant dense<0> : tensor<i32>
+  return %%z : tensor<i32>
+}`, a, n, c.target, a, c.results))
+		arg := &Tensor{Type: TensorType{Elem: C128, Shape: []int64{2, 2}}, Data: make([]byte, 64)}
+		if strings.HasPrefix(c.target, "lapack_d") {
+			arg = &Tensor{Type: TensorType{Elem: F64, Shape: []int64{2, 2}}, Data: make([]byte, 32)}
+		}
+		if _, err := m.Run(context.Background(), []*Tensor{arg}); errorCode(err) != InvalidArgument {
+			t.Errorf("%s -> %s: %v, want INVALID_ARGUMENT", c.target, c.results, err)
+		}
+	}
+}
+
+func randomComplex(seed uint64, n int) []complex128 {
+	r := rand.New(rand.NewPCG(seed, 2))
+	out := make([]complex128, n)
+	for i := range out {
+		out[i] = complex(r.Float64()*2-1, r.Float64()*2-1)
+	}
+	return out
+}
+
+func toComplex(x []float64) []complex128 {
+	out := make([]complex128, len(x))
+	for i, v := range x {
+		out[i] = complex(v, 0)
+	}
+	return out
+}
+
+// runComplexCall runs the custom call target on the batch of n×n complex
+// matrices a (batch 0: one, unbatched) of elem's precision and returns its
+// results.
+func runComplexCall(t *testing.T, target, config string, batch, n int, a []complex128, elem string, results ...string) []*Tensor {
+	t.Helper()
+	var sb strings.Builder
+	sb.WriteString("[")
+	for i, x := range a {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%v, %v)", strconvFloat(real(x)), strconvFloat(imag(x)))
+	}
+	sb.WriteString("]")
+	in := batchedType(batch, "complex<"+elem+">", n, n)
+	flat := fmt.Sprintf("tensor<%dxcomplex<%s>>", len(a), elem)
+	src := fmt.Sprintf(`func.func @main() -> (%s) {
+  %%c = stablehlo.constant dense<%s> : %s
+  %%a = stablehlo.reshape %%c : (%s) -> %s
+  %%r:%d = stablehlo.custom_call @%s(%%a) {mhlo.backend_config = {%s}} : (%s) -> (%s)
+  return %s : %s
+}`, strings.Join(results, ", "), sb.String(), flat, flat, in, len(results), target, config, in, strings.Join(results, ", "), resultRefs(len(results)), strings.Join(results, ", "))
+	if len(a) == 0 {
+		src = strings.Replace(src, "dense<[]>", "dense<>", 1)
+	}
+	out, err := mustParse(t, src).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return out
+}
+
+func strconvFloat(x float64) string {
+	if math.IsNaN(x) {
+		return "0x7FF8000000000000"
+	}
+	if math.IsInf(x, 1) {
+		return "0x7FF0000000000000"
+	}
+	return fmt.Sprintf("%.17g", x)
+}
+
+func resultRefs(n int) string {
+	refs := make([]string, n)
+	for i := range refs {
+		refs[i] = fmt.Sprintf("%%r#%d", i)
+	}
+	return strings.Join(refs, ", ")
+}
+
+// checkSchur checks that t is upper triangular (quasi-triangular when not
+// complex: a nonzero subdiagonal entry only between single ones), z
+// unitary and z·t·zᴴ = a.
+func checkSchur(t *testing.T, a, tm, z []complex128, n int, complexForm bool, tol float64) {
+	t.Helper()
+	scale := 1.0
+	for _, x := range a {
+		scale = max(scale, cmplx.Abs(x))
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			if tm[i*n+j] == 0 {
+				continue
+			}
+			if complexForm || j != i-1 || (i > 1 && tm[(i-1)*n+i-2] != 0) {
+				t.Fatalf("t[%d][%d] = %v below the (quasi-)triangle", i, j, tm[i*n+j])
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var zz, ztz complex128
+			for k := 0; k < n; k++ {
+				zz += cmplx.Conj(z[k*n+i]) * z[k*n+j]
+				for l := 0; l < n; l++ {
+					ztz += z[i*n+k] * tm[k*n+l] * cmplx.Conj(z[j*n+l])
+				}
+			}
+			if want := complex(b2f(i == j), 0); cmplx.Abs(zz-want) > tol {
+				t.Fatalf("(zᴴz)[%d][%d] = %v, want %v", i, j, zz, want)
+			}
+			if cmplx.Abs(ztz-a[i*n+j]) > tol*scale*float64(n) {
+				t.Fatalf("(z t zᴴ)[%d][%d] = %v, a has %v", i, j, ztz, a[i*n+j])
+			}
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkSpectrum checks that the eigenvalues got are want in some order.
+func checkSpectrum(t *testing.T, got, want []complex128, tol float64) {
+	t.Helper()
+	left := append([]complex128(nil), want...)
+	for _, g := range got {
+		k := -1
+		for i, w := range left {
+			if cmplx.Abs(g-w) <= tol*max(1, cmplx.Abs(w)) {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			t.Fatalf("eigenvalues %v, want %v in some order", got, want)
+		}
+		left = append(left[:k], left[k+1:]...)
+	}
+}
+
+// checkComplexEigenvectors checks the columns of the row-major v against
+// the complex a's eigenvalues w: a·vⱼ = wⱼ·vⱼ (or vⱼᴴ·a = wⱼ·vⱼᴴ when
+// left), norm 1 and a largest component that is real.
+func checkComplexEigenvectors(t *testing.T, side string, a, w, v []complex128, n int, left bool, tol float64) {
+	t.Helper()
+	scale := 1.0
+	for _, x := range a {
+		scale = max(scale, cmplx.Abs(x))
+	}
+	for j := 0; j < n; j++ {
+		norm, big := 0.0, 0.0
+		for i := 0; i < n; i++ {
+			x := v[i*n+j]
+			norm = math.Hypot(norm, cmplx.Abs(x))
+			big = max(big, cmplx.Abs(x))
+			var av complex128
+			for l := 0; l < n; l++ {
+				if left {
+					av += cmplx.Conj(v[l*n+j]) * a[l*n+i]
+				} else {
+					av += a[i*n+l] * v[l*n+j]
+				}
+			}
+			want := w[j] * x
+			if left {
+				want = w[j] * cmplx.Conj(x)
+			}
+			if cmplx.Abs(av-want) > tol*scale {
+				t.Fatalf("%s eigenvector %d of eigenvalue %v: component %d is off by %g", side, j, w[j], i, cmplx.Abs(av-want))
+			}
+		}
+		if math.Abs(norm-1) > tol {
+			t.Fatalf("%s eigenvector %d has norm %g", side, j, norm)
+		}
+		real := false
+		for i := 0; i < n; i++ {
+			real = real || (imag(v[i*n+j]) == 0 && cmplx.Abs(v[i*n+j]) > big-tol)
+		}
+		if !real {
+			t.Fatalf("%s eigenvector %d: its largest component is not real", side, j)
+		}
+	}
+}
