@@ -54,6 +54,11 @@ func evalLapackGeesReal(ev *evaluator, op *operation, in []*array) ([]*array, er
 			continue
 		}
 		standardizeBlocks(h, q, re, im, n)
+		for i := range re {
+			if im[i] == 0 { // a real eigenvalue is t's diagonal entry, as LAPACK reports it
+				re[i] = h[i*n+i]
+			}
+		}
 		copy(z.data[b*n*n:], q)
 	}
 	return []*array{t.toArray(rt[0]), z.toArray(rt[1]), wr.toArray(rt[2]), wi.toArray(rt[3]), sdim, info}, nil

@@ -91,6 +91,9 @@ func TestLapackGeesReal(t *testing.T) {
 					w := make([]complex128, n)
 					for j := range w {
 						w[j] = complex(wr[bi*n+j], wi[bi*n+j])
+						if wi[bi*n+j] == 0 && wr[bi*n+j] != real(tb[j*n+j]) {
+							t.Fatalf("real eigenvalue %d is %v, t's diagonal has %v", j, wr[bi*n+j], tb[j*n+j])
+						}
 						if j > 0 && tb[j*n+j-1] != 0 { // a 2×2 block at j-1, j
 							p, q, r, s := real(tb[(j-1)*n+j-1]), real(tb[(j-1)*n+j]), real(tb[j*n+j-1]), real(tb[j*n+j])
 							if p != s || (q < 0) == (r < 0) {
