@@ -14,10 +14,11 @@ import (
 // complex matrix is reduced to upper Hessenberg form by Householder
 // reflections and to upper triangular form by single-shift QR steps with
 // Wilkinson's shift, as LAPACK's zlahqr does; its eigenvectors are the
-// triangular factor's, found by back substitution and carried back. The
-// Schur form is not unique: the eigenvalues come in the order the iteration
-// finds them, as LAPACK's mostly do, and a real form's 2×2 blocks are
-// turned to LAPACK's standard form (equal diagonal entries).
+// triangular factor's, found by back substitution and carried back. A
+// Schur form is not unique: the eigenvalues stand on the diagonal in the
+// order the iteration leaves them, which can differ from LAPACK's, and a
+// real form's 2×2 blocks are turned to LAPACK's standard form (equal
+// diagonal entries). Schur vectors are computed whatever the mode asks.
 
 // evalLapackGeesReal implements gees for real matrices.
 func evalLapackGeesReal(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -162,6 +163,7 @@ func shapesMatch[T scalar](types []TensorType, data ...[]T) bool {
 	return true
 }
 
+// finite reports whether no element of a is NaN or infinite.
 func finite(a []float64) bool {
 	for _, x := range a {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
