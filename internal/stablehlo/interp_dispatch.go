@@ -106,7 +106,6 @@ func lookupEval(op *operation) evalFunc {
 // lapackUnsupported names the JAX functions behind LAPACK routines the
 // interpreter does not implement, for the message that refuses them.
 var lapackUnsupported = map[string]string{
-	"gehrd": "jax.scipy.linalg.hessenberg",
 	"sytrd": "jax.lax.linalg.tridiagonal",
 	"geqp3": "jax.scipy.linalg.qr with pivoting",
 	"gesvd": "jax.lax.linalg.svd with the QR algorithm",

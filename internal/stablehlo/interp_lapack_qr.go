@@ -120,3 +120,84 @@ func evalLapackOrgqr[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 	}
 	return []*array{q.toArray(op.resultTypes[0])}, nil
 }
+
+// evalLapackGehrd implements lapack_{s,d,c,z}gehrd_ffi(a) -> (a, tau, info)
+// (jax.scipy.linalg.hessenberg) as LAPACK's gehd2 does, with JAX's low = 1
+// and high = n: reflector k, H = I - tau v vᴴ with v[0] = 1 in row k+1,
+// takes column k below the subdiagonal to beta e₁ and is applied from the
+// right to every row and then, conjugated, from the left to rows k+1.., so
+// that a = Q h Qᴴ with Q = H_0 ... H_{n-2} (orgqr forms it from the stored
+// reflectors). The result holds h on and above the subdiagonal and the
+// reflectors below it.
+func evalLapackGehrd[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 1 || len(op.resultTypes) != 3 {
+		return nil, invalidf("gehrd takes a and returns a, tau and info")
+	}
+	a, err := toMatBatch[T](in[0])
+	if err != nil {
+		return nil, err
+	}
+	n := a.rows
+	if low, high := lapackInt(op, "low", 1), lapackInt(op, "high", int64(n)); low != 1 || high != int64(n) {
+		return nil, unimplementedf("gehrd of rows and columns %d to %d of a %d×%d matrix (only 1 to %d, as JAX asks)", low, high, n, n, n)
+	}
+	k := max(n-1, 0)
+	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
+	info := newArray(op.resultTypes[2])
+	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || op.resultTypes[1].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
+		return nil, invalidf("gehrd needs square matrices and returns a's type, n-1 taus and an info each")
+	}
+	for b := 0; b < a.batch; b++ {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Rows 1.. of matrix b, so that reflector j's pivot a[j+1][j] is
+		// on this view's diagonal, where householder and applyReflector
+		// expect it.
+		below := matBatch[T]{batch: 1, rows: n - 1, cols: n, data: a.data[b*n*n+n : (b+1)*n*n]}
+		for j := 0; j < k; j++ {
+			t := householder(below, 0, j)
+			tau.set(b, 0, j, t)
+			applyReflectorRight(a, b, j+1, below, j, t)
+			applyReflector(below, 0, j, conj(t), below, 0, j+1)
+		}
+	}
+	return []*array{a.toArray(op.resultTypes[0]), tau.toArray(op.resultTypes[1]), info}, nil
+}
+
+// applyReflectorRight multiplies columns from.. of every row of matrix tb
+// of target by H = I - tau v vᴴ, v = [1, refl[j+1:, j]] (refl's rows j..
+// standing for target's columns from..): row -= tau (row·v) vᴴ.
+func applyReflectorRight[T scalar](target matBatch[T], tb, from int, refl matBatch[T], j int, tau T) {
+	if tau == 0 {
+		return
+	}
+	v := make([]T, target.cols-from)
+	v[0] = 1
+	for i := 1; i < len(v); i++ {
+		v[i] = refl.at(0, j+i, j)
+	}
+	for r := 0; r < target.rows; r++ {
+		row := target.data[(tb*target.rows+r)*target.cols+from : (tb*target.rows+r+1)*target.cols]
+		var s T
+		for i, x := range v {
+			s += row[i] * x
+		}
+		s *= tau
+		for i, x := range v {
+			row[i] -= s * conj(x)
+		}
+	}
+}
+
+// lapackInt reads an integer option such as gehrd's low = 1.
+func lapackInt(op *operation, name string, def int64) int64 {
+	cfg := op.attrs["mhlo.backend_config"]
+	if cfg == nil || cfg.Kind != AttrDict {
+		return def
+	}
+	if v := cfg.Dict[name]; v != nil && v.Kind == AttrInt {
+		return v.Int
+	}
+	return def
+}

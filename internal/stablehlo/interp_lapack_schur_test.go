@@ -36,7 +36,7 @@ func TestLapackGeesComplex(t *testing.T) {
 				n := int(math.Round(math.Sqrt(float64(len(c.a) / b))))
 				target := map[string]string{"f32": "lapack_cgees_ffi", "f64": "lapack_zgees_ffi"}[elem]
 				cplx := "complex<" + elem + ">"
-				got := runComplexCall(t, target, "mode = 86 : ui8, sort = 78 : ui8", c.batch, n, c.a, elem,
+				got := runMatrixCall(t, target, "mode = 86 : ui8, sort = 78 : ui8", c.batch, n, c.a, "complex<"+elem+">",
 					batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n), batchedType(c.batch, "i32"), batchedType(c.batch, "i32"))
 				checkClose(t, "sdim", integers(got[3]), make([]float64, b), 0)
 				checkClose(t, "info", integers(got[4]), make([]float64, b), 0)
@@ -135,7 +135,7 @@ func TestLapackGeevComplex(t *testing.T) {
 				n := int(math.Round(math.Sqrt(float64(len(c.a) / b))))
 				target := map[string]string{"f32": "lapack_cgeev_ffi", "f64": "lapack_zgeev_ffi"}[elem]
 				cplx := "complex<" + elem + ">"
-				got := runComplexCall(t, target, "compute_left = 86 : ui8, compute_right = 86 : ui8", c.batch, n, c.a, elem,
+				got := runMatrixCall(t, target, "compute_left = 86 : ui8, compute_right = 86 : ui8", c.batch, n, c.a, "complex<"+elem+">",
 					batchedType(c.batch, cplx, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, cplx, n, n), batchedType(c.batch, "i32"))
 				checkClose(t, "info", integers(got[3]), make([]float64, b), 0)
 				w, vl, vr := decodeTensor(got[0]).c, decodeTensor(got[1]).c, decodeTensor(got[2]).c
@@ -157,12 +157,12 @@ func TestLapackGeevComplex(t *testing.T) {
 // TestLapackSchurBadInput: a non-finite matrix sets info (JAX then turns
 // the results to NaN); results of the wrong shape are INVALID_ARGUMENT.
 func TestLapackSchurBadInput(t *testing.T) {
-	got := runComplexCall(t, "lapack_zgees_ffi", "mode = 86 : ui8, sort = 78 : ui8", 0, 2, []complex128{1, cmplx.NaN(), 0, 1}, "f64",
+	got := runMatrixCall(t, "lapack_zgees_ffi", "mode = 86 : ui8, sort = 78 : ui8", 0, 2, []complex128{1, cmplx.NaN(), 0, 1}, "complex<f64>",
 		"tensor<2x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<2xcomplex<f64>>", "tensor<i32>", "tensor<i32>")
 	if info := integers(got[4]); info[0] == 0 {
 		t.Error("gees of a matrix with a NaN: info is 0")
 	}
-	got = runComplexCall(t, "lapack_zgeev_ffi", "compute_left = 78 : ui8, compute_right = 86 : ui8", 0, 2, []complex128{1, cmplx.Inf(), 0, 1}, "f64",
+	got = runMatrixCall(t, "lapack_zgeev_ffi", "compute_left = 78 : ui8, compute_right = 86 : ui8", 0, 2, []complex128{1, cmplx.Inf(), 0, 1}, "complex<f64>",
 		"tensor<2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<i32>")
 	if info := integers(got[3]); info[0] == 0 {
 		t.Error("geev of a matrix with an infinity: info is 0")
@@ -210,28 +210,26 @@ func toComplex(x []float64) []complex128 {
 	return out
 }
 
-// runComplexCall runs the custom call target on the batch of n×n complex
-// matrices a (batch 0: one, unbatched) of elem's precision and returns its
-// results.
-func runComplexCall(t *testing.T, target, config string, batch, n int, a []complex128, elem string, results ...string) []*Tensor {
+// runMatrixCall runs the custom call target on the batch of n×n matrices a
+// (batch 0: one, unbatched) of element type typ (real types take a's real
+// parts) and returns its results.
+func runMatrixCall(t *testing.T, target, config string, batch, n int, a []complex128, typ string, results ...string) []*Tensor {
 	t.Helper()
-	var sb strings.Builder
-	sb.WriteString("[")
+	parts := make([]string, len(a))
 	for i, x := range a {
-		if i > 0 {
-			sb.WriteString(", ")
+		parts[i] = strconvFloat(real(x))
+		if strings.HasPrefix(typ, "complex") {
+			parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(x)))
 		}
-		fmt.Fprintf(&sb, "(%v, %v)", strconvFloat(real(x)), strconvFloat(imag(x)))
 	}
-	sb.WriteString("]")
-	in := batchedType(batch, "complex<"+elem+">", n, n)
-	flat := fmt.Sprintf("tensor<%dxcomplex<%s>>", len(a), elem)
+	in := batchedType(batch, typ, n, n)
+	flat := fmt.Sprintf("tensor<%dx%s>", len(a), typ)
 	src := fmt.Sprintf(`func.func @main() -> (%s) {
-  %%c = stablehlo.constant dense<%s> : %s
+  %%c = stablehlo.constant dense<[%s]> : %s
   %%a = stablehlo.reshape %%c : (%s) -> %s
   %%r:%d = stablehlo.custom_call @%s(%%a) {mhlo.backend_config = {%s}} : (%s) -> (%s)
   return %s : %s
-}`, strings.Join(results, ", "), sb.String(), flat, flat, in, len(results), target, config, in, strings.Join(results, ", "), resultRefs(len(results)), strings.Join(results, ", "))
+}`, strings.Join(results, ", "), strings.Join(parts, ", "), flat, flat, in, len(results), target, config, in, strings.Join(results, ", "), resultRefs(len(results)), strings.Join(results, ", "))
 	if len(a) == 0 {
 		src = strings.Replace(src, "dense<[]>", "dense<>", 1)
 	}
@@ -278,6 +276,16 @@ func checkSchur(t *testing.T, a, tm, z []complex128, n int, complexForm bool, to
 				t.Fatalf("t[%d][%d] = %v below the (quasi-)triangle", i, j, tm[i*n+j])
 			}
 		}
+	}
+	checkSchurProduct(t, a, tm, z, n, tol)
+}
+
+// checkSchurProduct checks that z is unitary and z·t·zᴴ = a.
+func checkSchurProduct(t *testing.T, a, tm, z []complex128, n int, tol float64) {
+	t.Helper()
+	scale := 1.0
+	for _, x := range a {
+		scale = max(scale, cmplx.Abs(x))
 	}
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
@@ -366,4 +374,109 @@ func checkComplexEigenvectors(t *testing.T, side string, a, w, v []complex128, n
 			t.Fatalf("%s eigenvector %d: its largest component is not real", side, j)
 		}
 	}
+}
+
+// TestLapackGehrd checks jax.scipy.linalg.hessenberg's custom call, real and
+// complex, batched: h (the result on and above the subdiagonal) and Q
+// formed from the stored reflectors by orgqr, as JAX forms it, give
+// Q·h·Qᴴ = a with Q unitary; and the reflectors follow LAPACK's convention
+// (v[0] = 1 implied, a real beta on the subdiagonal).
+func TestLapackGehrd(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		batch, n int
+		complex  bool
+	}{{"one", 0, 1, false}, {"real_5", 0, 5, false}, {"real_batched", 3, 6, false}, {"complex_4", 0, 4, true}, {"complex_batched", 2, 7, true}} {
+		for _, elem := range []string{"f32", "f64"} {
+			t.Run(c.name+"_"+elem, func(t *testing.T) {
+				b, n := max(c.batch, 1), c.n
+				a := randomComplex(uint64(n), b*n*n)
+				typ, target, orgqr := elem, lapackTarget(elem, "gehrd"), lapackTarget(elem, "orgqr")
+				if c.complex {
+					typ = "complex<" + elem + ">"
+					target = map[string]string{"f32": "lapack_cgehrd_ffi", "f64": "lapack_zgehrd_ffi"}[elem]
+					orgqr = map[string]string{"f32": "lapack_cungqr_ffi", "f64": "lapack_zungqr_ffi"}[elem]
+				} else {
+					for i := range a {
+						a[i] = complex(real(a[i]), 0)
+					}
+				}
+				in := batchedType(c.batch, typ, n, n)
+				got := runMatrixCall(t, target, fmt.Sprintf("high = %d : i32, low = 1 : i32", n), c.batch, n, a, typ, in, batchedType(c.batch, typ, max(n-1, 0)), batchedType(c.batch, "i32"))
+				h := complexValues(got[0])
+				tau := complexValues(got[1])
+				for bi := 0; bi < b; bi++ {
+					m := h[bi*n*n : (bi+1)*n*n]
+					// Q from the reflectors below the subdiagonal, as JAX
+					// calls orgqr on them.
+					q := make([]complex128, n*n)
+					q[0] = 1
+					if n > 1 {
+						refl := make([]complex128, (n-1)*(n-1))
+						for i := 1; i < n; i++ {
+							for j := 0; j < n-1; j++ {
+								refl[(i-1)*(n-1)+j] = m[i*n+j]
+							}
+						}
+						sub := runTwoArgCall(t, orgqr, refl, tau[bi*(n-1):(bi+1)*(n-1)], n-1, elem, c.complex)
+						for i := 1; i < n; i++ {
+							for j := 1; j < n; j++ {
+								q[i*n+j] = sub[(i-1)*(n-1)+j-1]
+							}
+						}
+					}
+					hess := append([]complex128(nil), m...)
+					for i := 0; i < n; i++ {
+						for j := 0; j < i-1; j++ {
+							hess[i*n+j] = 0
+						}
+						if i > 0 && imag(hess[i*n+i-1]) != 0 {
+							t.Fatalf("subdiagonal entry %d is %v, want a real beta", i, hess[i*n+i-1])
+						}
+					}
+					checkSchurProduct(t, a[bi*n*n:(bi+1)*n*n], hess, q, n, tolFor(elem)*100)
+				}
+			})
+		}
+	}
+}
+
+func complexValues(t *Tensor) []complex128 {
+	d := decodeTensor(t)
+	if d.c != nil {
+		return d.c
+	}
+	return toComplex(floatData(d))
+}
+
+// runTwoArgCall runs orgqr/ungqr on the n×n matrix a and its taus.
+func runTwoArgCall(t *testing.T, target string, a, tau []complex128, n int, elem string, complexType bool) []complex128 {
+	t.Helper()
+	typ := elem
+	if complexType {
+		typ = "complex<" + elem + ">"
+	}
+	lit := func(x []complex128) string {
+		parts := make([]string, len(x))
+		for i, v := range x {
+			if complexType {
+				parts[i] = fmt.Sprintf("(%s, %s)", strconvFloat(real(v)), strconvFloat(imag(v)))
+			} else {
+				parts[i] = strconvFloat(real(v))
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	src := fmt.Sprintf(`func.func @main() -> tensor<%[1]dx%[1]dx%[2]s> {
+  %%c = stablehlo.constant dense<%[3]s> : tensor<%[4]dx%[2]s>
+  %%a = stablehlo.reshape %%c : (tensor<%[4]dx%[2]s>) -> tensor<%[1]dx%[1]dx%[2]s>
+  %%t = stablehlo.constant dense<%[5]s> : tensor<%[1]dx%[2]s>
+  %%q = stablehlo.custom_call @%[6]s(%%a, %%t) : (tensor<%[1]dx%[1]dx%[2]s>, tensor<%[1]dx%[2]s>) -> tensor<%[1]dx%[1]dx%[2]s>
+  return %%q : tensor<%[1]dx%[1]dx%[2]s>
+}`, n, typ, lit(a), n*n, lit(tau), target)
+	out, err := mustParse(t, src).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return complexValues(out[0])
 }

@@ -285,14 +285,7 @@ func solveTriangularOf[T scalar](aIn, bIn *array, t TensorType, left, lower, uni
 
 // lapackFlag reads a one-character LAPACK option such as uplo = 76 ('L').
 func lapackFlag(op *operation, name string, def byte) byte {
-	cfg := op.attrs["mhlo.backend_config"]
-	if cfg == nil || cfg.Kind != AttrDict {
-		return def
-	}
-	if v := cfg.Dict[name]; v != nil && v.Kind == AttrInt {
-		return byte(v.Int)
-	}
-	return def
+	return byte(lapackInt(op, name, int64(def)))
 }
 
 // evalLapackTrsm implements lapack_{s,d,c,z}trsm_ffi(a, b) with alpha = 1;

@@ -354,10 +354,10 @@ func TestUnsupported(t *testing.T) {
   %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }`, "custom_call @lapack_sgetrf is not supported"},
-		{"lapack_gehrd", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  %0 = stablehlo.custom_call @lapack_sgehrd_ffi(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+		{"lapack_sytrd", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.custom_call @lapack_ssytrd_ffi(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
-}`, "@lapack_sgehrd_ffi is not supported by the interpreter (LAPACK gehrd: jax.scipy.linalg.hessenberg)"},
+}`, "@lapack_ssytrd_ffi is not supported by the interpreter (LAPACK sytrd: jax.lax.linalg.tridiagonal)"},
 		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
   %0 = stablehlo.custom_call @lapack_cunmqr_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>

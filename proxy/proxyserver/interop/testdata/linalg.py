@@ -1,7 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
-of complex matrices, geqrf/ungqr and heevd for the latter, geev and gees of
-both) and what is built
+of complex matrices, geqrf/ungqr and heevd for the latter, geev, gees and
+gehrd of both) and what is built
 on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
@@ -120,6 +120,12 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("schur_orthogonal" + sfx, mT(z) @ z, eye_like(z))
   err("schur_quasi_triangular" + sfx, np.tril(t, -2), 0)
   err("schur_values_vs_cpu" + sfx, np.sort_complex(np.linalg.eigvals(t.astype(np.float64))), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  # jax.scipy.linalg.hessenberg (gehrd, then orgqr for Q) is unique under
+  # LAPACK's reflector convention: against local JAX.
+  h, q = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), g[0])
+  hc, qc = on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), g[0])
+  err("hessenberg_vs_cpu" + sfx, h, hc)
+  err("hessenberg_q_vs_cpu" + sfx, q, qc)
   p = g[0] @ g[0].T + np.eye(6, dtype=dt)
   err("sqrtm_vs_cpu" + sfx, on(dev, jsl.sqrtm, p), on(cpu, jsl.sqrtm, p))
   err("sqrtm_nonsymmetric_vs_cpu" + sfx, on(dev, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)), on(cpu, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)))
@@ -172,6 +178,10 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
   err("complex_eig_unit_vectors" + sfx, np.linalg.norm(v, axis=-2), 1)
   wl, vl = on(dev, lambda x: lla.eig(x, compute_left_eigenvectors=True, compute_right_eigenvectors=False), ge)
   err("complex_eig_left_product" + sfx, mH(vl) @ ge, wl[..., :, None] * mH(vl))
+  h, q = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
+  hc, qc = on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
+  err("complex_hessenberg_vs_cpu" + sfx, h, hc)
+  err("complex_hessenberg_q_vs_cpu" + sfx, q, qc)
   t, z = on(dev, lambda x: jsl.schur(x, output="complex"), ge)
   err("complex_schur_product" + sfx, z @ t @ mH(z), ge)
   err("complex_schur_unitary" + sfx, mH(z) @ z, eye_like(z))
@@ -211,6 +221,7 @@ for name, f, args in (
     ("complex_eig", lambda x: jnp.linalg.eig(x.astype(jnp.complex64))[1], [(0, 0)]),
     ("schur", lambda x: jsl.schur(x)[1], [(0, 0), (2, 0, 0)]),
     ("complex_schur", lambda x: jsl.schur(x, output="complex")[1], [(0, 0)]),
+    ("hessenberg", lambda x: jsl.hessenberg(x, calc_q=True)[1], [(0, 0), (1, 1)]),
     ("lu", lambda x: jsl.lu(x)[2], [(0, 0), (3, 0)]),
     ("lu_factor", lambda x: jsl.lu_factor(x)[0], [(0, 0)]),
     ("expm", jsl.expm, [(0, 0)]),
