@@ -201,3 +201,107 @@ func lapackInt(op *operation, name string, def int64) int64 {
 	}
 	return def
 }
+
+// evalLapackGeqp3 implements lapack_{s,d,c,z}geqp3_ffi(a, jpvt) -> (a, jpvt,
+// tau) (jax.scipy.linalg.qr with pivoting=True) as LAPACK's geqp3 and
+// laqp2 do: the columns jpvt marks (nonzero) move to the front and are
+// factored as they stand; then each step takes the remaining column of
+// largest norm below the rows done (the first of equal ones), reflects it
+// as geqrf does and downdates the other columns' norms, recomputing one
+// that has lost too many digits. jpvt comes back 1-based, as LAPACK's.
+func evalLapackGeqp3[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 2 || len(op.resultTypes) != 3 {
+		return nil, invalidf("geqp3 takes a and jpvt and returns a, jpvt and tau")
+	}
+	a, err := toMatBatch[T](in[0])
+	if err != nil {
+		return nil, err
+	}
+	m, n := a.rows, a.cols
+	k := min(m, n)
+	rt := op.resultTypes
+	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
+	jpvt := newArray(rt[1])
+	if !rt[0].Equal(in[0].t) || in[1].t.Elem.class() != classInt || in[1].size() != a.batch*n || jpvt.size() != a.batch*n ||
+		jpvt.t.Elem.class() != classInt || rt[2].NumElements() != int64(len(tau.data)) {
+		return nil, invalidf("geqp3 needs a jpvt of %d integers per matrix and returns a's type, jpvt and min(rows, cols) taus", n)
+	}
+	// Past this fraction of its digits lost, a downdated norm is
+	// recomputed (laqp2's tol3z, the square root of float64's epsilon).
+	const recompute = 0x1p-26
+	for b := 0; b < a.batch; b++ {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		perm := make([]int, n)
+		for j := range perm {
+			perm[j] = j
+		}
+		swap := func(i, j int) {
+			for r := 0; r < m; r++ {
+				x, y := a.at(b, r, i), a.at(b, r, j)
+				a.set(b, r, i, y)
+				a.set(b, r, j, x)
+			}
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		fixed := 0
+		for j := 0; j < n; j++ {
+			if in[1].i[b*n+j] != 0 {
+				swap(j, fixed)
+				fixed++
+			}
+		}
+		reflect := func(i int) {
+			t := householder(a, b, i)
+			tau.set(b, 0, i, t)
+			applyReflector(a, b, i, conj(t), a, b, i+1)
+		}
+		for i := 0; i < min(fixed, k); i++ {
+			reflect(i)
+		}
+		below := func(j, from int) float64 {
+			norm := 0.0
+			for r := from; r < m; r++ {
+				norm = math.Hypot(norm, magnitude(a.at(b, r, j)))
+			}
+			return norm
+		}
+		vn1, vn2 := make([]float64, n), make([]float64, n)
+		for j := fixed; j < n; j++ {
+			vn1[j] = below(j, fixed)
+			vn2[j] = vn1[j]
+		}
+		for i := fixed; i < k; i++ {
+			pvt := i
+			for j := i + 1; j < n; j++ {
+				if vn1[j] > vn1[pvt] {
+					pvt = j
+				}
+			}
+			if pvt != i {
+				swap(pvt, i)
+				vn1[pvt], vn2[pvt] = vn1[i], vn2[i]
+			}
+			reflect(i)
+			for j := i + 1; j < n; j++ {
+				if vn1[j] == 0 {
+					continue
+				}
+				r := magnitude(a.at(b, i, j)) / vn1[j]
+				left := max(1-r*r, 0)
+				if ratio := vn1[j] / vn2[j]; left*ratio*ratio <= recompute {
+					vn1[j] = below(j, i+1)
+					vn2[j] = vn1[j]
+				} else {
+					vn1[j] *= math.Sqrt(left)
+				}
+			}
+		}
+		for j, p := range perm {
+			jpvt.i[b*n+j] = int64(p + 1)
+		}
+	}
+	jpvt.normalize()
+	return []*array{a.toArray(rt[0]), jpvt, tau.toArray(rt[2])}, nil
+}

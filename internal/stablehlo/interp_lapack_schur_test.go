@@ -480,3 +480,125 @@ func runTwoArgCall(t *testing.T, target string, a, tau []complex128, n int, elem
 	}
 	return complexValues(out[0])
 }
+
+// TestLapackGeqp3 checks QR with column pivoting (jax.scipy.linalg.qr with
+// pivoting=True), real and complex: jpvt a 1-based permutation, R's
+// diagonal non-increasing in magnitude, a[:, p] = Q·R with Q formed by
+// orgqr; on a matrix whose columns' norms are 1, 3, 2 the pivots are 2, 3, 1;
+// and columns jpvt marks on the way in come first, in their order.
+func TestLapackGeqp3(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		m, n       int
+		a          []complex128 // random when nil
+		fixed      []int64
+		wantPivots []int64
+		complex    bool
+	}{
+		{"norms", 3, 3, []complex128{1, 0, 0, 0, 3, 0, 0, 0, 2}, nil, []int64{2, 3, 1}, false},
+		{"tall", 6, 4, nil, nil, nil, false},
+		{"wide", 3, 5, nil, nil, nil, false},
+		{"fixed", 4, 4, nil, []int64{0, 0, 1, 0}, nil, false},
+		{"complex", 5, 5, nil, nil, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, n, k := c.m, c.n, min(c.m, c.n)
+			a := c.a
+			if a == nil {
+				a = randomComplex(uint64(m*n), m*n)
+				for i := range a {
+					if !c.complex {
+						a[i] = complex(real(a[i]), 0)
+					}
+				}
+			}
+			typ, target, orgqr := "f64", "lapack_dgeqp3_ffi", "lapack_dorgqr_ffi"
+			if c.complex {
+				typ, target, orgqr = "complex<f64>", "lapack_zgeqp3_ffi", "lapack_zungqr_ffi"
+			}
+			fixed := c.fixed
+			if fixed == nil {
+				fixed = make([]int64, n)
+			}
+			got := geqp3Call(t, target, typ, m, n, a, fixed)
+			r, pivots, tau := complexValues(got[0]), integers(got[1]), complexValues(got[2])
+			seen := make([]bool, n)
+			p := make([]int, n)
+			for j, v := range pivots {
+				if v < 1 || v > float64(n) || seen[int(v)-1] {
+					t.Fatalf("jpvt %v is not a 1-based permutation", pivots)
+				}
+				seen[int(v)-1], p[j] = true, int(v)-1
+			}
+			if c.wantPivots != nil {
+				checkClose(t, "jpvt", pivots, int64sToFloats(c.wantPivots), 0)
+			}
+			for j, f := range fixed {
+				if f != 0 && pivots[0] != float64(j+1) {
+					t.Fatalf("fixed column %d is not first: jpvt %v", j, pivots)
+				}
+			}
+			for i := 1; i < k; i++ {
+				if cmplx.Abs(r[i*n+i]) > cmplx.Abs(r[(i-1)*n+i-1])*(1+1e-12) && c.fixed == nil {
+					t.Fatalf("R's diagonal grows at %d: %v after %v", i, r[i*n+i], r[(i-1)*n+i-1])
+				}
+			}
+			// Q (m×m) from the reflectors in the first k columns.
+			refl := make([]complex128, m*m)
+			for i := 0; i < m; i++ {
+				for j := 0; j < k; j++ {
+					refl[i*m+j] = r[i*n+j]
+				}
+			}
+			taus := append(append([]complex128(nil), tau...), make([]complex128, m-k)...)
+			q := runTwoArgCall(t, orgqr, refl, taus, m, "f64", c.complex)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					var qr complex128
+					for l := 0; l <= min(j, m-1); l++ {
+						qr += q[i*m+l] * r[l*n+j]
+					}
+					if want := a[i*n+p[j]]; cmplx.Abs(qr-want) > 1e-12 {
+						t.Fatalf("(QR)[%d][%d] = %v, a[:, p] has %v", i, j, qr, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func int64sToFloats(x []int64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// geqp3Call runs geqp3 on the m×n a with jpvt fixed.
+func geqp3Call(t *testing.T, target, typ string, m, n int, a []complex128, fixed []int64) []*Tensor {
+	t.Helper()
+	parts := make([]string, len(a))
+	for i, x := range a {
+		parts[i] = strconvFloat(real(x))
+		if strings.HasPrefix(typ, "complex") {
+			parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(x)))
+		}
+	}
+	piv := make([]string, n)
+	for i, f := range fixed {
+		piv[i] = fmt.Sprint(f)
+	}
+	src := fmt.Sprintf(`func.func @main() -> (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>) {
+  %%c = stablehlo.constant dense<[%[5]s]> : tensor<%[6]dx%[3]s>
+  %%a = stablehlo.reshape %%c : (tensor<%[6]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
+  %%p = stablehlo.constant dense<[%[7]s]> : tensor<%[2]dxi32>
+  %%r:3 = stablehlo.custom_call @%[8]s(%%a, %%p) : (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>) -> (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>)
+  return %%r#0, %%r#1, %%r#2 : tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>
+}`, m, n, typ, min(m, n), strings.Join(parts, ", "), m*n, strings.Join(piv, ", "), target)
+	out, err := mustParse(t, src).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return out
+}

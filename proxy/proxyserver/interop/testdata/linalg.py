@@ -1,7 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
 of complex matrices, geqrf/ungqr and heevd for the latter, geev, gees and
-gehrd of both) and what is built
+gehrd of both, geqp3) and what is built
 on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
@@ -120,12 +120,23 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("schur_orthogonal" + sfx, mT(z) @ z, eye_like(z))
   err("schur_quasi_triangular" + sfx, np.tril(t, -2), 0)
   err("schur_values_vs_cpu" + sfx, np.sort_complex(np.linalg.eigvals(t.astype(np.float64))), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  # QR with column pivoting (geqp3): the pivots follow the columns' norms,
+  # so against local JAX; of a rank-2 matrix only the first two pivots and
+  # a[:, p] = q r (past its rank the norms are rounding noise).
+  for x in (rng.standard_normal((6, 4)).astype(dt), rng.standard_normal((3, 5)).astype(dt), rng.standard_normal((2, 5, 5)).astype(dt)):
+    got, want = on(dev, lambda y: jsl.qr(y, pivoting=True), x), on(cpu, lambda y: jsl.qr(y, pivoting=True), x)
+    err("qr_pivoting_vs_cpu" + sfx, got[1], want[1])
+    err("qr_pivoting_q_vs_cpu" + sfx, got[0], want[0])
+    record("qr_pivoting_pivots_vs_cpu", float(np.any(got[2] != want[2])))
+  rank_two = (rng.standard_normal((7, 2)) @ rng.standard_normal((2, 5))).astype(dt)
+  got, want = on(dev, lambda y: jsl.qr(y, pivoting=True), rank_two), on(cpu, lambda y: jsl.qr(y, pivoting=True), rank_two)
+  err("qr_pivoting_rank2_product" + sfx, got[0] @ got[1], rank_two[:, got[2]])
+  record("qr_pivoting_rank2_pivots_vs_cpu", float(np.any(got[2][:2] != want[2][:2])))
   # jax.scipy.linalg.hessenberg (gehrd, then orgqr for Q) is unique under
   # LAPACK's reflector convention: against local JAX.
-  h, q = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), g[0])
-  hc, qc = on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), g[0])
-  err("hessenberg_vs_cpu" + sfx, h, hc)
-  err("hessenberg_q_vs_cpu" + sfx, q, qc)
+  hess, hess_cpu = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), g[0]), on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), g[0])
+  err("hessenberg_vs_cpu" + sfx, hess[0], hess_cpu[0])
+  err("hessenberg_q_vs_cpu" + sfx, hess[1], hess_cpu[1])
   p = g[0] @ g[0].T + np.eye(6, dtype=dt)
   err("sqrtm_vs_cpu" + sfx, on(dev, jsl.sqrtm, p), on(cpu, jsl.sqrtm, p))
   err("sqrtm_nonsymmetric_vs_cpu" + sfx, on(dev, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)), on(cpu, jsl.sqrtm, g[1] + 4 * np.eye(6, dtype=dt)))
@@ -178,10 +189,9 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
   err("complex_eig_unit_vectors" + sfx, np.linalg.norm(v, axis=-2), 1)
   wl, vl = on(dev, lambda x: lla.eig(x, compute_left_eigenvectors=True, compute_right_eigenvectors=False), ge)
   err("complex_eig_left_product" + sfx, mH(vl) @ ge, wl[..., :, None] * mH(vl))
-  h, q = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
-  hc, qc = on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
-  err("complex_hessenberg_vs_cpu" + sfx, h, hc)
-  err("complex_hessenberg_q_vs_cpu" + sfx, q, qc)
+  hess, hess_cpu = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), ge[0]), on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
+  err("complex_hessenberg_vs_cpu" + sfx, hess[0], hess_cpu[0])
+  err("complex_hessenberg_q_vs_cpu" + sfx, hess[1], hess_cpu[1])
   t, z = on(dev, lambda x: jsl.schur(x, output="complex"), ge)
   err("complex_schur_product" + sfx, z @ t @ mH(z), ge)
   err("complex_schur_unitary" + sfx, mH(z) @ z, eye_like(z))
