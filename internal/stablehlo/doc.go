@@ -64,20 +64,21 @@
 // optimization_barrier, rng_bit_generator, the chlo ops JAX emits for
 // special functions and top_k, the LAPACK custom calls of JAX's CPU
 // lowering for triangular solves, Cholesky, LU, Householder QR (with column
-// pivoting too), symmetric eigendecomposition, SVD, tridiagonal solves, the
-// nonsymmetric eigenproblem, Schur decomposition and Hessenberg reduction of
-// real and complex matrices (lapack_{s,d,c,z}{trsm,potrf,getrf,geqrf,geqp3,
-// orgqr/ungqr,syevd/heevd,gesdd,gtsv,geev,gees,gehrd}_ffi), and the sharding
-// annotations (custom_call @Sharding, sdy.sharding_constraint,
+// pivoting too), symmetric eigendecomposition, SVD (divide and conquer's
+// target and the QR algorithm's), tridiagonal solves, the nonsymmetric
+// eigenproblem, Schur decomposition and Hessenberg reduction of real and
+// complex matrices (lapack_{s,d,c,z}{trsm,potrf,getrf,geqrf,geqp3,
+// orgqr/ungqr,syevd/heevd,gesdd,gesvd,gtsv,geev,gees,gehrd}_ffi), and the
+// sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
 // sdy.reshard), which are identities in a global run, the collectives
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
 // collective_broadcast, partition_id, replica_id) and manual partitioning
 // (sdy.manual_computation, the GSPMD SPMDFullToShardShape and
 // SPMDShardToFullShape custom calls), and on complex values real, imag,
 // complex and fft (FFT, IFFT, RFFT, IRFFT). Everything else is
-// Unimplemented: f8E8M0FNU, f4E2M1FN and the 6-bit floats, dynamic shapes, other
-// custom calls (other LAPACK routines such as sytrd and gesvd; host
-// callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO portable artifact (other
+// Unimplemented: f8E8M0FNU, f4E2M1FN and the 6-bit floats, dynamic shapes,
+// other custom calls (LAPACK's sytrd; host callbacks), tuples and tokens,
+// and MLIR bytecode that is not a StableHLO portable artifact (other
 // dialects' encodings).
 //
 // # SPMD execution

@@ -107,7 +107,6 @@ func lookupEval(op *operation) evalFunc {
 // interpreter does not implement, for the message that refuses them.
 var lapackUnsupported = map[string]string{
 	"sytrd": "jax.lax.linalg.tridiagonal",
-	"gesvd": "jax.lax.linalg.svd with the QR algorithm",
 }
 
 // unsupportedOp is the UNIMPLEMENTED error for an op the interpreter does

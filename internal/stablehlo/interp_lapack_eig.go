@@ -345,7 +345,9 @@ func completeBasis[T scalar](basis [][]T, m int) [][]T {
 // evalLapackGesdd implements gesdd(a) -> (a, s, u, vt, info) for every
 // mode ('A' full, 'S' reduced, 'N' values only): u takes the leading
 // columns of the full left factor and vt the leading rows of the full
-// right one that their result shapes ask for.
+// right one that their result shapes ask for. gesvd (the QR algorithm,
+// jax.lax.linalg.svd(algorithm=SvdAlgorithm.QR)) has the same signature
+// and the same answer up to the vectors' signs, and runs here too.
 func evalLapackGesdd[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if len(in) != 1 || len(op.resultTypes) != 5 {
 		return nil, invalidf("gesdd takes a and returns a, s, u, vt and info")

@@ -1,7 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
 of complex matrices, geqrf/ungqr and heevd for the latter, geev, gees and
-gehrd of both, geqp3) and what is built
+gehrd of both, geqp3, gesvd) and what is built
 on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
@@ -120,6 +120,14 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("schur_orthogonal" + sfx, mT(z) @ z, eye_like(z))
   err("schur_quasi_triangular" + sfx, np.tril(t, -2), 0)
   err("schur_values_vs_cpu" + sfx, np.sort_complex(np.linalg.eigvals(t.astype(np.float64))), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  # SVD by the QR algorithm (gesvd): the values against local JAX, the
+  # vectors (unique up to sign) by the product.
+  tall_svd = rng.standard_normal((2, 6, 4)).astype(dt)
+  for full in (True, False):
+    u, sv, vt = on(dev, lambda y: lla.svd(y, full_matrices=full, algorithm=lla.SvdAlgorithm.QR), tall_svd)
+    k = sv.shape[-1]
+    err("svd_qr_values_vs_cpu" + sfx, sv, on(cpu, lambda y: lla.svd(y, compute_uv=False, algorithm=lla.SvdAlgorithm.QR), tall_svd))
+    err("svd_qr_product" + sfx, (u[..., :, :k] * sv[..., None, :]) @ vt[..., :k, :], tall_svd)
   # QR with column pivoting (geqp3): the pivots follow the columns' norms,
   # so against local JAX; of a rank-2 matrix only the first two pivots and
   # a[:, p] = q r (past its rank the norms are rounding noise).
