@@ -64,11 +64,13 @@
 // optimization_barrier, rng_bit_generator, the chlo ops JAX emits for
 // special functions and top_k, the LAPACK custom calls of JAX's CPU
 // lowering for triangular solves, Cholesky, LU, Householder QR (with column
-// pivoting too), symmetric eigendecomposition, SVD (divide and conquer's
+// pivoting too, and Q applied without forming it), symmetric
+// eigendecomposition and tridiagonal reduction, SVD (divide and conquer's
 // target and the QR algorithm's), tridiagonal solves, the nonsymmetric
 // eigenproblem, Schur decomposition and Hessenberg reduction of real and
 // complex matrices (lapack_{s,d,c,z}{trsm,potrf,getrf,geqrf,geqp3,
-// orgqr/ungqr,syevd/heevd,gesdd,gesvd,gtsv,geev,gees,gehrd}_ffi), and the
+// orgqr/ungqr,ormqr/unmqr,syevd/heevd,sytrd/hetrd,gesdd,gesvd,gtsv,geev,
+// gees,gehrd}_ffi: every LAPACK target jaxlib registers), and the
 // sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
 // sdy.reshard), which are identities in a global run, the collectives
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
@@ -77,9 +79,9 @@
 // SPMDShardToFullShape custom calls), and on complex values real, imag,
 // complex and fft (FFT, IFFT, RFFT, IRFFT). Everything else is
 // Unimplemented: f8E8M0FNU, f4E2M1FN and the 6-bit floats, dynamic shapes,
-// other custom calls (LAPACK's sytrd; host callbacks), tuples and tokens,
-// and MLIR bytecode that is not a StableHLO portable artifact (other
-// dialects' encodings).
+// other custom calls (jaxlib's tridiagonal_solve_perturbed_ffi, host
+// callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
+// portable artifact (other dialects' encodings).
 //
 // # SPMD execution
 //

@@ -103,12 +103,6 @@ func lookupEval(op *operation) evalFunc {
 	return evalTable[name]
 }
 
-// lapackUnsupported names the JAX functions behind LAPACK routines the
-// interpreter does not implement, for the message that refuses them.
-var lapackUnsupported = map[string]string{
-	"sytrd": "jax.lax.linalg.tridiagonal",
-}
-
 // unsupportedOp is the UNIMPLEMENTED error for an op the interpreter does
 // not run: a custom call names its target and, for LAPACK, the JAX
 // functions that emit it.
@@ -119,9 +113,7 @@ func unsupportedOp(op *operation) *Error {
 	msg := op.at() + ": custom_call @" + op.callee + " is not supported by the interpreter"
 	if name, ok := strings.CutPrefix(op.callee, "lapack_"); ok && len(name) > 1 {
 		routine, _, _ := strings.Cut(name[1:], "_")
-		if what := lapackUnsupported[routine]; what != "" {
-			msg += " (LAPACK " + routine + ": " + what + ")"
-		} else if name[0] == 'c' || name[0] == 'z' {
+		if name[0] == 'c' || name[0] == 'z' {
 			msg += " (LAPACK " + routine + " of complex matrices)"
 		}
 		// PJRT plugins have no LAPACK kernels of their own: jaxlib's live in

@@ -151,18 +151,93 @@ func evalLapackGehrd[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 		if err := ev.ctx.Err(); err != nil {
 			return nil, err
 		}
-		// Rows 1.. of matrix b, so that reflector j's pivot a[j+1][j] is
-		// on this view's diagonal, where householder and applyReflector
-		// expect it.
-		below := matBatch[T]{batch: 1, rows: n - 1, cols: n, data: a.data[b*n*n+n : (b+1)*n*n]}
-		for j := 0; j < k; j++ {
-			t := householder(below, 0, j)
-			tau.set(b, 0, j, t)
-			applyReflectorRight(a, b, j+1, below, j, t)
-			applyReflector(below, 0, j, conj(t), below, 0, j+1)
-		}
+		reduceHessenberg(a, b, tau.data[b*k:(b+1)*k])
 	}
 	return []*array{a.toArray(op.resultTypes[0]), tau.toArray(op.resultTypes[1]), info}, nil
+}
+
+// reduceHessenberg runs gehd2 on matrix b of a (n×n, n-1 taus).
+func reduceHessenberg[T scalar](a matBatch[T], b int, tau []T) {
+	n := a.rows
+	// Rows 1.. of matrix b, so that reflector j's pivot a[j+1][j] is on
+	// this view's diagonal, where householder and applyReflector expect it.
+	below := matBatch[T]{batch: 1, rows: n - 1, cols: n, data: a.data[b*n*n+n : (b+1)*n*n]}
+	for j := range tau {
+		t := householder(below, 0, j)
+		tau[j] = t
+		applyReflectorRight(a, b, j+1, below, j, t)
+		applyReflector(below, 0, j, conj(t), below, 0, j+1)
+	}
+}
+
+// evalLapackSytrd implements lapack_{s,d}sytrd_ffi and lapack_{c,z}hetrd_ffi
+// (a) -> (a, d, e, tau, info) (jax.lax.linalg.tridiagonal): the symmetric
+// (Hermitian) matrix whose uplo triangle a holds is reduced to real
+// tridiagonal t = Qᴴ a Q by the reflectors gehrd takes, which for such a
+// matrix are LAPACK's sytd2 ones. With uplo 'L' the reflectors are stored
+// below the subdiagonal, as gehrd's; with 'U' the matrix is read backwards
+// (its upper triangle as a lower one), so that they come out above the
+// superdiagonal and in the order LAPACK's upper variant leaves them. The
+// other triangle of a is returned as it came.
+func evalLapackSytrd[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 1 || len(op.resultTypes) != 5 {
+		return nil, invalidf("sytrd takes a and returns a, d, e, tau and info")
+	}
+	a, err := toMatBatch[T](in[0])
+	if err != nil {
+		return nil, err
+	}
+	n, rt := a.rows, op.resultTypes
+	k := max(n-1, 0)
+	d := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
+	e := matrices{batch: a.batch, rows: 1, cols: k, data: make([]float64, a.batch*k)}
+	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
+	info := newArray(rt[4])
+	if a.cols != n || !rt[0].Equal(in[0].t) || rt[1].NumElements() != int64(len(d.data)) || rt[2].NumElements() != int64(len(e.data)) ||
+		rt[3].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
+		return nil, invalidf("sytrd needs square matrices and returns a's type, n diagonal, n-1 off-diagonal and n-1 tau entries and an info each")
+	}
+	lower := lapackFlag(op, "uplo", 'L') == 'L'
+	// flip maps an index of the lower triangle's reading to a's: for 'U'
+	// the matrix is read backwards.
+	flip := func(i, size int) int {
+		if lower {
+			return i
+		}
+		return size - 1 - i
+	}
+	full := matBatch[T]{batch: 1, rows: n, cols: n, data: make([]T, n*n)}
+	taus := make([]T, k)
+	for b := 0; b < a.batch; b++ {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		get := func(r, c int) T { return a.at(b, flip(r, n), flip(c, n)) }
+		put := func(r, c int, x T) { a.set(b, flip(r, n), flip(c, n), x) }
+		for r := 0; r < n; r++ {
+			for c := 0; c < r; c++ {
+				full.set(0, r, c, get(r, c))
+				full.set(0, c, r, conj(get(r, c)))
+			}
+			full.set(0, r, r, fromReal[T](realPart(get(r, r))))
+		}
+		reduceHessenberg(full, 0, taus)
+		for i := 0; i < n; i++ {
+			di := realPart(full.at(0, i, i))
+			d.data[b*n+flip(i, n)] = di
+			put(i, i, fromReal[T](di))
+			if i+1 == n {
+				break
+			}
+			ei, j := realPart(full.at(0, i+1, i)), flip(i, k)
+			e.data[b*k+j], tau.data[b*k+j] = ei, taus[i]
+			put(i+1, i, fromReal[T](ei))
+			for r := i + 2; r < n; r++ {
+				put(r, i, full.at(0, r, i))
+			}
+		}
+	}
+	return []*array{a.toArray(rt[0]), d.toArray(rt[1]), e.toArray(rt[2]), tau.toArray(rt[3]), info}, nil
 }
 
 // applyReflectorRight multiplies columns from.. of every row of matrix tb
@@ -304,4 +379,71 @@ func evalLapackGeqp3[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 	}
 	jpvt.normalize()
 	return []*array{a.toArray(rt[0]), jpvt, tau.toArray(rt[2])}, nil
+}
+
+// evalLapackOrmqr implements lapack_{s,d}ormqr_ffi and lapack_{c,z}unmqr_ffi
+// (a, tau, c) -> c (jax.lax.linalg.ormqr): c times Q = H_0 ··· H_{k-1}, the
+// product of geqrf's reflectors in a's first k columns, from the left or
+// the right, Q itself or its (conjugate) transpose, as the left and
+// transpose options say.
+func evalLapackOrmqr[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
+	if len(in) != 3 || len(op.resultTypes) != 1 {
+		return nil, invalidf("ormqr takes a, tau and c and returns c")
+	}
+	a, err := toMatBatch[T](in[0])
+	if err != nil {
+		return nil, err
+	}
+	tau, err := vectorBatch[T](in[1], a.batch, "tau")
+	if err != nil {
+		return nil, err
+	}
+	c, err := toMatBatch[T](in[2])
+	if err != nil {
+		return nil, err
+	}
+	left, transpose := lapackBool(op, "left", true), lapackBool(op, "transpose", false)
+	k, order := tau.cols, c.rows // Q is order × order
+	if !left {
+		order = c.cols
+	}
+	if !op.resultTypes[0].Equal(in[2].t) || c.batch != a.batch || a.rows != order || a.cols < k || k > order {
+		return nil, invalidf("ormqr needs reflectors of %d rows (c's %s) and no more taus than columns, and returns c's type", order, map[bool]string{true: "rows", false: "columns"}[left])
+	}
+	for b := 0; b < a.batch; b++ {
+		if err := ev.ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Q·c applies H_{k-1} first, Qᴴ·c H_0ᴴ first; c·Q applies H_0 first,
+		// c·Qᴴ H_{k-1}ᴴ first.
+		forward := left == transpose
+		for s := 0; s < k; s++ {
+			j := s
+			if !forward {
+				j = k - 1 - s
+			}
+			t := tau.at(b, 0, j)
+			if transpose {
+				t = conj(t)
+			}
+			if left {
+				applyReflector(a, b, j, t, c, b, 0)
+			} else {
+				applyReflectorRight(c, b, j, matBatch[T]{batch: 1, rows: a.rows, cols: a.cols, data: a.data[b*a.rows*a.cols : (b+1)*a.rows*a.cols]}, j, t)
+			}
+		}
+	}
+	return []*array{c.toArray(op.resultTypes[0])}, nil
+}
+
+// lapackBool reads a boolean option such as ormqr's left = true.
+func lapackBool(op *operation, name string, def bool) bool {
+	cfg := op.attrs["mhlo.backend_config"]
+	if cfg == nil || cfg.Kind != AttrDict {
+		return def
+	}
+	if v := cfg.Dict[name]; v != nil && v.Kind == AttrBool {
+		return v.Bool
+	}
+	return def
 }

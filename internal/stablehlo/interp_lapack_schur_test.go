@@ -602,3 +602,187 @@ func geqp3Call(t *testing.T, target, typ string, m, n int, a []complex128, fixed
 	}
 	return out
 }
+
+// TestLapackSytrd checks jax.lax.linalg.tridiagonal's custom call, real and
+// complex, both triangles: Q built from the stored reflectors as LAPACK
+// documents them (uplo 'L': Q = H(1)···H(n-1), v(i+1) = 1 and v(i+2:n) in
+// a(i+2:n, i); 'U': Q = H(n-1)···H(1), v(i) = 1 and v(1:i-1) in
+// a(1:i-1, i+1)) is unitary and Q·T·Qᴴ = a for the tridiagonal T of d and e,
+// which also stand on a's diagonal and off-diagonal; the other triangle
+// comes back as it went in.
+func TestLapackSytrd(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n       int
+		complex bool
+	}{{"one", 1, false}, {"real_6", 6, false}, {"complex_5", 5, true}} {
+		for _, lower := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s_lower=%v", c.name, lower), func(t *testing.T) {
+				n := c.n
+				a := randomComplex(uint64(n)+7, n*n)
+				for i := 0; i < n; i++ {
+					a[i*n+i] = complex(real(a[i*n+i]), 0)
+					for j := 0; j < i; j++ {
+						if !c.complex {
+							a[i*n+j] = complex(real(a[i*n+j]), 0)
+						}
+						a[j*n+i] = cmplx.Conj(a[i*n+j])
+					}
+				}
+				typ, target := "f64", "lapack_dsytrd_ffi"
+				if c.complex {
+					typ, target = "complex<f64>", "lapack_zhetrd_ffi"
+				}
+				uplo := map[bool]int{true: 'L', false: 'U'}[lower]
+				k := max(n-1, 0)
+				got := runMatrixCall(t, target, fmt.Sprintf("uplo = %d : ui8", uplo), 0, n, a, typ,
+					batchedType(0, typ, n, n), batchedType(0, "f64", n), batchedType(0, "f64", k), batchedType(0, typ, k), "tensor<i32>")
+				out, d, e, tau := complexValues(got[0]), floats(got[1]), floats(got[2]), complexValues(got[3])
+				tri := make([]complex128, n*n)
+				for i := 0; i < n; i++ {
+					tri[i*n+i] = complex(d[i], 0)
+					if out[i*n+i] != tri[i*n+i] {
+						t.Fatalf("a's diagonal %d is %v, d has %v", i, out[i*n+i], d[i])
+					}
+					if i+1 < n {
+						tri[(i+1)*n+i], tri[i*n+i+1] = complex(e[i], 0), complex(e[i], 0)
+						if off := map[bool]complex128{true: out[(i+1)*n+i], false: out[i*n+i+1]}[lower]; off != complex(e[i], 0) {
+							t.Fatalf("a's off-diagonal %d is %v, e has %v", i, off, e[i])
+						}
+					}
+				}
+				q := make([]complex128, n*n)
+				for i := 0; i < n; i++ {
+					q[i*n+i] = 1
+				}
+				for step := 0; step < k; step++ {
+					// The reflector applied step-th from the right of Q.
+					i := step
+					if !lower {
+						i = k - 1 - step
+					}
+					v := make([]complex128, n)
+					if lower {
+						v[i+1] = 1
+						for r := i + 2; r < n; r++ {
+							v[r] = out[r*n+i]
+						}
+					} else {
+						v[i] = 1
+						for r := 0; r < i; r++ {
+							v[r] = out[r*n+i+1]
+						}
+					}
+					for r := 0; r < n; r++ { // q = q (I - tau v vᴴ)
+						var s complex128
+						for l := 0; l < n; l++ {
+							s += q[r*n+l] * v[l]
+						}
+						for l := 0; l < n; l++ {
+							q[r*n+l] -= tau[i] * s * cmplx.Conj(v[l])
+						}
+					}
+				}
+				checkSchurProduct(t, a, tri, q, n, 1e-12)
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						if (lower && j > i || !lower && j < i) && out[i*n+j] != a[i*n+j] {
+							t.Fatalf("a[%d][%d] of the other triangle changed from %v to %v", i, j, a[i*n+j], out[i*n+j])
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLapackOrmqr checks jax.lax.linalg.ormqr's custom call, real and
+// complex, from either side, with Q and with its (conjugate) transpose,
+// against Q formed by orgqr from the same reflectors and multiplied out.
+func TestLapackOrmqr(t *testing.T) {
+	const m, k, p = 5, 3, 4 // Q is m×m from k reflectors; c is m×p or p×m
+	for _, complexType := range []bool{false, true} {
+		for _, left := range []bool{true, false} {
+			for _, transpose := range []bool{false, true} {
+				t.Run(fmt.Sprintf("complex=%v_left=%v_transpose=%v", complexType, left, transpose), func(t *testing.T) {
+					typ, target, orgqr := "f64", "lapack_dormqr_ffi", "lapack_dorgqr_ffi"
+					if complexType {
+						typ, target, orgqr = "complex<f64>", "lapack_zunmqr_ffi", "lapack_zungqr_ffi"
+					}
+					real := func(x []complex128) []complex128 {
+						if !complexType {
+							for i := range x {
+								x[i] = complex(real(x[i]), 0)
+							}
+						}
+						return x
+					}
+					a, tau := real(randomComplex(21, m*k)), real(randomComplex(22, k))
+					rows, cols := m, p
+					if !left {
+						rows, cols = p, m
+					}
+					c := real(randomComplex(23, rows*cols))
+					square := make([]complex128, m*m)
+					for i := 0; i < m; i++ {
+						copy(square[i*m:i*m+k], a[i*k:i*k+k])
+					}
+					q := runTwoArgCall(t, orgqr, square, append(append([]complex128(nil), tau...), make([]complex128, m-k)...), m, "f64", complexType)
+					if transpose {
+						qt := make([]complex128, m*m)
+						for i := 0; i < m; i++ {
+							for j := 0; j < m; j++ {
+								qt[i*m+j] = cmplx.Conj(q[j*m+i])
+							}
+						}
+						q = qt
+					}
+					got := complexValues(ormqrCall(t, target, typ, a, tau, c, m, k, rows, cols, left, transpose))
+					for i := 0; i < rows; i++ {
+						for j := 0; j < cols; j++ {
+							var want complex128
+							for l := 0; l < m; l++ {
+								if left {
+									want += q[i*m+l] * c[l*cols+j]
+								} else {
+									want += c[i*cols+l] * q[l*m+j]
+								}
+							}
+							if cmplx.Abs(got[i*cols+j]-want) > 1e-12 {
+								t.Fatalf("element [%d][%d] is %v, want %v", i, j, got[i*cols+j], want)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func ormqrCall(t *testing.T, target, typ string, a, tau, c []complex128, m, k, rows, cols int, left, transpose bool) *Tensor {
+	t.Helper()
+	lit := func(x []complex128) string {
+		parts := make([]string, len(x))
+		for i, v := range x {
+			parts[i] = strconvFloat(real(v))
+			if strings.HasPrefix(typ, "complex") {
+				parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(v)))
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	src := fmt.Sprintf(`func.func @main() -> tensor<%[1]dx%[2]dx%[3]s> {
+  %%af = stablehlo.constant dense<%[4]s> : tensor<%[5]dx%[3]s>
+  %%a = stablehlo.reshape %%af : (tensor<%[5]dx%[3]s>) -> tensor<%[6]dx%[7]dx%[3]s>
+  %%t = stablehlo.constant dense<%[8]s> : tensor<%[7]dx%[3]s>
+  %%cf = stablehlo.constant dense<%[9]s> : tensor<%[10]dx%[3]s>
+  %%c = stablehlo.reshape %%cf : (tensor<%[10]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
+  %%r = stablehlo.custom_call @%[11]s(%%a, %%t, %%c) {mhlo.backend_config = {left = %[12]v, transpose = %[13]v}} : (tensor<%[6]dx%[7]dx%[3]s>, tensor<%[7]dx%[3]s>, tensor<%[1]dx%[2]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
+  return %%r : tensor<%[1]dx%[2]dx%[3]s>
+}`, rows, cols, typ, lit(a), m*k, m, k, lit(tau), lit(c), rows*cols, target, left, transpose)
+	out, err := mustParse(t, src).Run(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return out[0]
+}

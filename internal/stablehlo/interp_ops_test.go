@@ -354,14 +354,14 @@ func TestUnsupported(t *testing.T) {
   %0 = stablehlo.custom_call @lapack_sgetrf(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }`, "custom_call @lapack_sgetrf is not supported"},
-		{"lapack_sytrd", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
-  %0 = stablehlo.custom_call @lapack_ssytrd_ffi(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+		{"lapack_unknown", `func.func @main(%arg0: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.custom_call @lapack_sgelsd_ffi(%arg0) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
-}`, "@lapack_ssytrd_ffi is not supported by the interpreter (LAPACK sytrd: jax.lax.linalg.tridiagonal)"},
+}`, "@lapack_sgelsd_ffi is not supported by the interpreter; no OpenPathways backend runs it, only JAX's own CPU client"},
 		{"lapack_complex", `func.func @main(%arg0: tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>> {
-  %0 = stablehlo.custom_call @lapack_cunmqr_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  %0 = stablehlo.custom_call @lapack_cgelsd_ffi(%arg0) : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
-}`, "(LAPACK unmqr of complex matrices); no OpenPathways backend runs it"},
+}`, "(LAPACK gelsd of complex matrices); no OpenPathways backend runs it"},
 		{"float8_e8m0_passthrough", `func.func @main(%arg0: tensor<2xf8E8M0FNU>) -> tensor<2xf8E8M0FNU> {
   return %arg0 : tensor<2xf8E8M0FNU>
 }`, "f8E8M0FNU"},

@@ -1,7 +1,7 @@
 """jnp.linalg through the proxy (the LAPACK custom calls of JAX's CPU
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
 of complex matrices, geqrf/ungqr and heevd for the latter, geev, gees and
-gehrd of both, geqp3, gesvd) and what is built
+gehrd of both, geqp3, gesvd, sytrd/hetrd and ormqr/unmqr) and what is built
 on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
@@ -40,6 +40,13 @@ def err(name, got, want):
   record(name, np.max(np.abs(got - want)) if got.size else 0.0)
 
 
+def err_relative(name, got, want):
+  """err relative to the largest magnitude of want (at least 1): a random
+  system's solution can be large."""
+  scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+  err(name, np.asarray(got, np.complex128) / scale, np.asarray(want, np.complex128) / scale)
+
+
 def mT(x):
   return np.swapaxes(x, -1, -2)
 
@@ -58,6 +65,24 @@ def mH(x):
 
 def eye_like(x):
   return np.broadcast_to(np.eye(x.shape[-1]), x.shape)
+
+
+def add_tridiagonal_and_ormqr_cases(sym, sfx, prefix):
+  """jax.lax.linalg.tridiagonal of the symmetric (Hermitian) sym, both
+  triangles, and ormqr with QR's reflectors of sym from both sides, Q and
+  its transpose, against local CPU JAX."""
+  for lower in (True, False):
+    got = on(dev, lambda x: lla.tridiagonal(x, lower=lower), sym)
+    want = on(cpu, lambda x: lla.tridiagonal(x, lower=lower), sym)
+    for part, g, w in zip(("a", "d", "e", "taus"), got, want):
+      err(prefix + "tridiagonal_" + part + "_vs_cpu" + sfx, g, w)
+  c = rand(sym.dtype, *sym.shape[:-1], 3)
+  for left in (True, False):
+    for transpose in (False, True):
+      def f(x, y):
+        h, taus = jnp.linalg.qr(x, mode="raw")  # h transposed, as NumPy's
+        return lla.ormqr(jnp.swapaxes(h, -1, -2), taus, y if left else jnp.swapaxes(y, -1, -2), left=left, transpose=transpose)
+      err(prefix + "ormqr_vs_cpu" + sfx, on(dev, f, sym, c), on(cpu, f, sym, c))
 
 
 def check_qr(name, a, sfx):
@@ -120,6 +145,9 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
   err("schur_orthogonal" + sfx, mT(z) @ z, eye_like(z))
   err("schur_quasi_triangular" + sfx, np.tril(t, -2), 0)
   err("schur_values_vs_cpu" + sfx, np.sort_complex(np.linalg.eigvals(t.astype(np.float64))), np.sort_complex(on(cpu, jnp.linalg.eigvals, g)))
+  # Tridiagonal reduction (sytrd) and applying QR's Q (ormqr) follow LAPACK's
+  # reflector conventions: against local JAX.
+  add_tridiagonal_and_ormqr_cases(s, sfx, "")
   # SVD by the QR algorithm (gesvd): the values against local JAX, the
   # vectors (unique up to sign) by the product.
   tall_svd = rng.standard_normal((2, 6, 4)).astype(dt)
@@ -200,6 +228,7 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
   hess, hess_cpu = on(dev, lambda x: jsl.hessenberg(x, calc_q=True), ge[0]), on(cpu, lambda x: jsl.hessenberg(x, calc_q=True), ge[0])
   err("complex_hessenberg_vs_cpu" + sfx, hess[0], hess_cpu[0])
   err("complex_hessenberg_q_vs_cpu" + sfx, hess[1], hess_cpu[1])
+  add_tridiagonal_and_ormqr_cases(hs, sfx, "complex_")
   t, z = on(dev, lambda x: jsl.schur(x, output="complex"), ge)
   err("complex_schur_product" + sfx, z @ t @ mH(z), ge)
   err("complex_schur_unitary" + sfx, mH(z) @ z, eye_like(z))
@@ -219,9 +248,9 @@ for dt, sfx in ((np.complex64, ""), (np.complex128, "_f64")):
 for dt, sfx in ((np.float32, ""), (np.float64, "_f64"), (np.complex64, ""), (np.complex128, "_f64")):
   dl, dd, du, rhs = rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7, 2)
   dl[:, 0], du[:, -1] = 0, 0
-  err("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
+  err_relative("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
   dd[:, 0] = 0  # a zero first pivot: only the row exchange solves it
-  err("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
+  err_relative("tridiagonal_solve" + sfx, on(dev, lla.tridiagonal_solve, dl, dd, du, rhs), on(cpu, lla.tridiagonal_solve, dl, dd, du, rhs))
   zero = np.zeros(4, dt)
   sing = on(dev, lla.tridiagonal_solve, zero, zero, zero, np.ones((4, 1), dt))
   record("tridiagonal_solve_singular_nan", 0.0 if np.all(np.isnan(sing)) else 1.0)
