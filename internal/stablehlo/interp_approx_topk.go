@@ -11,13 +11,7 @@ func evalApproxTopK(ev *evaluator, op *operation, in []*array) ([]*array, error)
 	if n == 0 || len(in) != 2*n || len(op.resultTypes) != n {
 		return nil, invalidf("ApproxTopK takes N operands and N initial values and returns N results")
 	}
-	cfg := op.attrs["mhlo.backend_config"]
-	setting := func(name string) *Attr {
-		if cfg == nil || cfg.Kind != AttrDict {
-			return nil
-		}
-		return cfg.Dict[name]
-	}
+	setting := func(name string) *Attr { return backendOption(op, name) }
 	k, dim := setting("top_k"), setting("reduction_dim")
 	if k == nil || dim == nil || k.Kind != AttrInt || dim.Kind != AttrInt {
 		return nil, invalidf("ApproxTopK needs top_k and reduction_dim")

@@ -265,18 +265,6 @@ func applyReflectorRight[T scalar](target matBatch[T], tb, from int, refl matBat
 	}
 }
 
-// lapackInt reads an integer option such as gehrd's low = 1.
-func lapackInt(op *operation, name string, def int64) int64 {
-	cfg := op.attrs["mhlo.backend_config"]
-	if cfg == nil || cfg.Kind != AttrDict {
-		return def
-	}
-	if v := cfg.Dict[name]; v != nil && v.Kind == AttrInt {
-		return v.Int
-	}
-	return def
-}
-
 // evalLapackGeqp3 implements lapack_{s,d,c,z}geqp3_ffi(a, jpvt) -> (a, jpvt,
 // tau) (jax.scipy.linalg.qr with pivoting=True) as LAPACK's geqp3 and
 // laqp2 do: the columns jpvt marks (nonzero) move to the front and are
@@ -434,16 +422,4 @@ func evalLapackOrmqr[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 		}
 	}
 	return []*array{c.toArray(op.resultTypes[0])}, nil
-}
-
-// lapackBool reads a boolean option such as ormqr's left = true.
-func lapackBool(op *operation, name string, def bool) bool {
-	cfg := op.attrs["mhlo.backend_config"]
-	if cfg == nil || cfg.Kind != AttrDict {
-		return def
-	}
-	if v := cfg.Dict[name]; v != nil && v.Kind == AttrBool {
-		return v.Bool
-	}
-	return def
 }

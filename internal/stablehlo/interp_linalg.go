@@ -288,6 +288,31 @@ func lapackFlag(op *operation, name string, def byte) byte {
 	return byte(lapackInt(op, name, int64(def)))
 }
 
+// lapackInt reads an integer option such as gehrd's low = 1.
+func lapackInt(op *operation, name string, def int64) int64 {
+	if v := backendOption(op, name); v != nil && v.Kind == AttrInt {
+		return v.Int
+	}
+	return def
+}
+
+// lapackBool reads a boolean option such as ormqr's left = true.
+func lapackBool(op *operation, name string, def bool) bool {
+	if v := backendOption(op, name); v != nil && v.Kind == AttrBool {
+		return v.Bool
+	}
+	return def
+}
+
+// backendOption is the option name of a custom call's mhlo.backend_config
+// (LAPACK's options, ApproxTopK's settings), or nil.
+func backendOption(op *operation, name string) *Attr {
+	if cfg := op.attrs["mhlo.backend_config"]; cfg != nil && cfg.Kind == AttrDict {
+		return cfg.Dict[name]
+	}
+	return nil
+}
+
 // evalLapackTrsm implements lapack_{s,d,c,z}trsm_ffi(a, b) with alpha = 1;
 // trans_x 'C' is the conjugate transpose.
 func evalLapackTrsm[T scalar](ev *evaluator, op *operation, in []*array) ([]*array, error) {
