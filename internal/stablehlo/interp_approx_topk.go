@@ -11,12 +11,11 @@ func evalApproxTopK(ev *evaluator, op *operation, in []*array) ([]*array, error)
 	if n == 0 || len(in) != 2*n || len(op.resultTypes) != n {
 		return nil, invalidf("ApproxTopK takes N operands and N initial values and returns N results")
 	}
-	setting := func(name string) *Attr { return backendOption(op, name) }
-	k, dim := setting("top_k"), setting("reduction_dim")
+	k, dim := backendOption(op, "top_k"), backendOption(op, "reduction_dim")
 	if k == nil || dim == nil || k.Kind != AttrInt || dim.Kind != AttrInt {
 		return nil, invalidf("ApproxTopK needs top_k and reduction_dim")
 	}
-	if agg := setting("aggregate_to_topk"); agg != nil && agg.Kind == AttrBool && !agg.Bool {
+	if agg := backendOption(op, "aggregate_to_topk"); agg != nil && agg.Kind == AttrBool && !agg.Bool {
 		return nil, unimplementedf("ApproxTopK without aggregate_to_topk is not supported by the interpreter")
 	}
 	shape := in[0].t.Shape
