@@ -296,10 +296,15 @@ func lapackInt(op *operation, name string, def int64) int64 {
 	return def
 }
 
-// lapackBool reads a boolean option such as ormqr's left = true.
+// lapackBool reads a boolean option such as ormqr's left = true, or an
+// integer standing for one (CallLinalg's attributes, which a PJRT plugin's
+// FFI call hands over as integers).
 func lapackBool(op *operation, name string, def bool) bool {
-	if v := backendOption(op, name); v != nil && v.Kind == AttrBool {
+	switch v := backendOption(op, name); {
+	case v != nil && v.Kind == AttrBool:
 		return v.Bool
+	case v != nil && v.Kind == AttrInt:
+		return v.Int != 0
 	}
 	return def
 }

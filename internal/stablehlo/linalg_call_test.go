@@ -53,3 +53,35 @@ func TestCallLinalg(t *testing.T) {
 		t.Errorf("a short operand: %v, want INVALID_ARGUMENT", err)
 	}
 }
+
+// TestCallLinalgBooleanOptions: a PJRT plugin's FFI call hands ormqr's
+// boolean options over as integers; CallLinalg with left = 0 and
+// transpose = 1 gives what the custom_call with left = false, transpose =
+// true gives in a program (c·Qᵀ), not the defaults' Q·c.
+func TestCallLinalgBooleanOptions(t *testing.T) {
+	a := literal(t, "tensor<3x2xf32>", "[[1.0, 0.0], [0.5, 1.0], [0.25, 0.5]]")
+	tau := literal(t, "tensor<2xf32>", "[1.2, 0.7]")
+	c := literal(t, "tensor<3x3xf32>", "[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.5]]")
+	m := mustParse(t, `func.func @main(%a: tensor<3x2xf32>, %t: tensor<2xf32>, %c: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %r = stablehlo.custom_call @lapack_sormqr_ffi(%a, %t, %c) {mhlo.backend_config = {left = false, transpose = true}} : (tensor<3x2xf32>, tensor<2xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %r : tensor<3x3xf32>
+}`)
+	want, err := m.Run(context.Background(), []*Tensor{a, tau, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CallLinalg(context.Background(), "lapack_sormqr_ffi", map[string]int64{"left": 0, "transpose": 1}, []*Tensor{a, tau, c}, []TensorType{c.Type})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got[0].Data, want[0].Data) {
+		t.Errorf("CallLinalg with integer options gives %v, the program %v", got[0], want[0])
+	}
+	defaults, err := CallLinalg(context.Background(), "lapack_sormqr_ffi", nil, []*Tensor{a, tau, c}, []TensorType{c.Type})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(defaults[0].Data, want[0].Data) {
+		t.Error("the defaults (Q·c) give c·Qᵀ too: the test cannot tell the options apart")
+	}
+}
