@@ -5,13 +5,16 @@ package stablehlo
 // be preempted, so a long run returns to Go every few microseconds.
 const vectorChunk = 16 << 10
 
-// vectorPrefix sets dst[i] = kind(a[i], b[i]) for add, subtract and
-// multiply over the longest prefix of whole 32-byte blocks, with the AVX
-// kernels, and returns its length: 0 without AVX, for another kind or for
-// fewer elements than a block. The lanes round as the scalar code does.
-func vectorPrefix[T float32 | float64](kind binaryKind, dst, a, b []T) int {
+// vectorBinary sets dst[i] = kind(a[i], b[i]) for add, subtract and
+// multiply with the AVX kernels and reports whether it did (not without
+// AVX, nor for another kind). The lanes round as the scalar code does.
+// Every element goes through the vector instruction, the last partial block
+// through a padded copy: which operand's NaN a result carries (the first's)
+// must not depend on the array's length, and in scalar code it depends on
+// the order the compiler gave the operands (it differs under -race).
+func vectorBinary[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 	if !haveAVX || (kind != binAdd && kind != binSub && kind != binMul) {
-		return 0
+		return false
 	}
 	switch d := any(dst).(type) {
 	case []float32:
@@ -22,7 +25,7 @@ func vectorPrefix[T float32 | float64](kind binaryKind, dst, a, b []T) int {
 		} else if kind == binMul {
 			kernel = mulVecF32
 		}
-		return chunked(len(d), 8, func(lo, blocks int) { kernel(&d[lo], &x[lo], &y[lo], blocks) })
+		vectorRuns(d, x, y, 8, kernel)
 	case []float64:
 		x, y := any(a).([]float64)[:len(d)], any(b).([]float64)[:len(d)]
 		kernel := addVecF64
@@ -31,18 +34,24 @@ func vectorPrefix[T float32 | float64](kind binaryKind, dst, a, b []T) int {
 		} else if kind == binMul {
 			kernel = mulVecF64
 		}
-		return chunked(len(d), 4, func(lo, blocks int) { kernel(&d[lo], &x[lo], &y[lo], blocks) })
+		vectorRuns(d, x, y, 4, kernel)
 	}
-	return 0
+	return true
 }
 
-// chunked calls run(lo, blocks) over the whole blocks of lanes elements in
-// the first n, at most vectorChunk elements at a time, and returns how many
-// elements they cover.
-func chunked(n, lanes int, run func(lo, blocks int)) int {
-	whole := n / lanes * lanes
+// vectorRuns calls kernel over d, x and y (of one length) in whole blocks
+// of lanes elements, at most vectorChunk at a time, and over the rest
+// padded to a block.
+func vectorRuns[T float32 | float64](d, x, y []T, lanes int, kernel func(dst, a, b *T, blocks int)) {
+	whole := len(d) / lanes * lanes
 	for lo := 0; lo < whole; lo += vectorChunk {
-		run(lo, (min(lo+vectorChunk, whole)-lo)/lanes)
+		kernel(&d[lo], &x[lo], &y[lo], (min(lo+vectorChunk, whole)-lo)/lanes)
 	}
-	return whole
+	if whole < len(d) {
+		var pd, px, py [8]T
+		copy(px[:], x[whole:])
+		copy(py[:], y[whole:])
+		kernel(&pd[0], &px[0], &py[0], 1)
+		copy(d[whole:], pd[:])
+	}
 }

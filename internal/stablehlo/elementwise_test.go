@@ -55,3 +55,29 @@ func checkElementwise[T float32 | float64](t *testing.T, kind binaryKind, a, b [
 		}
 	}
 }
+
+// TestElementwiseNaNIndependentOfLength: with AVX, NaN op NaN carries the
+// first operand's NaN in every element whatever the array's length, the
+// partial last block included: a collective's fold and its fused pair
+// (TestFoldPairMatchesFold) must give the same bits, and in scalar code the
+// operand whose NaN survives depends on how the compiler ordered them.
+func TestElementwiseNaNIndependentOfLength(t *testing.T) {
+	if !haveAVX {
+		t.Skip("the processor has no AVX: the scalar code runs")
+	}
+	first, second := math.Float32frombits(0x7fc00001), math.Float32frombits(0x7fc00002)
+	for n := 0; n <= 20; n++ {
+		a, b, dst := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = first, second
+		}
+		for _, kind := range []binaryKind{binAdd, binSub, binMul} {
+			binaryFloat(kind, dst, a, b)
+			for i, x := range dst {
+				if math.Float32bits(x) != 0x7fc00001 {
+					t.Fatalf("kind %v, n=%d: element %d is %#x, want the first operand's NaN 0x7fc00001", kind, n, i, math.Float32bits(x))
+				}
+			}
+		}
+	}
+}

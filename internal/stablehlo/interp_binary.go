@@ -162,13 +162,15 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 }
 
 // The hottest kernels run AVX lanes where the processor has them
-// (vectorPrefix) and are unrolled by four otherwise and for the tail: it
-// halves the loop overhead and lets the CPU overlap the independent element
-// operations.
+// (vectorBinary) and are unrolled by four otherwise: it halves the loop
+// overhead and lets the CPU overlap the independent element operations.
 
 func addFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := vectorPrefix(binAdd, dst[:n], a, b[:n])
+	if vectorBinary(binAdd, dst[:n], a, b[:n]) {
+		return
+	}
+	i := 0
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]+y[0], x[1]+y[1], x[2]+y[2], x[3]+y[3]
@@ -180,7 +182,10 @@ func addFloat[T float32 | float64](dst, a, b []T) {
 
 func subFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := vectorPrefix(binSub, dst[:n], a, b[:n])
+	if vectorBinary(binSub, dst[:n], a, b[:n]) {
+		return
+	}
+	i := 0
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]-y[0], x[1]-y[1], x[2]-y[2], x[3]-y[3]
@@ -192,7 +197,10 @@ func subFloat[T float32 | float64](dst, a, b []T) {
 
 func mulFloat[T float32 | float64](dst, a, b []T) {
 	n := len(a)
-	i := vectorPrefix(binMul, dst[:n], a, b[:n])
+	if vectorBinary(binMul, dst[:n], a, b[:n]) {
+		return
+	}
+	i := 0
 	for ; i+4 <= n; i += 4 {
 		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
 		d[0], d[1], d[2], d[3] = x[0]*y[0], x[1]*y[1], x[2]*y[2], x[3]*y[3]
