@@ -144,8 +144,8 @@ func evalLapackGehrd[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 	k := max(n-1, 0)
 	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
 	info := newArray(op.resultTypes[2])
-	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || op.resultTypes[1].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
-		return nil, invalidf("gehrd needs square matrices and returns a's type, n-1 taus and an info each")
+	if a.cols != n || !op.resultTypes[0].Equal(in[0].t) || op.resultTypes[1].Elem != in[0].t.Elem || op.resultTypes[1].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
+		return nil, invalidf("gehrd needs square matrices and returns a's type, n-1 taus of its element type and an info each")
 	}
 	for b := 0; b < a.batch; b++ {
 		if err := ev.ctx.Err(); err != nil {
@@ -193,8 +193,8 @@ func evalLapackSytrd[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 	e := matrices{batch: a.batch, rows: 1, cols: k, data: make([]float64, a.batch*k)}
 	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
 	info := newArray(rt[4])
-	if a.cols != n || !rt[0].Equal(in[0].t) || rt[1].NumElements() != int64(len(d.data)) || rt[2].NumElements() != int64(len(e.data)) ||
-		rt[3].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
+	if a.cols != n || !rt[0].Equal(in[0].t) || !rt[1].Elem.isFloat() || !rt[2].Elem.isFloat() || rt[3].Elem != in[0].t.Elem ||
+		rt[1].NumElements() != int64(len(d.data)) || rt[2].NumElements() != int64(len(e.data)) || rt[3].NumElements() != int64(len(tau.data)) || info.size() != a.batch {
 		return nil, invalidf("sytrd needs square matrices and returns a's type, n diagonal, n-1 off-diagonal and n-1 tau entries and an info each")
 	}
 	lower := lapackFlag(op, "uplo", 'L') == 'L'
@@ -286,7 +286,7 @@ func evalLapackGeqp3[T scalar](ev *evaluator, op *operation, in []*array) ([]*ar
 	tau := matBatch[T]{batch: a.batch, rows: 1, cols: k, data: make([]T, a.batch*k)}
 	jpvt := newArray(rt[1])
 	if !rt[0].Equal(in[0].t) || in[1].t.Elem.class() != classInt || in[1].size() != a.batch*n || jpvt.size() != a.batch*n ||
-		jpvt.t.Elem.class() != classInt || rt[2].NumElements() != int64(len(tau.data)) {
+		jpvt.t.Elem.class() != classInt || rt[2].Elem != in[0].t.Elem || rt[2].NumElements() != int64(len(tau.data)) {
 		return nil, invalidf("geqp3 needs a jpvt of %d integers per matrix and returns a's type, jpvt and min(rows, cols) taus", n)
 	}
 	// Past this fraction of its digits lost, a downdated norm is

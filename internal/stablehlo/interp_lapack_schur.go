@@ -35,8 +35,9 @@ func evalLapackGeesReal(ev *evaluator, op *operation, in []*array) ([]*array, er
 	wr := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
 	wi := matrices{batch: a.batch, rows: 1, cols: n, data: make([]float64, a.batch*n)}
 	sdim, info := newArray(rt[4]), newArray(rt[5])
-	if a.cols != n || !shapesMatch(rt[:4], t.data, z.data, wr.data, wi.data) || sdim.size() != a.batch || info.size() != a.batch {
-		return nil, invalidf("gees result shapes do not match a %s", in[0].t)
+	if a.cols != n || !rt[0].Equal(in[0].t) || !rt[1].Equal(in[0].t) || rt[2].Elem != in[0].t.Elem || rt[3].Elem != in[0].t.Elem ||
+		!shapesMatch(rt[:4], t.data, z.data, wr.data, wi.data) || sdim.size() != a.batch || info.size() != a.batch {
+		return nil, invalidf("gees result types do not match a %s", in[0].t)
 	}
 	for b := 0; b < a.batch; b++ {
 		if err := ev.ctx.Err(); err != nil {
@@ -79,8 +80,9 @@ func evalLapackGeesComplex(ev *evaluator, op *operation, in []*array) ([]*array,
 	z := matBatch[complex128]{batch: a.batch, rows: n, cols: n, data: make([]complex128, a.batch*n*n)}
 	w := matBatch[complex128]{batch: a.batch, rows: 1, cols: n, data: make([]complex128, a.batch*n)}
 	sdim, info := newArray(rt[3]), newArray(rt[4])
-	if a.cols != n || !shapesMatch(rt[:3], t.data, z.data, w.data) || sdim.size() != a.batch || info.size() != a.batch {
-		return nil, invalidf("gees result shapes do not match a %s", in[0].t)
+	if a.cols != n || !rt[0].Equal(in[0].t) || !rt[1].Equal(in[0].t) || rt[2].Elem != in[0].t.Elem ||
+		!shapesMatch(rt[:3], t.data, z.data, w.data) || sdim.size() != a.batch || info.size() != a.batch {
+		return nil, invalidf("gees result types do not match a %s", in[0].t)
 	}
 	for b := 0; b < a.batch; b++ {
 		if err := ev.ctx.Err(); err != nil {
@@ -115,8 +117,9 @@ func evalLapackGeevComplex(ev *evaluator, op *operation, in []*array) ([]*array,
 	vl := matBatch[complex128]{batch: a.batch, rows: n, cols: n, data: make([]complex128, a.batch*n*n)}
 	vr := matBatch[complex128]{batch: a.batch, rows: n, cols: n, data: make([]complex128, a.batch*n*n)}
 	info := newArray(rt[3])
-	if a.cols != n || !shapesMatch(rt[:3], w.data, vl.data, vr.data) || info.size() != a.batch {
-		return nil, invalidf("geev result shapes do not match a %s", in[0].t)
+	if a.cols != n || rt[0].Elem != in[0].t.Elem || !rt[1].Equal(in[0].t) || !rt[2].Equal(in[0].t) ||
+		!shapesMatch(rt[:3], w.data, vl.data, vr.data) || info.size() != a.batch {
+		return nil, invalidf("geev result types do not match a %s", in[0].t)
 	}
 	left, right := lapackFlag(op, "compute_left", 'N') == 'V', lapackFlag(op, "compute_right", 'V') == 'V'
 	for b := 0; b < a.batch; b++ {

@@ -155,7 +155,9 @@ func TestLapackGeevComplex(t *testing.T) {
 }
 
 // TestLapackSchurBadInput: a non-finite matrix sets info (JAX then turns
-// the results to NaN); results of the wrong shape are INVALID_ARGUMENT.
+// the results to NaN); results of the wrong shape or element type (gees,
+// geev, gehrd, sytrd/hetrd) are INVALID_ARGUMENT, not an interpreter
+// failure.
 func TestLapackSchurBadInput(t *testing.T) {
 	got := runMatrixCall(t, "lapack_zgees_ffi", "mode = 86 : ui8, sort = 78 : ui8", 0, 2, []complex128{1, cmplx.NaN(), 0, 1}, "complex<f64>",
 		"tensor<2x2xcomplex<f64>>", "tensor<2x2xcomplex<f64>>", "tensor<2xcomplex<f64>>", "tensor<i32>", "tensor<i32>")
@@ -172,6 +174,12 @@ func TestLapackSchurBadInput(t *testing.T) {
 		{"lapack_zgees_ffi", "(tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<i32>)"},
 		{"lapack_zgeev_ffi", "(tensor<2xcomplex<f64>>, tensor<2x3xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<i32>)"},
 		{"lapack_dgees_ffi", "(tensor<2x2xf64>, tensor<2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xi32>, tensor<i32>)"},
+		{"lapack_dgees_ffi", "(tensor<2x2xcomplex<f64>>, tensor<2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<i32>, tensor<i32>)"},
+		{"lapack_dgees_ffi", "(tensor<2x2xf64>, tensor<2x2xf64>, tensor<2xi32>, tensor<2xf64>, tensor<i32>, tensor<i32>)"},
+		{"lapack_zgeev_ffi", "(tensor<2xf64>, tensor<2x2xcomplex<f64>>, tensor<2x2xcomplex<f64>>, tensor<i32>)"},
+		{"lapack_zgehrd_ffi", "(tensor<2x2xcomplex<f64>>, tensor<1xf64>, tensor<i32>)"},
+		{"lapack_zhetrd_ffi", "(tensor<2x2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<1xf64>, tensor<1xcomplex<f64>>, tensor<i32>)"},
+		{"lapack_dsytrd_ffi", "(tensor<2x2xf64>, tensor<2xf64>, tensor<1xf64>, tensor<1xf32>, tensor<i32>)"},
 	} {
 		n := strings.Count(c.results, "tensor<")
 		a := "tensor<2x2xcomplex<f64>>"
