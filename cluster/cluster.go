@@ -48,6 +48,10 @@ type Client struct {
 	watchDone chan struct{}
 	watching  chan struct{}  // closed once the watch applied its first snapshot
 	dials     sync.WaitGroup // dialInBackground's; Close waits for them
+	// redials counts the links' redial loops, which Close ends and waits
+	// for; redialMu orders their start against Close (trackRedial).
+	redials  sync.WaitGroup
+	redialMu sync.Mutex
 }
 
 var _ ifrt.Client = (*Client)(nil)

@@ -249,13 +249,24 @@ func (c *Client) As(target any) bool {
 // Close ends every worker session (the workers free what they held for this
 // client) and stops watching the RM. It is idempotent.
 func (c *Client) Close() error {
-	if c.closed.Swap(true) {
+	// Under redialMu, so that a redial loop is either counted before Wait
+	// or never starts (trackRedial).
+	c.redialMu.Lock()
+	closed := c.closed.Swap(true)
+	c.redialMu.Unlock()
+	if closed {
 		return nil
 	}
 	if c.stopWatch != nil {
 		c.stopWatch()
 		<-c.watchDone
 	}
+	// The running redial loops end now rather than after their dial or
+	// backoff.
+	for _, l := range c.links {
+		l.cancelRedial()
+	}
+	c.redials.Wait()
 	c.dials.Wait()
 	for _, l := range c.links {
 		l.lose(0, ifrt.ErrClientClosed)

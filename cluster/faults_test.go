@@ -88,7 +88,8 @@ func startPathCluster(t *testing.T, slices int, opts ...cluster.Option) *pathClu
 
 // TestFrozenWorkerWithTheRMDown: a frozen worker blocked its clients for good
 // when the RM, which would have noticed, was down. The client's own liveness
-// check takes the worker's link down with DATA_LOSS.
+// check takes the worker's link down with DATA_LOSS; closing the client ends
+// the link's redial loop.
 func TestFrozenWorkerWithTheRMDown(t *testing.T) {
 	pc := startPathCluster(t, 2, cluster.WithKeepalive(100*time.Millisecond, 300*time.Millisecond))
 	ctx := testContext(t)
@@ -104,6 +105,21 @@ func TestFrozenWorkerWithTheRMDown(t *testing.T) {
 	}
 	if _, err := putOn(ctx, pc.client, 1); err != nil {
 		t.Errorf("a transfer to the other worker: %v", err)
+	}
+	// The lost link redials, asking the RM that is down; Close ends that
+	// loop and waits for it, where it used to run on through its dial and
+	// backoff after Close returned (a goroutine the leak check caught).
+	eventually(t, ctx, "the lost link redialling", func() error {
+		if cluster.Redialing(pc.client) == 0 {
+			return errors.New("no link redials")
+		}
+		return nil
+	})
+	if err := pc.client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := cluster.Redialing(pc.client); n != 0 {
+		t.Errorf("%d links still redial after Close returned", n)
 	}
 }
 

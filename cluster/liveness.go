@@ -56,11 +56,16 @@ func (l *link) redial() {
 	if !l.redialing.CompareAndSwap(false, true) {
 		return
 	}
+	if !l.c.trackRedial() {
+		l.redialing.Store(false)
+		return
+	}
 	loop, stop := context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.stopRedial = stop
 	l.mu.Unlock()
 	go func() {
+		defer l.c.redials.Done()
 		defer l.redialing.Store(false)
 		defer stop()
 		wait := 100 * time.Millisecond
@@ -84,6 +89,18 @@ func (l *link) redial() {
 			wait = min(2*wait, 5*time.Second)
 		}
 	}()
+}
+
+// trackRedial counts a redial loop about to start, for Close to wait for,
+// and reports false once the client is closed (no loop may start then).
+func (c *Client) trackRedial() bool {
+	c.redialMu.Lock()
+	defer c.redialMu.Unlock()
+	if c.closed.Load() {
+		return false
+	}
+	c.redials.Add(1)
+	return true
 }
 
 // dialTimeout bounds one attempt to dial a worker the RM lists as live.

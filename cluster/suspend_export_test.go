@@ -34,3 +34,14 @@ func Watching(ctx context.Context, c *Client) error {
 		return ctx.Err()
 	}
 }
+
+// Redialing counts the client's links whose redial loop runs.
+func Redialing(c *Client) int {
+	n := 0
+	for _, l := range c.links {
+		if l.redialing.Load() {
+			n++
+		}
+	}
+	return n
+}
