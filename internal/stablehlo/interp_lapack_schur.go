@@ -11,8 +11,8 @@ import (
 // lapack_{c,z}gees_ffi(a) -> (t, z, w, sdim, info), without sorting; and geev
 // of complex matrices (jnp.linalg.eig), lapack_{c,z}geev_ffi(a) -> (w, vl,
 // vr, info). A real matrix's Schur form is geev's (interp_lapack_geev.go). A
-// complex matrix is reduced to upper Hessenberg form by Householder
-// reflections and to upper triangular form by single-shift QR steps with
+// complex matrix is reduced to upper Hessenberg form as gehrd reduces it
+// and to upper triangular form by single-shift QR steps with
 // Wilkinson's shift, as LAPACK's zlahqr does; its eigenvectors are the
 // triangular factor's, found by back substitution and carried back. A
 // Schur form is not unique: the eigenvalues stand on the diagonal in the
@@ -185,7 +185,7 @@ func complexSchur(a []complex128, n int) (z []complex128, ok bool) {
 			return nil, false
 		}
 	}
-	z = complexHessenberg(a, n)
+	z = hessenbergQ(a, n)
 	if !complexSchurQR(a, z, n) {
 		return nil, false
 	}
@@ -195,68 +195,28 @@ func complexSchur(a []complex128, n int) (z []complex128, ok bool) {
 	return z, true
 }
 
-// complexHessenberg reduces the n×n row-major a to upper Hessenberg form
-// in place by Householder reflections and returns their product, the
-// unitary z with a_original = z h zᴴ.
-func complexHessenberg(a []complex128, n int) []complex128 {
+// hessenbergQ reduces the n×n row-major a to upper Hessenberg form in
+// place, as gehrd does (reduceHessenberg), and returns the unitary product
+// of its reflectors, z with a_original = z h zᴴ, formed as orgqr forms Q;
+// the reflectors' storage below the subdiagonal is cleared.
+func hessenbergQ(a []complex128, n int) []complex128 {
 	z := make([]complex128, n*n)
 	for i := 0; i < n; i++ {
 		z[i*n+i] = 1
 	}
-	v := make([]complex128, n)
-	for k := 0; k+2 < n; k++ {
-		// The reflection I - 2vvᴴ/vᴴv takes column k below the diagonal,
-		// x, to beta·e₁ with |beta| = ‖x‖ and the phase opposite x₀'s.
-		norm := 0.0
-		for i := k + 1; i < n; i++ {
-			norm = math.Hypot(norm, cmplx.Abs(a[i*n+k]))
-		}
-		if norm == 0 {
-			continue
-		}
-		alpha := a[(k+1)*n+k]
-		phase := complex(1, 0)
-		if alpha != 0 {
-			phase = alpha / complex(cmplx.Abs(alpha), 0)
-		}
-		beta := -phase * complex(norm, 0)
-		u := v[:n-k-1]
-		u[0] = alpha - beta
-		for i := k + 2; i < n; i++ {
-			u[i-k-1] = a[i*n+k]
-		}
-		vv := 0.0
-		for _, x := range u {
-			vv += real(x)*real(x) + imag(x)*imag(x)
-		}
-		f := complex(2/vv, 0)
-		for j := k; j < n; j++ { // from the left: rows k+1..n-1
-			var s complex128
-			for i, x := range u {
-				s += cmplx.Conj(x) * a[(k+1+i)*n+j]
-			}
-			s *= f
-			for i, x := range u {
-				a[(k+1+i)*n+j] -= s * x
-			}
-		}
-		for _, m := range [][]complex128{a, z} { // from the right: columns k+1..n-1
-			for r := 0; r < n; r++ {
-				row := m[r*n+k+1 : r*n+n]
-				var s complex128
-				for i, x := range u {
-					s += row[i] * x
-				}
-				s *= f
-				for i, x := range u {
-					row[i] -= s * cmplx.Conj(x)
-				}
-			}
-		}
-		a[(k+1)*n+k] = beta
-		for i := k + 2; i < n; i++ {
-			a[i*n+k] = 0
-		}
+	if n < 2 {
+		return z
+	}
+	tau := make([]complex128, n-1)
+	reduceHessenberg(matBatch[complex128]{batch: 1, rows: n, cols: n, data: a}, 0, tau)
+	// Rows 1.., where the reflectors act, as reduceHessenberg views a.
+	below := matBatch[complex128]{batch: 1, rows: n - 1, cols: n, data: a[n:]}
+	zBelow := matBatch[complex128]{batch: 1, rows: n - 1, cols: n, data: z[n:]}
+	for j := n - 2; j >= 0; j-- {
+		applyReflector(below, 0, j, tau[j], zBelow, 0, j+1)
+	}
+	for i := 2; i < n; i++ {
+		clear(a[i*n : i*n+i-1])
 	}
 	return z
 }
