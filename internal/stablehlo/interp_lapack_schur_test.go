@@ -210,6 +210,14 @@ func randomComplex(seed uint64, n int) []complex128 {
 	return out
 }
 
+// realParts drops x's imaginary parts, in place.
+func realParts(x []complex128) []complex128 {
+	for i, v := range x {
+		x[i] = complex(real(v), 0)
+	}
+	return x
+}
+
 func toComplex(x []float64) []complex128 {
 	out := make([]complex128, len(x))
 	for i, v := range x {
@@ -223,29 +231,35 @@ func toComplex(x []float64) []complex128 {
 // parts) and returns its results.
 func runMatrixCall(t *testing.T, target, config string, batch, n int, a []complex128, typ string, results ...string) []*Tensor {
 	t.Helper()
-	parts := make([]string, len(a))
-	for i, x := range a {
-		parts[i] = strconvFloat(real(x))
-		if strings.HasPrefix(typ, "complex") {
-			parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(x)))
-		}
-	}
 	in := batchedType(batch, typ, n, n)
 	flat := fmt.Sprintf("tensor<%dx%s>", len(a), typ)
 	src := fmt.Sprintf(`func.func @main() -> (%s) {
-  %%c = stablehlo.constant dense<[%s]> : %s
+  %%c = stablehlo.constant dense<%s> : %s
   %%a = stablehlo.reshape %%c : (%s) -> %s
   %%r:%d = stablehlo.custom_call @%s(%%a) {mhlo.backend_config = {%s}} : (%s) -> (%s)
   return %s : %s
-}`, strings.Join(results, ", "), strings.Join(parts, ", "), flat, flat, in, len(results), target, config, in, strings.Join(results, ", "), resultRefs(len(results)), strings.Join(results, ", "))
-	if len(a) == 0 {
-		src = strings.Replace(src, "dense<[]>", "dense<>", 1)
-	}
+}`, strings.Join(results, ", "), denseLiteral(a, typ), flat, flat, in, len(results), target, config, in, strings.Join(results, ", "), resultList(len(results)), strings.Join(results, ", "))
 	out, err := mustParse(t, src).Run(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
 	}
 	return out
+}
+
+// denseLiteral writes x as a flat MLIR dense literal of element type typ
+// (a real type takes the real parts); empty when x is.
+func denseLiteral(x []complex128, typ string) string {
+	if len(x) == 0 {
+		return ""
+	}
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconvFloat(real(v))
+		if strings.HasPrefix(typ, "complex") {
+			parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(v)))
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func strconvFloat(x float64) string {
@@ -256,14 +270,6 @@ func strconvFloat(x float64) string {
 		return "0x7FF0000000000000"
 	}
 	return fmt.Sprintf("%.17g", x)
-}
-
-func resultRefs(n int) string {
-	refs := make([]string, n)
-	for i := range refs {
-		refs[i] = fmt.Sprintf("%%r#%d", i)
-	}
-	return strings.Join(refs, ", ")
 }
 
 // checkSchur checks that t is upper triangular (quasi-triangular when not
@@ -405,9 +411,7 @@ func TestLapackGehrd(t *testing.T) {
 					target = map[string]string{"f32": "lapack_cgehrd_ffi", "f64": "lapack_zgehrd_ffi"}[elem]
 					orgqr = map[string]string{"f32": "lapack_cungqr_ffi", "f64": "lapack_zungqr_ffi"}[elem]
 				} else {
-					for i := range a {
-						a[i] = complex(real(a[i]), 0)
-					}
+					a = realParts(a)
 				}
 				in := batchedType(c.batch, typ, n, n)
 				got := runMatrixCall(t, target, fmt.Sprintf("high = %d : i32, low = 1 : i32", n), c.batch, n, a, typ, in, batchedType(c.batch, typ, max(n-1, 0)), batchedType(c.batch, "i32"))
@@ -464,24 +468,13 @@ func runTwoArgCall(t *testing.T, target string, a, tau []complex128, n int, elem
 	if complexType {
 		typ = "complex<" + elem + ">"
 	}
-	lit := func(x []complex128) string {
-		parts := make([]string, len(x))
-		for i, v := range x {
-			if complexType {
-				parts[i] = fmt.Sprintf("(%s, %s)", strconvFloat(real(v)), strconvFloat(imag(v)))
-			} else {
-				parts[i] = strconvFloat(real(v))
-			}
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	}
 	src := fmt.Sprintf(`func.func @main() -> tensor<%[1]dx%[1]dx%[2]s> {
   %%c = stablehlo.constant dense<%[3]s> : tensor<%[4]dx%[2]s>
   %%a = stablehlo.reshape %%c : (tensor<%[4]dx%[2]s>) -> tensor<%[1]dx%[1]dx%[2]s>
   %%t = stablehlo.constant dense<%[5]s> : tensor<%[1]dx%[2]s>
   %%q = stablehlo.custom_call @%[6]s(%%a, %%t) : (tensor<%[1]dx%[1]dx%[2]s>, tensor<%[1]dx%[2]s>) -> tensor<%[1]dx%[1]dx%[2]s>
   return %%q : tensor<%[1]dx%[1]dx%[2]s>
-}`, n, typ, lit(a), n*n, lit(tau), target)
+}`, n, typ, denseLiteral(a, typ), n*n, denseLiteral(tau, typ), target)
 	out, err := mustParse(t, src).Run(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
@@ -514,10 +507,8 @@ func TestLapackGeqp3(t *testing.T) {
 			a := c.a
 			if a == nil {
 				a = randomComplex(uint64(m*n), m*n)
-				for i := range a {
-					if !c.complex {
-						a[i] = complex(real(a[i]), 0)
-					}
+				if !c.complex {
+					a = realParts(a)
 				}
 			}
 			typ, target, orgqr := "f64", "lapack_dgeqp3_ffi", "lapack_dorgqr_ffi"
@@ -586,24 +577,17 @@ func int64sToFloats(x []int64) []float64 {
 // geqp3Call runs geqp3 on the m×n a with jpvt fixed.
 func geqp3Call(t *testing.T, target, typ string, m, n int, a []complex128, fixed []int64) []*Tensor {
 	t.Helper()
-	parts := make([]string, len(a))
-	for i, x := range a {
-		parts[i] = strconvFloat(real(x))
-		if strings.HasPrefix(typ, "complex") {
-			parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(x)))
-		}
-	}
 	piv := make([]string, n)
 	for i, f := range fixed {
 		piv[i] = fmt.Sprint(f)
 	}
 	src := fmt.Sprintf(`func.func @main() -> (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>) {
-  %%c = stablehlo.constant dense<[%[5]s]> : tensor<%[6]dx%[3]s>
+  %%c = stablehlo.constant dense<%[5]s> : tensor<%[6]dx%[3]s>
   %%a = stablehlo.reshape %%c : (tensor<%[6]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
   %%p = stablehlo.constant dense<[%[7]s]> : tensor<%[2]dxi32>
   %%r:3 = stablehlo.custom_call @%[8]s(%%a, %%p) : (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>) -> (tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>)
   return %%r#0, %%r#1, %%r#2 : tensor<%[1]dx%[2]dx%[3]s>, tensor<%[2]dxi32>, tensor<%[4]dx%[3]s>
-}`, m, n, typ, min(m, n), strings.Join(parts, ", "), m*n, strings.Join(piv, ", "), target)
+}`, m, n, typ, min(m, n), denseLiteral(a, typ), m*n, strings.Join(piv, ", "), target)
 	out, err := mustParse(t, src).Run(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
@@ -717,20 +701,19 @@ func TestLapackOrmqr(t *testing.T) {
 					if complexType {
 						typ, target, orgqr = "complex<f64>", "lapack_zunmqr_ffi", "lapack_zungqr_ffi"
 					}
-					real := func(x []complex128) []complex128 {
+					random := func(seed uint64, n int) []complex128 {
+						x := randomComplex(seed, n)
 						if !complexType {
-							for i := range x {
-								x[i] = complex(real(x[i]), 0)
-							}
+							realParts(x)
 						}
 						return x
 					}
-					a, tau := real(randomComplex(21, m*k)), real(randomComplex(22, k))
+					a, tau := random(21, m*k), random(22, k)
 					rows, cols := m, p
 					if !left {
 						rows, cols = p, m
 					}
-					c := real(randomComplex(23, rows*cols))
+					c := random(23, rows*cols)
 					square := make([]complex128, m*m)
 					for i := 0; i < m; i++ {
 						copy(square[i*m:i*m+k], a[i*k:i*k+k])
@@ -769,16 +752,6 @@ func TestLapackOrmqr(t *testing.T) {
 
 func ormqrCall(t *testing.T, target, typ string, a, tau, c []complex128, m, k, rows, cols int, left, transpose bool) *Tensor {
 	t.Helper()
-	lit := func(x []complex128) string {
-		parts := make([]string, len(x))
-		for i, v := range x {
-			parts[i] = strconvFloat(real(v))
-			if strings.HasPrefix(typ, "complex") {
-				parts[i] = fmt.Sprintf("(%s, %s)", parts[i], strconvFloat(imag(v)))
-			}
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	}
 	src := fmt.Sprintf(`func.func @main() -> tensor<%[1]dx%[2]dx%[3]s> {
   %%af = stablehlo.constant dense<%[4]s> : tensor<%[5]dx%[3]s>
   %%a = stablehlo.reshape %%af : (tensor<%[5]dx%[3]s>) -> tensor<%[6]dx%[7]dx%[3]s>
@@ -787,7 +760,7 @@ func ormqrCall(t *testing.T, target, typ string, a, tau, c []complex128, m, k, r
   %%c = stablehlo.reshape %%cf : (tensor<%[10]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
   %%r = stablehlo.custom_call @%[11]s(%%a, %%t, %%c) {mhlo.backend_config = {left = %[12]v, transpose = %[13]v}} : (tensor<%[6]dx%[7]dx%[3]s>, tensor<%[7]dx%[3]s>, tensor<%[1]dx%[2]dx%[3]s>) -> tensor<%[1]dx%[2]dx%[3]s>
   return %%r : tensor<%[1]dx%[2]dx%[3]s>
-}`, rows, cols, typ, lit(a), m*k, m, k, lit(tau), lit(c), rows*cols, target, left, transpose)
+}`, rows, cols, typ, denseLiteral(a, typ), m*k, m, k, denseLiteral(tau, typ), denseLiteral(c, typ), rows*cols, target, left, transpose)
 	out, err := mustParse(t, src).Run(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", target, err)
