@@ -287,6 +287,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 	}
 	// Each partition's blocks of the arguments, and handles for its outputs.
 	blocks := make([][]ifrt.IndexDomain, len(arrays))
+	held := make([][]*shard, len(arrays))
 	for i, a := range arrays {
 		s, err := e.sharding(e.params[i])
 		if err != nil {
@@ -294,6 +295,9 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 		}
 		if blocks[i], err = s.IndexDomains(a.ArraySpec.Shape); err != nil {
 			return nil, err
+		}
+		if held[i], err = a.live(); err != nil {
+			return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: argument %d: %w", i, err)
 		}
 	}
 	var temps []*shard // blocks gathered for this launch
@@ -311,7 +315,7 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 		}
 		lp := &workerpb.LocalPartition{Partition: int32(p), DeviceId: int32(dev.ID)}
 		for i, a := range arrays {
-			s, err := e.block(ctx, a, i, p, blocks[i][p], &temps)
+			s, err := e.block(ctx, a, held[i], p, blocks[i][p], &temps)
 			if err != nil {
 				return nil, err
 			}
@@ -330,12 +334,6 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 			lp.Outputs = append(lp.Outputs, uint64(h))
 		}
 		pt.req.Partitions = append(pt.req.Partitions, lp)
-	}
-	// A launch travels apart from the session's stream, so it may overtake the
-	// requests that make its arguments (an execution just sent, a gathered
-	// block): each worker looks them up once its session has taken those.
-	for _, pt := range parts {
-		pt.req.AfterOpId = pt.client.LastOpID()
 	}
 	if err := e.launch(ctx, parts); err != nil {
 		return nil, err
@@ -375,13 +373,9 @@ func (e *gangExecutable) Execute(ctx context.Context, args []ifrt.Array, opts *i
 }
 
 // block returns argument a's block domain for partition p, on the worker of
-// p's device: its shard there when it holds exactly that block, else one
-// gathered for this launch (kept in temps).
-func (e *gangExecutable) block(ctx context.Context, a *array, i, p int, domain ifrt.IndexDomain, temps *[]*shard) (*shard, error) {
-	shards, err := a.live()
-	if err != nil {
-		return nil, ifrt.Errorf(ifrt.CodeOf(err), "cluster: argument %d: %w", i, err)
-	}
+// p's device: its shard there (among shards, a's live ones) when it holds
+// exactly that block, else one gathered for this launch (kept in temps).
+func (e *gangExecutable) block(ctx context.Context, a *array, shards []*shard, p int, domain ifrt.IndexDomain, temps *[]*shard) (*shard, error) {
 	for _, s := range shards {
 		if s.place == e.places[p] && slices.Equal(s.domain, domain) {
 			return s, nil
@@ -423,7 +417,21 @@ func (e *gangExecutable) launch(ctx context.Context, parts map[*link]*participan
 			continue
 		}
 		streams[i] = s
-		s.start(ctx, pt.req, launchWaiter{index: i, results: results})
+		// A launch travels apart from the session's stream, so it may overtake
+		// the requests that make its arguments (an execution just sent, a
+		// gathered block): each worker looks them up once its session has
+		// taken those. The arrays the client dropped since its last request
+		// there go along, destructed at the same point (one message, where the
+		// session's stream would carry a request and its answer).
+		released, after := pt.client.TakeDestructs()
+		pt.req.AfterOpId = after
+		pt.req.ReleaseHandles = make([]uint64, len(released))
+		for k, h := range released {
+			pt.req.ReleaseHandles[k] = uint64(h)
+		}
+		if !s.start(ctx, pt.req, launchWaiter{index: i, results: results}) {
+			pt.client.Destruct(released...)
+		}
 	}
 	// The first failure that is not an echo of another's, or the end of
 	// ctx, cancels the launch on the participants that have not answered.

@@ -128,14 +128,15 @@ func (s *launchStream) broke(err error) {
 	}
 }
 
-// start sends launch req, whose result goes to w.results.
-func (s *launchStream) start(ctx context.Context, req *workerpb.LaunchRequest, w launchWaiter) {
+// start sends launch req, whose result goes to w.results, and says whether
+// it went out.
+func (s *launchStream) start(ctx context.Context, req *workerpb.LaunchRequest, w launchWaiter) bool {
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
 		s.mu.Unlock()
 		w.results <- launchOutcome{w.index, err}
-		return
+		return false
 	}
 	s.waiting[req.GetLaunchId()] = w
 	s.mu.Unlock()
@@ -151,7 +152,9 @@ func (s *launchStream) start(ctx context.Context, req *workerpb.LaunchRequest, w
 		if !errors.Is(err, io.EOF) {
 			s.broke(ifrt.Errorf(ifrt.Unavailable, "cluster: sending a launch: %v", rpc.FromStatus(err)))
 		}
+		return false
 	}
+	return true
 }
 
 // cancel tells the worker the launch is given up and stops waiting for it.

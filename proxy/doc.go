@@ -89,7 +89,8 @@
 // The server holds an array until the client destructs its handle. Go has no
 // destructors: when an array becomes unreachable, a cleanup (runtime.AddCleanup)
 // queues a DestructArray request for its handle; queued handles go out in one
-// batched request with the next request, or after about 100µs. Every call
+// batched request with the next request, or after about a millisecond
+// (TakeDestructs hands them to a caller that delivers them another way). Every call
 // keeps the arrays and executable it names reachable until it returns, so that
 // no cleanup can queue a destruct ahead of the request that names the handle.
 // Executables

@@ -15,9 +15,12 @@ import (
 )
 
 // destructBatchDelay is how long DestructArray handles wait to be sent together,
-// unless another request goes out first and takes them along. jaxlib flushes its
-// batch on a similar timer (about 50µs).
-const destructBatchDelay = 100 * time.Microsecond
+// unless another request goes out first and takes them along, or a gang launch
+// does (TakeDestructs). jaxlib flushes its batch after about 50µs; waiting a
+// millisecond lets a loop of launches over several workers hand each launch's
+// released outputs to the next one, instead of a request and an answer per
+// worker, for arrays freed at most a millisecond later.
+const destructBatchDelay = time.Millisecond
 
 // responseFunc receives the response to one request, or the error that ended the
 // session before it came. It runs on the session's receive goroutine and must not
@@ -295,6 +298,18 @@ func (s *session) destruct(handle uint64) {
 			_ = s.flushDestructsLocked()
 		})
 	}
+}
+
+// takeDestructs removes the queued destruct handles and returns them with the
+// op id of the last request sent (see Client.TakeDestructs).
+func (s *session) takeDestructs() ([]uint64, uint64) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	handles := s.destructs
+	s.destructs = nil
+	return handles, s.nextOp - 1
 }
 
 // flushDestructsLocked sends the queued destruct handles, if any, as one request.

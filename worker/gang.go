@@ -155,6 +155,12 @@ func (g *gang) launch(ctx context.Context, req *workerpb.LaunchRequest) (_ *work
 			g.order.release(req.GetSequencerIncarnation(), req.GetSequence())
 		}
 	}()
+	if hs := req.GetReleaseHandles(); len(hs) > 0 {
+		// Whatever becomes of the launch: the client counts them gone.
+		if err := g.w.proxy.DestructSessionArrays(ctx, sid, token, hs, req.GetAfterOpId()); err != nil {
+			g.w.log.Debug("releasing arrays a launch carried", "launch", req.GetLaunchId(), "error", err)
+		}
+	}
 	done, err := g.w.proxy.Admit() // refused while the slice is suspended
 	if err != nil {
 		return nil, err

@@ -15,6 +15,11 @@ type Module struct {
 	numReplicas   int
 	paramPlacing  []string // see ProcessShardings
 	resultPlacing []string
+	// The placements of paramPlacing and resultPlacing over the partitions,
+	// made once at parse (every run of the process reads them, none changes
+	// them), or why they cannot be made.
+	paramPls, resultPls []*placement
+	placingErr          error
 }
 
 // Func is one func.func.

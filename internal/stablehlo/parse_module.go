@@ -262,6 +262,7 @@ func (p *parser) finish() error {
 		}
 	}
 	m.inferProcessShardings()
+	m.placeProcessValues()
 	p.inferResultShardings()
 	m.inlineCalls()
 	m.markNativeThreefry()

@@ -146,22 +146,11 @@ func (m *Module) planGroup(procs []Process, group []int, args [][]*Tensor) (*gro
 			return nil, invalidf("the processes given are not the partitions of one group: partition %d is in group %d", p, group[p])
 		}
 	}
+	if m.placingErr != nil {
+		return nil, m.placingErr
+	}
 	f := m.main
-	paramShardings, resultShardings := m.ProcessShardings()
-	pl.params = make([]*placement, len(f.params))
-	for i, v := range f.params {
-		var err error
-		if pl.params[i], err = placementFor(paramShardings[i], v.Type, P); err != nil {
-			return nil, err
-		}
-	}
-	pl.results = make([]*placement, len(f.results))
-	for k, v := range f.results {
-		var err error
-		if pl.results[k], err = placementFor(resultShardings[k], v.Type, P); err != nil {
-			return nil, err
-		}
-	}
+	pl.params, pl.results = m.paramPls, m.resultPls
 	pl.in = make([][]*array, len(procs))
 	for j, pr := range procs {
 		var err error

@@ -11,6 +11,28 @@ func (m *Module) ProcessShardings() (params, results []string) {
 	return m.paramPlacing, m.resultPlacing
 }
 
+// placeProcessValues lays out @main's parameters and results by their
+// ProcessShardings over the partitions, once for every run.
+func (m *Module) placeProcessValues() {
+	f := m.main
+	if f == nil {
+		return
+	}
+	place := func(shardings []string, vals []Value) []*placement {
+		pls := make([]*placement, len(vals))
+		for i, v := range vals {
+			pl, err := placementFor(shardings[i], v.Type, m.numPartitions)
+			if err != nil && m.placingErr == nil {
+				m.placingErr = err
+			}
+			pls[i] = pl
+		}
+		return pls
+	}
+	m.paramPls = place(m.paramPlacing, f.params)
+	m.resultPls = place(m.resultPlacing, f.results)
+}
+
 // inferProcessShardings sets ProcessShardings once the ops are resolved.
 func (m *Module) inferProcessShardings() {
 	f := m.main

@@ -65,14 +65,11 @@ func (m *Module) RunProcess(ctx context.Context, p Process, args []*Tensor) (out
 	if p.Comm == nil && n > 1 {
 		return nil, invalidf("process (%d, %d) of %d needs a Communicator", p.Replica, p.Partition, n)
 	}
-	f := m.main
-	paramShardings, resultShardings := m.ProcessShardings()
-	pls := make([]*placement, len(f.params))
-	for i, v := range f.params {
-		if pls[i], err = placementFor(paramShardings[i], v.Type, m.numPartitions); err != nil {
-			return nil, err
-		}
+	if m.placingErr != nil {
+		return nil, m.placingErr
 	}
+	f := m.main
+	pls := m.paramPls
 	in, err := decodeArgs(f, args, func(i int) TensorType { return pls[i].localType(f.params[i].Type, p.Partition) })
 	if err != nil {
 		return nil, err
@@ -91,11 +88,7 @@ func (m *Module) RunProcess(ctx context.Context, p Process, args []*Tensor) (out
 	}
 	blocks := make([]*array, len(res))
 	for k, v := range res {
-		want, err := placementFor(resultShardings[k], f.results[k].Type, m.numPartitions)
-		if err != nil {
-			return nil, err
-		}
-		if blocks[k], err = ev.blockOf(v, want); err != nil {
+		if blocks[k], err = ev.blockOf(v, m.resultPls[k]); err != nil {
 			return nil, err
 		}
 	}

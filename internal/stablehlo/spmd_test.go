@@ -2,6 +2,7 @@ package stablehlo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,6 +231,32 @@ func TestRunProcessErrors(t *testing.T) {
 			_, err := m.RunProcess(ctx, c.p, c.args)
 			if errorCode(err) != InvalidArgument || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("RunProcess = %v, want InvalidArgument mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A parameter or result whose sharding cannot be laid out over the
+// program's partitions fails every run with INVALID_ARGUMENT (the layouts are
+// made once, at parse).
+func TestRunProcessImpossibleSharding(t *testing.T) {
+	for _, c := range []struct{ name, param, result string }{
+		{"parameter", `{devices=[4]<=[4]}`, `{replicated}`},
+		{"result", `{devices=[2]<=[2]}`, `{devices=[2,1]<=[2]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := mustParse(t, fmt.Sprintf(`module attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%%a: tensor<4xf32> {mhlo.sharding = "%s"}) -> (tensor<4xf32> {mhlo.sharding = "%s"}) {
+    %%p = stablehlo.partition_id : tensor<ui32>
+    return %%a : tensor<4xf32>
+  }
+}`, c.param, c.result))
+			g := NewLocalGroup(2)
+			for range 2 { // the second run sees the same layouts
+				_, err := m.RunProcess(context.Background(), Process{Partition: 0, Comm: g.Endpoint(0)}, []*Tensor{literal(t, "tensor<2xf32>", "[1, 2]")})
+				if errorCode(err) != InvalidArgument || !strings.Contains(err.Error(), "sharding") {
+					t.Errorf("RunProcess = %v, want InvalidArgument naming the sharding", err)
+				}
 			}
 		})
 	}

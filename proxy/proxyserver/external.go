@@ -3,6 +3,7 @@ package proxyserver
 import (
 	"context"
 	"crypto/subtle"
+	"strings"
 	"sync"
 
 	"github.com/openpathways/pathways/ifrt"
@@ -42,6 +43,54 @@ func (s *Server) SessionArray(ctx context.Context, sessionID uint64, token strin
 	case <-ss.ctx.Done():
 		return nil, ifrt.Errorf(ifrt.Canceled, "proxyserver: session %d has ended", sessionID)
 	}
+}
+
+// DestructSessionArrays destructs handles of session sessionID as a
+// DestructArrayRequest would, once the session has planned request afterOp: a
+// worker's gang launch carries the handles its client dropped (see
+// proxy.Client.TakeDestructs). It returns once the handles are forgotten; an
+// array still in use is released when its uses end. Unknown handles are
+// NOT_FOUND, and the known ones are destructed anyway.
+func (s *Server) DestructSessionArrays(ctx context.Context, sessionID uint64, token string, handles []uint64, afterOp uint64) error {
+	ss, err := s.liveSession(sessionID, token)
+	if err != nil {
+		return err
+	}
+	if err := ss.planned.await(ctx, ss.ctx.Done(), afterOp); err != nil {
+		return err
+	}
+	ss.mu.Lock()
+	targets, unknown := ss.forgetArraysLocked(handles)
+	ss.mu.Unlock()
+	if settled(targets) {
+		ss.dropWhenUnused(targets)
+	} else {
+		go ss.dropWhenUnused(targets) // a use in flight: not on the caller's time
+	}
+	if len(unknown) > 0 {
+		return ifrt.Errorf(ifrt.NotFound, "proxyserver: session %d has no arrays %s", sessionID, strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// settled says whether every target's array is made and no use of it is in
+// flight.
+func settled(targets []destructTarget) bool {
+	for _, t := range targets {
+		select {
+		case <-t.e.Done():
+		default:
+			return false
+		}
+		for _, u := range t.prior {
+			select {
+			case <-u:
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // CheckSessionBytes fails with RESOURCE_EXHAUSTED when n more bytes of arrays

@@ -63,39 +63,52 @@ func (s *session) isArrayDeleted(o *op, r *proxypb.IsArrayDeletedRequest) (*prox
 // requests before it that use them are done. Unknown handles are NOT_FOUND;
 // the known ones are released anyway.
 func (s *session) destructArrays(r *proxypb.DestructArrayRequest) (*proxypb.IfrtResponse, runFunc, error) {
-	type target struct {
-		e     *entry[ifrt.Array]
-		prior []chan struct{}
-	}
-	var targets []target
-	var unknown []string
 	s.mu.Lock()
-	for _, h := range r.GetArrayHandle() {
-		e, ok := s.arrays[h]
-		if !ok {
-			unknown = append(unknown, fmt.Sprint(h))
-			continue
-		}
-		delete(s.arrays, h)
-		targets = append(targets, target{e, pendingUses(e)})
-	}
+	targets, unknown := s.forgetArraysLocked(r.GetArrayHandle())
 	s.mu.Unlock()
 	if len(targets) > 0 {
 		s.work.Add(1)
 		s.runner.run(func() {
 			defer s.work.Done()
-			for _, t := range targets {
-				if waitAll(s.ctx, t.prior) != nil {
-					return
-				}
-				if a, err := t.e.wait(s.ctx); err == nil {
-					s.drop(a)
-				}
-			}
+			s.dropWhenUnused(targets)
 		})
 	}
 	if len(unknown) > 0 {
 		return nil, nil, ifrt.Errorf(ifrt.NotFound, "Unknown array handles: %s", strings.Join(unknown, ", "))
 	}
 	return &proxypb.IfrtResponse{Response: &proxypb.IfrtResponse_DestructArrayResponse{DestructArrayResponse: &proxypb.DestructArrayResponse{}}}, nil, nil
+}
+
+// destructTarget is an array a destruct forgot, and its uses it waits for.
+type destructTarget struct {
+	e     *entry[ifrt.Array]
+	prior []chan struct{}
+}
+
+// forgetArraysLocked forgets handles and returns their arrays with their uses
+// so far, and the handles it did not know. The caller holds s.mu.
+func (s *session) forgetArraysLocked(handles []uint64) (targets []destructTarget, unknown []string) {
+	for _, h := range handles {
+		e, ok := s.arrays[h]
+		if !ok {
+			unknown = append(unknown, fmt.Sprint(h))
+			continue
+		}
+		delete(s.arrays, h)
+		targets = append(targets, destructTarget{e, pendingUses(e)})
+	}
+	return targets, unknown
+}
+
+// dropWhenUnused releases each target's array once its prior uses are done,
+// unless the session ends first (its teardown frees them).
+func (s *session) dropWhenUnused(targets []destructTarget) {
+	for _, t := range targets {
+		if waitAll(s.ctx, t.prior) != nil {
+			return
+		}
+		if a, err := t.e.wait(s.ctx); err == nil {
+			s.drop(a)
+		}
+	}
 }

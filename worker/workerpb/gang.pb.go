@@ -352,9 +352,15 @@ type LaunchRequest struct {
 	// The op id of the last request the client had sent on the session's
 	// IfrtSession stream: the worker looks the arguments up once its session
 	// has taken every request up to this one (see ArrayRef.after_op_id).
-	AfterOpId     uint64 `protobuf:"varint,9,opt,name=after_op_id,json=afterOpId,proto3" json:"after_op_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AfterOpId uint64 `protobuf:"varint,9,opt,name=after_op_id,json=afterOpId,proto3" json:"after_op_id,omitempty"`
+	// Arrays of the session its client dropped since its last request: the
+	// worker destructs them as a DestructArrayRequest would once the session
+	// has taken after_op_id, before the launch and whether or not it runs.
+	// They ride here because a launch does not travel on the session's stream,
+	// which would otherwise carry them as a request and answer of their own.
+	ReleaseHandles []uint64 `protobuf:"fixed64,10,rep,packed,name=release_handles,json=releaseHandles,proto3" json:"release_handles,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *LaunchRequest) Reset() {
@@ -448,6 +454,13 @@ func (x *LaunchRequest) GetAfterOpId() uint64 {
 		return x.AfterOpId
 	}
 	return 0
+}
+
+func (x *LaunchRequest) GetReleaseHandles() []uint64 {
+	if x != nil {
+		return x.ReleaseHandles
+	}
+	return nil
 }
 
 type LaunchStreamRequest struct {
@@ -941,7 +954,7 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\tpartition\x18\x01 \x01(\x05R\tpartition\x12\x1b\n" +
 	"\tdevice_id\x18\x02 \x01(\x05R\bdeviceId\x12\x1c\n" +
 	"\targuments\x18\x03 \x03(\x06R\targuments\x12\x18\n" +
-	"\aoutputs\x18\x04 \x03(\x06R\aoutputs\"\xf5\x02\n" +
+	"\aoutputs\x18\x04 \x03(\x06R\aoutputs\"\x9e\x03\n" +
 	"\rLaunchRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\x04R\tsessionId\x12#\n" +
@@ -955,7 +968,9 @@ const file_worker_workerpb_gang_proto_rawDesc = "" +
 	"\n" +
 	"partitions\x18\b \x03(\v2&.openpathways.worker.v1.LocalPartitionR\n" +
 	"partitions\x12\x1e\n" +
-	"\vafter_op_id\x18\t \x01(\x04R\tafterOpId\"\xa0\x01\n" +
+	"\vafter_op_id\x18\t \x01(\x04R\tafterOpId\x12'\n" +
+	"\x0frelease_handles\x18\n" +
+	" \x03(\x06R\x0ereleaseHandles\"\xa0\x01\n" +
 	"\x13LaunchStreamRequest\x12?\n" +
 	"\x06launch\x18\x01 \x01(\v2%.openpathways.worker.v1.LaunchRequestH\x00R\x06launch\x12\x18\n" +
 	"\x06cancel\x18\x02 \x01(\x06H\x00R\x06cancel\x12#\n" +
