@@ -262,8 +262,8 @@ func (p *parser) finish() error {
 		}
 	}
 	m.inferProcessShardings()
-	m.placeProcessValues()
 	p.inferResultShardings()
+	m.placeProcessValues()
 	m.inlineCalls()
 	m.markNativeThreefry()
 	for _, name := range sortedFuncNames(m.funcs) {

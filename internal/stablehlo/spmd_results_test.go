@@ -1,6 +1,10 @@
 package stablehlo
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // TestResultShardingsFollowElementwiseOps: an SPMD result without a declared
 // sharding takes the sharding of what it is computed from elementwise (as
@@ -54,6 +58,27 @@ func TestResultShardingsFollowElementwiseOps(t *testing.T) {
 			if got := m.Main().Results()[0].Sharding; got != "" {
 				t.Errorf("Results()[0].Sharding = %q, want the declared one, none", got)
 			}
+			checkProcessPlacements(t, m)
 		})
 	}
+}
+
+// checkProcessPlacements checks that runs lay out @main's parameters and
+// results (the placements made at parse) as its ProcessShardings say.
+func checkProcessPlacements(t *testing.T, m *Module) {
+	t.Helper()
+	params, results := m.ProcessShardings()
+	check := func(what string, shardings []string, vals []Value, got []*placement) {
+		for i, v := range vals {
+			want, err := placementFor(shardings[i], v.Type, m.numPartitions)
+			if err != nil {
+				t.Fatalf("%s %d: %v", what, i, err)
+			}
+			if diff := cmp.Diff(want, got[i], cmp.AllowUnexported(placement{})); diff != "" {
+				t.Errorf("%s %d is laid out otherwise than its sharding %q says (-want +got):\n%s", what, i, shardings[i], diff)
+			}
+		}
+	}
+	check("parameter", params, m.main.params, m.paramPls)
+	check("result", results, m.main.results, m.resultPls)
 }

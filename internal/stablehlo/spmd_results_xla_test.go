@@ -1248,6 +1248,7 @@ func TestResultShardingsFollowXLAPropagation(t *testing.T) {
 					t.Errorf("%s: result %d sharding %q, XLA gives %q", c.jax, k, got, want)
 				}
 			}
+			checkProcessPlacements(t, m)
 		})
 	}
 }
