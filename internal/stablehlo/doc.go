@@ -70,7 +70,8 @@
 // eigenproblem, Schur decomposition and Hessenberg reduction of real and
 // complex matrices (lapack_{s,d,c,z}{trsm,potrf,getrf,geqrf,geqp3,
 // orgqr/ungqr,ormqr/unmqr,syevd/heevd,sytrd/hetrd,gesdd,gesvd,gtsv,geev,
-// gees,gehrd}_ffi: every LAPACK target jaxlib registers), and the
+// gees,gehrd}_ffi: every LAPACK target jaxlib registers, and jaxlib's own
+// tridiagonal_solve_perturbed_ffi for eigh_tridiagonal's vectors), and the
 // sharding annotations (custom_call @Sharding, sdy.sharding_constraint,
 // sdy.reshard), which are identities in a global run, the collectives
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
@@ -79,9 +80,9 @@
 // SPMDShardToFullShape custom calls), and on complex values real, imag,
 // complex and fft (FFT, IFFT, RFFT, IRFFT). Everything else is
 // Unimplemented: f8E8M0FNU, f4E2M1FN and the 6-bit floats, dynamic shapes,
-// other custom calls (jaxlib's tridiagonal_solve_perturbed_ffi, host
-// callbacks), tuples and tokens, and MLIR bytecode that is not a StableHLO
-// portable artifact (other dialects' encodings).
+// other custom calls (host callbacks), tuples and tokens, and MLIR
+// bytecode that is not a StableHLO portable artifact (other dialects'
+// encodings).
 //
 // # SPMD execution
 //

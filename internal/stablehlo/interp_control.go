@@ -91,8 +91,8 @@ var identityCustomCalls = map[string]bool{
 	"LayoutConstraint":           true,
 }
 
-// linalgCustomCalls are the LAPACK targets of JAX's CPU lowering that the
-// interpreter implements, each routine instantiated for the kind its prefix
+// linalgCustomCalls are the LAPACK targets of JAX's CPU lowering (and
+// jaxlib's perturbed tridiagonal solve) that the interpreter implements, each routine instantiated for the kind its prefix
 // names: float64 arithmetic for s and d, complex128 for c and z.
 var linalgCustomCalls = map[string]evalFunc{
 	"lapack_strsm_ffi":  evalLapackTrsm[float64],
@@ -155,6 +155,9 @@ var linalgCustomCalls = map[string]evalFunc{
 	"lapack_zgees_ffi":  evalLapackGeesComplex,
 	"lapack_cgesdd_ffi": evalLapackGesdd[complex128],
 	"lapack_zgesdd_ffi": evalLapackGesdd[complex128],
+
+	// jaxlib's own kernel (not LAPACK's), one routine for every element type.
+	"tridiagonal_solve_perturbed_ffi": evalTridiagonalSolvePerturbed,
 }
 
 func supportedCustomCall(target string) bool {

@@ -2,7 +2,8 @@
 lowering: geqrf/orgqr, syevd, gesdd, potrf, getrf, trsm, gtsv, of real and
 of complex matrices, geqrf/ungqr and heevd for the latter, geev, gees and
 gehrd of both, geqp3, gesvd, sytrd/hetrd and ormqr/unmqr) and what is built
-on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), checked by the defining
+on them (pinv, det, lstsq, norm(x, 2), matrix_rank, sqrtm), jaxlib's perturbed
+tridiagonal solve (eigh_tridiagonal's eigenvectors), checked by the defining
 properties of each factorization and against local CPU JAX where the result
 is unique (QR follows LAPACK's sign convention; eigen- and singular values).
 Run with JAX_PLATFORMS=proxy,cpu.
@@ -254,6 +255,26 @@ for dt, sfx in ((np.float32, ""), (np.float64, "_f64"), (np.complex64, ""), (np.
   zero = np.zeros(4, dt)
   sing = on(dev, lla.tridiagonal_solve, zero, zero, zero, np.ones((4, 1), dt))
   record("tridiagonal_solve_singular_nan", 0.0 if np.all(np.isnan(sing)) else 1.0)
+
+# jaxlib's perturbed tridiagonal solve (tridiagonal_solve_perturbed_ffi), the
+# inverse iteration of eigh_tridiagonal's eigenvectors: against local CPU JAX
+# where the system is regular; a singular one gives a finite answer whose
+# direction is the null vector; eigh_tridiagonal's vectors satisfy T v = v w.
+perturbed = lambda *a: lla.tridiagonal_solve(*a, perturb_singular=True)
+for dt, sfx in ((np.float32, ""), (np.float64, "_f64"), (np.complex64, ""), (np.complex128, "_f64")):
+  dl, dd, du, rhs = rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7), rand(dt, 3, 7, 2)
+  dl[:, 0], du[:, -1], dd[:, 0] = 0, 0, 1e-3
+  err_relative("tridiagonal_solve_perturbed" + sfx, on(dev, perturbed, dl, dd, du, rhs), on(cpu, perturbed, dl, dd, du, rhs))
+  x = on(dev, perturbed, np.array([0, 1, 1], dt), np.zeros(3, dt), np.array([1, 1, 0], dt), np.array([[1], [0], [0]], dt)).ravel()
+  record("tridiagonal_solve_perturbed_singular_finite", 0.0 if np.all(np.isfinite(x)) else 1.0)
+  err("tridiagonal_solve_perturbed_null_vector" + sfx, np.abs(x / np.linalg.norm(x)), np.array([1, 0, 1]) / np.sqrt(2))
+for dt, sfx in ((np.float32, ""), (np.float64, "_f64")):
+  d, e = rand(dt, 9), rand(dt, 8)
+  w, v = on(dev, lambda d, e: jsl.eigh_tridiagonal(d, e, eigvals_only=False), d, e)
+  t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+  err("eigh_tridiagonal_vectors" + sfx, t @ v, v * w)
+  err("eigh_tridiagonal_orthonormal" + sfx, mT(v) @ v, np.eye(9))
+  err("eigh_tridiagonal_values_vs_cpu" + sfx, w, on(cpu, lambda d, e: jsl.eigh_tridiagonal(d, e, eigvals_only=False)[0], d, e))
 
 # Empty matrices (0x0, a batch of them, none in a batch, a 3x0 right-hand
 # side): each function gives local CPU JAX's shapes and values.
