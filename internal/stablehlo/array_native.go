@@ -72,3 +72,32 @@ func bytesView(a *array) []byte {
 	}
 	return nil
 }
+
+// sharesStorage says whether a and b hold overlapping element storage.
+func sharesStorage(a, b *array) bool {
+	as, ae := storageSpan(a)
+	bs, be := storageSpan(b)
+	return as < ae && bs < be && as < be && bs < ae
+}
+
+// storageSpan is the address range of a's elements, empty for none.
+func storageSpan(a *array) (start, end uintptr) {
+	span := func(p unsafe.Pointer, n, size int) (uintptr, uintptr) {
+		return uintptr(p), uintptr(p) + uintptr(n*size)
+	}
+	switch {
+	case len(a.f32) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.f32)), len(a.f32), 4)
+	case len(a.f64) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.f64)), len(a.f64), 8)
+	case len(a.i) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.i)), len(a.i), 8)
+	case len(a.u) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.u)), len(a.u), 8)
+	case len(a.b) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.b)), len(a.b), 1)
+	case len(a.c) > 0:
+		return span(unsafe.Pointer(unsafe.SliceData(a.c)), len(a.c), 16)
+	}
+	return 0, 0
+}

@@ -219,7 +219,7 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 // their regions: the regions are reduction computations applied per element.
 func (op *operation) freshResults() bool {
 	switch op.Name {
-	case "stablehlo.all_reduce", "stablehlo.reduce_scatter":
+	case "stablehlo.all_reduce", "stablehlo.reduce_scatter", "stablehlo.scatter":
 		return true
 	}
 	return false

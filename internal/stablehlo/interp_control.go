@@ -11,11 +11,13 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	// The body may write into a carry in place (ownedCarries): an initial
 	// value that is read after the loop, or passed twice, goes in as a view
 	// marked shared.
+	var viewed []*array
 	for j, a := range vals {
 		if !a.shared && !ownsOperand(op, in, j) {
 			c := *a
 			c.shared = true
 			vals[j] = &c
+			viewed = append(viewed, a)
 		}
 	}
 	for {
@@ -30,6 +32,7 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			return nil, invalidf("while condition must return an i1 scalar")
 		}
 		if !c[0].b[0] {
+			markAliasedInputs(op, viewed, vals)
 			return vals, nil
 		}
 		next, err := ev.runRegion(body, vals)
@@ -40,6 +43,21 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			return nil, invalidf("while body returned %d values, want %d", len(next), len(vals))
 		}
 		vals = next
+	}
+}
+
+// markAliasedInputs marks shared each of inputs whose storage a result of
+// op that is read later still holds (the loop handed back its view, or a
+// view of that): a later last reader of the input must not write into it in
+// place. A result nothing reads leaves the input free for that.
+func markAliasedInputs(op *operation, inputs, results []*array) {
+	for _, a := range inputs {
+		for k, r := range results {
+			if (k >= len(op.resultLive) || op.resultLive[k]) && sharesStorage(a, r) {
+				a.markShared()
+				break
+			}
+		}
 	}
 }
 

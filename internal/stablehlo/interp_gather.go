@@ -368,7 +368,15 @@ func evalScatter(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		if !shapesEqual(inputs[i].t.Shape, shape) || !shapesEqual(updates[i].t.Shape, ushape) {
 			return nil, invalidf("scatter operand shapes do not match")
 		}
-		results[i] = inputs[i].clone()
+		// Written in place when the input dies here: a loop setting one
+		// element a step (x.at[i].set(v)) would otherwise copy all of x
+		// every iteration.
+		if ownsOperand(op, in, i) {
+			c := *inputs[i]
+			results[i] = &c
+		} else {
+			results[i] = inputs[i].clone()
+		}
 	}
 	body := op.regions[0]
 	// A body returning its second argument is plain assignment (x.at[i].set).

@@ -71,6 +71,7 @@ type operation struct {
 	line, col   int // 1-based position in text; 0, 0 for bytecode
 	eval        evalFunc
 	lastUse     []bool          // per operand: no later op reads it (see markLastUses)
+	resultLive  []bool          // per result: a later op or the region's return reads it
 	fused       *fusedProgram   // set on ops made by fuseRegion
 	constant    *array          // small constants, decoded once by Parse (shared)
 	collective  *collectiveInfo // process groups of a collective op

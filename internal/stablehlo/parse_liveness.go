@@ -1,7 +1,8 @@
 package stablehlo
 
 // markLastUses records, for each op operand, whether this op is the last
-// reader of a value defined in the same region. Elementwise ops may then
+// reader of a value defined in the same region, and for each result whether
+// anything reads it. Elementwise ops may then
 // write their result into that operand's storage instead of allocating.
 // Values from enclosing regions never qualify, nor do block arguments (a
 // region can run many times, and its arguments belong to callers), except a
@@ -27,6 +28,10 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 		inner := map[int]bool{}
 		for _, sub := range op.regions {
 			collectUses(sub, inner)
+		}
+		op.resultLive = make([]bool, len(op.results))
+		for j, s := range op.results {
+			op.resultLive[j] = usedLater[s]
 		}
 		op.lastUse = make([]bool, len(op.operands))
 		for j, s := range op.operands {
