@@ -10,13 +10,15 @@ import (
 	"github.com/openpathways/pathways/proxy"
 )
 
-// Handles taken with TakeDestructs stay with the caller: the session's batch
-// timer no longer sends them, and the arrays live on until the server is told
+// Handles taken with TakeDestructs stay with the caller: the session's next
+// request no longer sends them, and the arrays live on until the server is told
 // by another path (DestructSessionArrays, as a worker's gang launch does), or
 // until they are given back with Destruct.
 func TestTakeDestructs(t *testing.T) {
 	opts, srv, gocpuBackend := startServerWith(t, 1)
 	c := dial(t, opts)
+	// The batch timer must not send the handles before the test takes them.
+	proxy.SetDestructBatchDelay(c, time.Hour)
 	ctx := testenv.Context(t, defaultTestTimeout)
 	spec := ifrt.ArraySpec{DType: ifrt.F32, Shape: ifrt.Shape{2}, Sharding: ifrt.NewSingleDeviceSharding(c.Devices()[0], "")}
 	put := func() (ifrt.Array, proxy.ArrayHandle) {
@@ -53,10 +55,7 @@ func TestTakeDestructs(t *testing.T) {
 		t.Fatalf("a second TakeDestructs = %v, want none", again)
 	}
 	// A request flushes what waits for a batch; the taken handles are not there.
-	if _, err := c.MakeArrayFromHostBuffer(ctx, make([]byte, 8), spec, nil); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(10 * time.Millisecond) // the batch timer's delay, many times over
+	third, _ := put()
 	if n := live(); n != 3 {
 		t.Fatalf("the backend holds %d arrays after the handles were taken, want 3", n)
 	}
@@ -66,7 +65,10 @@ func TestTakeDestructs(t *testing.T) {
 	}
 	waitLive(2)
 	c.Destruct(hb)
-	waitLive(1)
+	if err := third.Delete().Await(ctx); err != nil { // a request: hb goes along
+		t.Fatal(err)
+	}
+	waitLive(0)
 
 	err := srv.DestructSessionArrays(ctx, c.SessionID(), c.SessionToken(), []uint64{uint64(ha)}, after)
 	if ifrt.CodeOf(err) != ifrt.NotFound {

@@ -49,19 +49,21 @@ type session struct {
 	dmu        sync.Mutex
 	destructs  []uint64 // handles waiting for a batched DestructArrayRequest
 	flushArmed bool
+	batchDelay time.Duration // destructBatchDelay; tests lengthen it
 
 	recvDone chan struct{}
 }
 
 func newSession(stream proxypb.GrpcIfrtService_IfrtSessionClient, cancel context.CancelFunc, log *slog.Logger) *session {
 	return &session{
-		log:      log,
-		stream:   stream,
-		cancel:   cancel,
-		nextOp:   1,
-		pending:  map[uint64]responseFunc{},
-		done:     make(chan struct{}),
-		recvDone: make(chan struct{}),
+		log:        log,
+		stream:     stream,
+		cancel:     cancel,
+		nextOp:     1,
+		pending:    map[uint64]responseFunc{},
+		done:       make(chan struct{}),
+		recvDone:   make(chan struct{}),
+		batchDelay: destructBatchDelay,
 	}
 }
 
@@ -290,9 +292,10 @@ func (s *session) destruct(handle uint64) {
 	s.destructs = append(s.destructs, handle)
 	arm := !s.flushArmed
 	s.flushArmed = true
+	delay := s.batchDelay
 	s.dmu.Unlock()
 	if arm {
-		time.AfterFunc(destructBatchDelay, func() {
+		time.AfterFunc(delay, func() {
 			s.sendMu.Lock()
 			defer s.sendMu.Unlock()
 			_ = s.flushDestructsLocked()
