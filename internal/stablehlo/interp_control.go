@@ -110,8 +110,9 @@ var identityCustomCalls = map[string]bool{
 }
 
 // linalgCustomCalls are the LAPACK targets of JAX's CPU lowering (and
-// jaxlib's perturbed tridiagonal solve) that the interpreter implements, each routine instantiated for the kind its prefix
-// names: float64 arithmetic for s and d, complex128 for c and z.
+// jaxlib's perturbed tridiagonal solve) that the interpreter implements,
+// each routine instantiated for the kind its prefix names: float64
+// arithmetic for s and d, complex128 for c and z.
 var linalgCustomCalls = map[string]evalFunc{
 	"lapack_strsm_ffi":  evalLapackTrsm[float64],
 	"lapack_dtrsm_ffi":  evalLapackTrsm[float64],

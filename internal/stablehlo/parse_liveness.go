@@ -2,8 +2,8 @@ package stablehlo
 
 // markLastUses records, for each op operand, whether this op is the last
 // reader of a value defined in the same region, and for each result whether
-// anything reads it. Elementwise ops may then
-// write their result into that operand's storage instead of allocating.
+// anything reads it. Elementwise ops may then write their result into that
+// operand's storage instead of allocating.
 // Values from enclosing regions never qualify, nor do block arguments (a
 // region can run many times, and its arguments belong to callers), except a
 // while body's carries that the loop owns (see ownedCarries).
