@@ -82,22 +82,24 @@ func sharesStorage(a, b *array) bool {
 
 // storageSpan is the address range of a's elements, empty for none.
 func storageSpan(a *array) (start, end uintptr) {
-	span := func(p unsafe.Pointer, n, size int) (uintptr, uintptr) {
-		return uintptr(p), uintptr(p) + uintptr(n*size)
-	}
 	switch {
 	case len(a.f32) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.f32)), len(a.f32), 4)
+		return spanOf(a.f32)
 	case len(a.f64) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.f64)), len(a.f64), 8)
+		return spanOf(a.f64)
 	case len(a.i) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.i)), len(a.i), 8)
+		return spanOf(a.i)
 	case len(a.u) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.u)), len(a.u), 8)
+		return spanOf(a.u)
 	case len(a.b) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.b)), len(a.b), 1)
+		return spanOf(a.b)
 	case len(a.c) > 0:
-		return span(unsafe.Pointer(unsafe.SliceData(a.c)), len(a.c), 16)
+		return spanOf(a.c)
 	}
 	return 0, 0
+}
+
+func spanOf[T any](s []T) (start, end uintptr) {
+	start = uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	return start, start + uintptr(len(s))*unsafe.Sizeof(s[0])
 }
