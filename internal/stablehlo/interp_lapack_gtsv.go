@@ -12,17 +12,13 @@ func evalLapackGtsv[T scalar](ev *evaluator, op *operation, in []*array) ([]*arr
 	if len(in) != 4 || len(op.resultTypes) != 5 {
 		return nil, invalidf("gtsv takes dl, d, du and b and returns them and info")
 	}
-	b, err := toMatBatch[T](in[3])
+	b, diags, err := tridiagonalSystem[T]("gtsv", in)
 	if err != nil {
 		return nil, err
 	}
-	var diags [3]matBatch[T]
 	for k, name := range []string{"dl", "d", "du"} {
-		if diags[k], err = vectorBatch[T](in[k], b.batch, name); err != nil {
-			return nil, err
-		}
-		if diags[k].cols != b.rows || !in[k].t.Equal(op.resultTypes[k]) {
-			return nil, invalidf("gtsv %s %s does not match b %s", name, in[k].t, in[3].t)
+		if !in[k].t.Equal(op.resultTypes[k]) {
+			return nil, invalidf("gtsv %s %s does not match its result %s", name, in[k].t, op.resultTypes[k])
 		}
 	}
 	info := newArray(op.resultTypes[4])
@@ -54,6 +50,24 @@ func evalLapackGtsv[T scalar](ev *evaluator, op *operation, in []*array) ([]*arr
 	}
 	out := []*array{diags[0].toArray(op.resultTypes[0]), diags[1].toArray(op.resultTypes[1]), diags[2].toArray(op.resultTypes[2]), b.toArray(op.resultTypes[3]), info}
 	return out, nil
+}
+
+// tridiagonalSystem reads the operands of a tridiagonal solve: b (in[3], a
+// batch of right-hand sides) and the diagonals dl, d and du (in[0:3], a
+// vector of b's rows per matrix).
+func tridiagonalSystem[T scalar](what string, in []*array) (b matBatch[T], diags [3]matBatch[T], err error) {
+	if b, err = toMatBatch[T](in[3]); err != nil {
+		return b, diags, err
+	}
+	for k, name := range []string{"dl", "d", "du"} {
+		if diags[k], err = vectorBatch[T](in[k], b.batch, name); err != nil {
+			return b, diags, err
+		}
+		if diags[k].cols != b.rows {
+			return b, diags, invalidf("%s %s %s does not match b %s", what, name, in[k].t, in[3].t)
+		}
+	}
+	return b, diags, nil
 }
 
 // gtsvEliminate reduces the tridiagonal system to upper triangular form (d

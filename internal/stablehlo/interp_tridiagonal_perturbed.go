@@ -26,21 +26,14 @@ func evalTridiagonalSolvePerturbed(ev *evaluator, op *operation, in []*array) ([
 }
 
 func tridiagonalSolvePerturbed[T scalar](op *operation, in []*array) ([]*array, error) {
-	b, err := toMatBatch[T](in[3])
-	if err != nil {
-		return nil, err
-	}
-	var diags [3]matBatch[T]
 	for k, name := range []string{"dl", "d", "du"} {
 		if in[k].t.Elem != in[3].t.Elem {
 			return nil, invalidf("tridiagonal_solve_perturbed %s %s and b %s differ in element type", name, in[k].t, in[3].t)
 		}
-		if diags[k], err = vectorBatch[T](in[k], b.batch, name); err != nil {
-			return nil, err
-		}
-		if diags[k].cols != b.rows {
-			return nil, invalidf("tridiagonal_solve_perturbed %s %s does not match b %s", name, in[k].t, in[3].t)
-		}
+	}
+	b, diags, err := tridiagonalSystem[T]("tridiagonal_solve_perturbed", in)
+	if err != nil {
+		return nil, err
 	}
 	if !in[3].t.Equal(op.resultTypes[0]) {
 		return nil, invalidf("tridiagonal_solve_perturbed result %s does not match b %s", op.resultTypes[0], in[3].t)
