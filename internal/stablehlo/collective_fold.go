@@ -30,13 +30,23 @@ func newFolder(ev *evaluator, body *region, e ElemType) (*folder, error) {
 // own (same type and position) and stores the reduction of all pieces, in
 // group order, in acc (of own's size). When own is one of the first two
 // pieces, the first step combines own and the other straight into acc, so
-// own is not first copied there.
-func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) error {
+// own is not first copied there. When reduced is not nil it is called as
+// the leading elements of acc take their final values, with how many do,
+// so that the caller can pass them on while they are still in the cache.
+func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array, reduced func(upto int)) error {
 	if len(group) == 1 {
 		copyRange(acc, 0, own)
 		return nil
 	}
 	size := own.size() * own.t.Elem.ByteSize()
+	// The last step is the last peer's piece unless this process is the
+	// last member and folds its own piece last (see below).
+	last := len(group) - 1
+	if last == me && me > 1 {
+		last = -1
+	} else if last == me {
+		last--
+	}
 	for j, peer := range group {
 		if j == me {
 			if j > 1 {
@@ -55,11 +65,33 @@ func (f *folder) reduceInto(x *exchange, group []int, me int, own, acc *array) e
 		case j > 0:
 			w.put = func(at int, run *array) error { return f.fold(acc, at, run) }
 		}
+		if j == last && reduced != nil {
+			w.put = reportingRuns(w.put, reduced)
+		}
 		if err := x.recv(peer, size, w); err != nil {
 			return err
 		}
 	}
+	if reduced != nil {
+		reduced(acc.size())
+	}
 	return nil
+}
+
+// reportingRuns wraps put so that it takes runs of at most gatherPiece
+// bytes and reports after each how far it got.
+func reportingRuns(put func(at int, run *array) error, reduced func(upto int)) func(at int, run *array) error {
+	return func(at int, run *array) error {
+		step := max(1, gatherPiece/run.t.Elem.ByteSize())
+		for lo := 0; lo < run.size(); lo += step {
+			hi := min(lo+step, run.size())
+			if err := put(at+lo, flat(run, lo, hi)); err != nil {
+				return err
+			}
+			reduced(at + hi)
+		}
+		return nil
+	}
 }
 
 // pairsElementwise says whether pair combines e elements one index at a

@@ -15,10 +15,12 @@ import (
 // TestAllReduceGroupOrder checks that all_reduce combines the pieces in
 // group order whichever process reduces them, for a commutative body (a
 // typed loop) and one that is not (subtract, through the interpreter), over
-// 2 and 3 processes, of a parameter and of an intermediate value (which the
-// first two processes reduce in place).
+// 2, 3 and 4 processes, of a parameter and of an intermediate value (which
+// the first two processes reduce in place), with each reduced chunk sent
+// whole and one element at a time.
 func TestAllReduceGroupOrder(t *testing.T) {
-	const n = 6
+	const n = 7
+	defer func(piece int) { gatherPiece = piece }(gatherPiece)
 	for _, c := range []struct {
 		op      string
 		combine func(a, b float32) float32
@@ -29,9 +31,11 @@ func TestAllReduceGroupOrder(t *testing.T) {
 		for _, run := range []struct {
 			procs   int
 			operand string
-		}{{2, "a"}, {3, "a"}, {2, "b"}, {3, "b"}} {
+			piece   int
+		}{{2, "a", 1 << 20}, {3, "a", 1 << 20}, {2, "b", 1 << 20}, {3, "b", 1 << 20}, {2, "a", 4}, {2, "b", 4}, {3, "b", 4}, {4, "a", 4}, {4, "b", 4}} {
 			procs := run.procs
-			t.Run(fmt.Sprintf("%s/%d/%s", c.op, procs, run.operand), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d/%s/piece%d", c.op, procs, run.operand, run.piece), func(t *testing.T) {
+				gatherPiece = run.piece
 				ids := make([]string, procs)
 				for i := range ids {
 					ids[i] = fmt.Sprint(i)

@@ -97,11 +97,18 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		return in, nil
 	}
 	// Reduce-scatter: process j reduces the j-th chunk of every operand;
-	// then all-gather the reduced chunks.
-	x := newExchange(ev.ctx, ps.Comm, ps.seq, 2*len(in))
+	// then all-gather the reduced chunks, each in pieces sent as soon as
+	// they are reduced.
 	bounds := make([][]int, len(in))
+	messages := 0
 	for i, a := range in {
 		bounds[i] = chunkBounds(a.size(), n)
+		// Its chunk, then its reduced chunk's pieces (no more than the
+		// whole operand's).
+		messages += 1 + len(gatherPieces(a, 0, a.size())) - 1
+	}
+	x := newExchange(ev.ctx, ps.Comm, ps.seq, messages)
+	for i, a := range in {
 		x.sendOthers(group, me, func(j int) []byte { return rangeBytes(a, bounds[i][j], bounds[i][j+1]) })
 	}
 	// Each process reduces its chunk straight into its result, and sends
@@ -114,23 +121,33 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 			c := *a
 			out[i] = &c
 		} else {
-			out[i] = newArray(a.t)
+			// Every element is written below: the chunk by the reduction,
+			// the others by the peers' pieces.
+			out[i] = newUninitializedArray(a.t)
 		}
-		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi)); err != nil {
+		pieces, sent := gatherPieces(a, lo, hi), 0
+		reduced := func(upto int) {
+			for sent+1 < len(pieces) && pieces[sent+1] <= lo+upto {
+				piece := rangeBytes(out[i], pieces[sent], pieces[sent+1])
+				x.sendOthers(group, me, func(int) []byte { return piece })
+				sent++
+			}
+		}
+		if err := folds[i].reduceInto(x, group, me, flat(a, lo, hi), flat(out[i], lo, hi), reduced); err != nil {
 			return nil, x.abandon(err)
 		}
-		chunk := rangeBytes(out[i], lo, hi)
-		x.sendOthers(group, me, func(int) []byte { return chunk })
 	}
 	for i, a := range in {
-		size := a.t.Elem.ByteSize()
 		for j, peer := range group {
 			if j == me {
 				continue
 			}
-			lo, hi := bounds[i][j], bounds[i][j+1]
-			if err := x.recv(peer, (hi-lo)*size, copyInto(out[i], lo)); err != nil {
-				return nil, x.abandon(err)
+			pieces := gatherPieces(a, bounds[i][j], bounds[i][j+1])
+			for k := range len(pieces) - 1 {
+				lo, hi := pieces[k], pieces[k+1]
+				if err := x.recv(peer, (hi-lo)*a.t.Elem.ByteSize(), copyInto(out[i], lo)); err != nil {
+					return nil, x.abandon(err)
+				}
 			}
 		}
 	}
@@ -138,6 +155,23 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// gatherPiece is the most bytes of a reduced chunk all_reduce sends in one
+// message: a piece goes out while the reduction that wrote it is still in
+// the cache, and the peers start receiving before the whole chunk is done.
+// A variable for tests of many pieces.
+var gatherPiece = 4 << 20
+
+// gatherPieces splits a's elements [lo, hi) into the pieces all_reduce
+// sends them in: piece k is [b[k], b[k+1]).
+func gatherPieces(a *array, lo, hi int) []int {
+	step := max(1, gatherPiece/a.t.Elem.ByteSize())
+	b := []int{lo}
+	for at := lo + step; at < hi; at += step {
+		b = append(b, at)
+	}
+	return append(b, hi)
 }
 
 // reducesInPlace says whether all_reduce may reduce operand i into its own
@@ -180,7 +214,7 @@ func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, err
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
 	x.sendOthers(group, me, func(j int) []byte { return allBytes(parts[j]) })
 	acc := newArray(op.resultTypes[0])
-	err = fold.reduceInto(x, group, me, parts[me], acc)
+	err = fold.reduceInto(x, group, me, parts[me], acc, nil)
 	if ferr := x.finish(); err == nil {
 		err = ferr
 	}
