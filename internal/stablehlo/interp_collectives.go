@@ -241,8 +241,23 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		data := allBytes(a)
 		x.sendOthers(group, me, func(int) []byte { return data })
 	}
+	out := make([]*array, len(in))
 	gathered := make([][]*array, len(in))
 	for i, a := range in {
+		if blocksFollow(a.t, op.resultTypes[i], dim, len(group)) {
+			// The blocks lie one after another in the result: each goes
+			// straight there, every element written.
+			out[i] = newUninitializedArray(op.resultTypes[i])
+			block := a.size()
+			for j, peer := range group {
+				if j == me {
+					copyRange(out[i], j*block, a)
+				} else if err := x.recv(peer, block*a.t.Elem.ByteSize(), copyInto(out[i], j*block)); err != nil {
+					return nil, x.abandon(err)
+				}
+			}
+			continue
+		}
 		gathered[i] = make([]*array, len(group))
 		for j, peer := range group {
 			if j == me {
@@ -258,13 +273,35 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 	if err := x.finish(); err != nil {
 		return nil, err
 	}
-	out := make([]*array, len(in))
 	for i := range in {
+		if out[i] != nil {
+			continue
+		}
 		if out[i], err = concatArrays(gathered[i], dim, op.resultTypes[i]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// blocksFollow says whether whole is n blocks of part's type laid along
+// dim, and they lie one after another in whole's storage (dim is the
+// outermost dimension larger than 1).
+func blocksFollow(part, whole TensorType, dim int64, n int) bool {
+	if part.Elem != whole.Elem || len(part.Shape) != len(whole.Shape) || dim < 0 || int(dim) >= len(whole.Shape) {
+		return false
+	}
+	for d, size := range part.Shape {
+		switch {
+		case int64(d) == dim && whole.Shape[d] != size*int64(n):
+			return false
+		case int64(d) != dim && whole.Shape[d] != size:
+			return false
+		case int64(d) < dim && size != 1:
+			return false
+		}
+	}
+	return true
 }
 
 func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {

@@ -166,6 +166,10 @@ func TestConvertOps(t *testing.T) {
 	})
 }
 
+// concatLarge makes %c, a tensor<3x8192xi32> of two iotas side by side.
+const concatLarge = "  %v = stablehlo.iota dim = 1 : tensor<3x4096xi32>\n  %w = stablehlo.iota dim = 0 : tensor<3x4096xi32>\n" +
+	"  %c = stablehlo.concatenate %v, %w, dim = 1 : (tensor<3x4096xi32>, tensor<3x4096xi32>) -> tensor<3x8192xi32>\n"
+
 func TestShapeOps(t *testing.T) {
 	m23 := cst("a", "tensor<2x3xi32>", "[[1, 2, 3], [4, 5, 6]]")
 	runOpCases(t, []opCase{
@@ -195,6 +199,16 @@ func TestShapeOps(t *testing.T) {
 		{"broadcast_empty", cst("v", "tensor<0xi32>", "[]") + "  %r = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<0xi32>) -> tensor<3x0xi32>",
 			"tensor<3x0xi32>", "[]"},
 		{"concatenate", m23 + "  %r = stablehlo.concatenate %a, %a, dim = 1 : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x6xi32>", "tensor<2x6xi32>", "[[1, 2, 3, 1, 2, 3], [4, 5, 6, 4, 5, 6]]"},
+		{"concatenate_middle", cst("v", "tensor<2x1x2xi32>", "[[[1, 2]], [[3, 4]]]") + cst("e", "tensor<2x0x2xi32>", "[]") + cst("w", "tensor<2x2x2xi32>", "[[[5, 6], [7, 8]], [[9, 10], [11, 12]]]") +
+			"  %r = stablehlo.concatenate %w, %e, %v, dim = 1 : (tensor<2x2x2xi32>, tensor<2x0x2xi32>, tensor<2x1x2xi32>) -> tensor<2x3x2xi32>", "tensor<2x3x2xi32>",
+			"[[[5, 6], [7, 8], [1, 2]], [[9, 10], [11, 12], [3, 4]]]"},
+		// 3×8192 elements, whose storage comes uncleared: where the blocks
+		// meet, and the sum of all (3·(4095·4096/2) + 4096·(0+1+2)).
+		{"concatenate_large", concatLarge + "  %r = stablehlo.slice %c [0:3, 4094:4098] : (tensor<3x8192xi32>) -> tensor<3x4xi32>",
+			"tensor<3x4xi32>", "[[4094, 4095, 0, 0], [4094, 4095, 1, 1], [4094, 4095, 2, 2]]"},
+		{"concatenate_large_sum", concatLarge + cst("z", "tensor<i32>", "0") +
+			"  %r = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<3x8192xi32>, tensor<i32>) -> tensor<i32>",
+			"tensor<i32>", "25171968"},
 		{"dynamic_slice_clamps", m23 + cst("i", "tensor<i64>", "5") + cst("j", "tensor<i64>", "-3") +
 			"  %r = stablehlo.dynamic_slice %a, %i, %j, sizes = [1, 2] : (tensor<2x3xi32>, tensor<i64>, tensor<i64>) -> tensor<1x2xi32>", "tensor<1x2xi32>", "[[4, 5]]"},
 		{"dynamic_update_slice_clamps", m23 + cst("u", "tensor<1x2xi32>", "[[7, 8]]") + cst("i", "tensor<i32>", "0") + cst("j", "tensor<i32>", "2") +

@@ -294,9 +294,9 @@ func concatArrays(parts []*array, dim int64, t TensorType) (*array, error) {
 	if len(parts) == 0 || dim < 0 || int(dim) >= len(t.Shape) {
 		return nil, invalidf("bad concatenate dimension %d", dim)
 	}
-	out := newArray(t)
-	dst := strides(t.Shape)
-	offset := int64(0)
+	// Every element is written below, or the operands do not fill t.
+	out := newUninitializedArray(t)
+	start := make([]int64, len(t.Shape))
 	for _, a := range parts {
 		if len(a.t.Shape) != len(t.Shape) || a.t.Elem != t.Elem {
 			return nil, invalidf("operand %s does not fit %s", a.t, t)
@@ -306,15 +306,13 @@ func concatArrays(parts []*array, dim int64, t TensorType) (*array, error) {
 				return nil, invalidf("operand %s does not fit %s", a.t, t)
 			}
 		}
-		if offset+a.t.Shape[dim] > t.Shape[dim] {
+		if start[dim]+a.t.Shape[dim] > t.Shape[dim] {
 			return nil, invalidf("operands overflow %s", t)
 		}
-		for k, p := range mapIndices(a.t.Shape, dst, int(offset)*dst[dim]) {
-			copyElem(out, p, a, k)
-		}
-		offset += a.t.Shape[dim]
+		placeBlock(out, start, a)
+		start[dim] += a.t.Shape[dim]
 	}
-	if offset != t.Shape[dim] {
+	if start[dim] != t.Shape[dim] {
 		return nil, invalidf("operands do not fill %s", t)
 	}
 	return out, nil
