@@ -213,7 +213,7 @@ func evalReduceScatter(ev *evaluator, op *operation, in []*array) ([]*array, err
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, 1)
 	x.sendOthers(group, me, func(j int) []byte { return allBytes(parts[j]) })
-	acc := newArray(op.resultTypes[0])
+	acc := newUninitializedArray(op.resultTypes[0]) // the first step writes every element
 	err = fold.reduceInto(x, group, me, parts[me], acc, nil)
 	if ferr := x.finish(); err == nil {
 		err = ferr
@@ -242,46 +242,47 @@ func evalAllGather(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 		x.sendOthers(group, me, func(int) []byte { return data })
 	}
 	out := make([]*array, len(in))
-	gathered := make([][]*array, len(in))
 	for i, a := range in {
-		if blocksFollow(a.t, op.resultTypes[i], dim, len(group)) {
-			// The blocks lie one after another in the result: each goes
-			// straight there, every element written.
-			out[i] = newUninitializedArray(op.resultTypes[i])
-			block := a.size()
-			for j, peer := range group {
-				if j == me {
-					copyRange(out[i], j*block, a)
-				} else if err := x.recv(peer, block*a.t.Elem.ByteSize(), copyInto(out[i], j*block)); err != nil {
-					return nil, x.abandon(err)
-				}
-			}
-			continue
-		}
-		gathered[i] = make([]*array, len(group))
-		for j, peer := range group {
-			if j == me {
-				gathered[i][j] = a
-				continue
-			}
-			gathered[i][j] = newArray(a.t)
-			if err := x.recvArray(peer, gathered[i][j]); err != nil {
-				return nil, x.abandon(err)
-			}
+		if out[i], err = receiveBlocks(x, group, me, a, dim, op.resultTypes[i]); err != nil {
+			return nil, x.abandon(err)
 		}
 	}
 	if err := x.finish(); err != nil {
 		return nil, err
 	}
-	for i := range in {
-		if out[i] != nil {
+	return out, nil
+}
+
+// receiveBlocks receives from every member of group but me a block of
+// own's type and returns the blocks, own as member me's, laid in group
+// order along dim of a result of type t.
+func receiveBlocks(x *exchange, group []int, me int, own *array, dim int64, t TensorType) (*array, error) {
+	if blocksFollow(own.t, t, dim, len(group)) {
+		// The blocks lie one after another in the result: each goes
+		// straight there, every element written.
+		out := newUninitializedArray(t)
+		block := own.size()
+		for j, peer := range group {
+			if j == me {
+				copyRange(out, j*block, own)
+			} else if err := x.recv(peer, block*own.t.Elem.ByteSize(), copyInto(out, j*block)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	blocks := make([]*array, len(group))
+	for j, peer := range group {
+		if j == me {
+			blocks[j] = own
 			continue
 		}
-		if out[i], err = concatArrays(gathered[i], dim, op.resultTypes[i]); err != nil {
+		blocks[j] = newArray(own.t)
+		if err := x.recvArray(peer, blocks[j]); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return concatArrays(blocks, dim, t)
 }
 
 // blocksFollow says whether whole is n blocks of part's type laid along
@@ -334,18 +335,7 @@ func evalAllToAll(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	out := make([]*array, len(in))
 	for i := range in {
-		got := make([]*array, len(group))
-		for j, peer := range group {
-			if j == me {
-				got[j] = parts[i][me]
-				continue
-			}
-			got[j] = newArray(parts[i][j].t)
-			if err := x.recvArray(peer, got[j]); err != nil {
-				return nil, x.abandon(err)
-			}
-		}
-		if out[i], err = concatArrays(got, concatDim, op.resultTypes[i]); err != nil {
+		if out[i], err = receiveBlocks(x, group, me, parts[i][me], concatDim, op.resultTypes[i]); err != nil {
 			return nil, x.abandon(err)
 		}
 	}

@@ -133,6 +133,13 @@ func collectiveCases() []gridCase {
 		in:   rows("[[1, 2, 3, 4], [5, 6, 7, 8]]", "[[9, 10, 11, 12], [13, 14, 15, 16]]"),
 		want: rows("[[1, 2], [5, 6], [9, 10], [13, 14]]", "[[3, 4], [7, 8], [11, 12], [15, 16]]"),
 	}, {
+		// Blocks concatenated along an inner dimension: interleaved rows.
+		name: "all_to_all_concat_inner", replicas: 2, partitions: 1,
+		params: []string{"tensor<4x2xi64>"}, results: []string{"tensor<2x4xi64>"},
+		body: `    %r = "stablehlo.all_to_all"(%a0) {split_dimension = 0 : i64, concat_dimension = 1 : i64, split_count = 2 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4x2xi64>) -> tensor<2x4xi64>`,
+		in:   rows("[[1, 2], [3, 4], [5, 6], [7, 8]]", "[[9, 10], [11, 12], [13, 14], [15, 16]]"),
+		want: rows("[[1, 2, 9, 10], [3, 4, 11, 12]]", "[[5, 6, 13, 14], [7, 8, 15, 16]]"),
+	}, {
 		// With a channel, all_to_all groups partitions of each replica.
 		name: "all_to_all_cross_partition", replicas: 2, partitions: 2,
 		params: []string{"tensor<2xi64>"}, results: []string{"tensor<2xi64>"},
