@@ -176,6 +176,16 @@ func TestShapeOps(t *testing.T) {
 		{"pad_spec", m23 + cst("z", "tensor<i32>", "0") +
 			"  %r = stablehlo.pad %a, %z, low = [0, 1], high = [2, 1], interior = [1, 2] : (tensor<2x3xi32>, tensor<i32>) -> tensor<5x9xi32>",
 			"tensor<5x9xi32>", "[[0, 1, 0, 0, 2, 0, 0, 3, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 4, 0, 0, 5, 0, 0, 6, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 0]]"},
+		// Larger than the constants decoded at parse: materialized per run.
+		{"constant_large_splat", cst("c", "tensor<300x300xi32>", "2") + cst("z", "tensor<i32>", "0") +
+			"  %r = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<300x300xi32>, tensor<i32>) -> tensor<i32>",
+			"tensor<i32>", "180000"},
+		{"pad_edges", m23 + cst("z", "tensor<i32>", "9") +
+			"  %r = stablehlo.pad %a, %z, low = [1, 0], high = [0, 2], interior = [0, 0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<3x5xi32>",
+			"tensor<3x5xi32>", "[[9, 9, 9, 9, 9], [1, 2, 3, 9, 9], [4, 5, 6, 9, 9]]"},
+		{"pad_empty_operand", cst("e", "tensor<2x0xi32>", "[]") + cst("z", "tensor<i32>", "7") +
+			"  %r = stablehlo.pad %e, %z, low = [0, 1], high = [0, 1], interior = [0, 0] : (tensor<2x0xi32>, tensor<i32>) -> tensor<2x2xi32>",
+			"tensor<2x2xi32>", "[[7, 7], [7, 7]]"},
 		{"pad_negative", m23 + cst("z", "tensor<i32>", "9") +
 			"  %r = stablehlo.pad %a, %z, low = [-1, 1], high = [0, -2], interior = [0, 0] : (tensor<2x3xi32>, tensor<i32>) -> tensor<1x2xi32>",
 			"tensor<1x2xi32>", "[[9, 4]]"},

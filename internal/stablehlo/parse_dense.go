@@ -53,8 +53,7 @@ func denseArray(a *Attr, t TensorType) (*array, error) {
 	if !t.supported() {
 		return nil, unimplementedf("constant of type %s is not supported", t)
 	}
-	out := newArray(t)
-	n := out.size()
+	n := int(t.NumElements())
 	if a.denseHex != nil {
 		size := t.Elem.ByteSize()
 		switch len(a.denseHex) {
@@ -70,12 +69,16 @@ func denseArray(a *Attr, t TensorType) (*array, error) {
 	if len(lits) != n && len(lits) != 1 {
 		return nil, invalidf("dense literal has %d elements, %s needs %d", len(lits), t, n)
 	}
-	for k := 0; k < n; k++ {
-		s := lits[0]
-		if len(lits) > 1 {
-			s = lits[k]
+	if len(lits) == 1 && n != 1 { // splat: the literal parsed once
+		one := newArray(TensorType{Elem: t.Elem})
+		if err := setFromLiteral(one, 0, lits[0]); err != nil {
+			return nil, err
 		}
-		if err := setFromLiteral(out, k, s); err != nil {
+		return broadcastScalar(one, t), nil
+	}
+	out := newArray(t)
+	for k := 0; k < n; k++ {
+		if err := setFromLiteral(out, k, lits[k]); err != nil {
 			return nil, err
 		}
 	}
