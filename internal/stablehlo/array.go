@@ -269,6 +269,10 @@ type (
 // from the tensor type, so d always holds len(dst) words.
 func decodeWords[W word, T number](d []byte, dst []T) {
 	if w, ok := any(dst).([]W); ok { // same type: decode in place
+		if littleEndian {
+			copy(wordBytes(w), d)
+			return
+		}
 		_, _ = binary.Decode(d, binary.LittleEndian, w)
 		return
 	}
@@ -283,6 +287,10 @@ func decodeWords[W word, T number](d []byte, dst []T) {
 // truncating integers to W's width.
 func encodeWords[W word, T number](d []byte, src []T) {
 	if w, ok := any(src).([]W); ok {
+		if littleEndian {
+			copy(d, wordBytes(w))
+			return
+		}
 		_, _ = binary.Encode(d, binary.LittleEndian, w)
 		return
 	}

@@ -53,27 +53,26 @@ func bytesView(a *array) []byte {
 	}
 	switch a.t.Elem {
 	case F32:
-		if len(a.f32) > 0 {
-			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.f32))), 4*len(a.f32))
-		}
+		return wordBytes(a.f32)
 	case F64:
-		if len(a.f64) > 0 {
-			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.f64))), 8*len(a.f64))
-		}
+		return wordBytes(a.f64)
 	case I64:
-		if len(a.i) > 0 {
-			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.i))), 8*len(a.i))
-		}
+		return wordBytes(a.i)
 	case U64:
-		if len(a.u) > 0 {
-			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.u))), 8*len(a.u))
-		}
+		return wordBytes(a.u)
 	case C128:
-		if len(a.c) > 0 {
-			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.c))), 16*len(a.c))
-		}
+		return wordBytes(a.c)
 	}
 	return nil
+}
+
+// wordBytes is the memory of s as bytes, nil when s is empty; on a
+// little-endian host, the encoding of its elements.
+func wordBytes[W word | complex128](s []W) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
 // sharesStorage says whether a and b hold overlapping element storage.
