@@ -21,6 +21,7 @@ type sortKeys struct {
 	less        func(c int) bool
 	descending  bool // the comparator is GT
 	total       bool // a total order: three-way comparisons are consistent
+	oneKey      bool // total, and left and right are the same keys
 }
 
 // sortByKeys turns the keyed sort off, for tests comparing it with the
@@ -90,6 +91,7 @@ func (p keyPlan) keys(ev *evaluator, body *region, in []*array) (k *sortKeys, ok
 		return nil, false, err
 	}
 	k.total = typ == "TOTALORDER" || !k.left.t.Elem.isFloat()
+	k.oneKey = k.total && sameKeys(k.left, k.right) // once: every slice's sort asks
 	return k, true, nil
 }
 
@@ -189,7 +191,7 @@ func evalKeyChain(ev *evaluator, body *region, chain map[*operation]bool, operan
 
 // permutation sorts perm (flat indices of one slice) by the keys, stably.
 func (k *sortKeys) permutation(perm []int) {
-	if k.total && sameKeys(k.left, k.right) {
+	if k.oneKey {
 		// One key, totally ordered: a three-way comparison with the
 		// original position breaking ties is a stable sort, by pdqsort.
 		slices.SortFunc(perm, func(x, y int) int {
