@@ -56,6 +56,14 @@ func convertIntegers(out, a *array) bool {
 
 // convertEach converts a element by element into out.
 func convertEach(out, a *array) {
+	switch a.t.Elem.class() {
+	case classF32:
+		convertFloats(out, a.f32)
+		return
+	case classF64:
+		convertFloats(out, a.f64)
+		return
+	}
 	n := a.size()
 	src := a.t.Elem.class()
 	for k := 0; k < n; k++ {
@@ -83,19 +91,24 @@ func convertEach(out, a *array) {
 	}
 }
 
+// floatToInt converts x to the signed integer type e: toward zero,
+// saturating, NaN to 0.
 func floatToInt(x float64, e ElemType) int64 {
-	if x != x {
-		return 0
-	}
-	w := e.bits()
-	limit := math.Ldexp(1, w-1) // 2^(w-1), exact in float64
+	return truncSaturating(x, float64(uint64(1)<<(e.bits()-1)))
+}
+
+// truncSaturating is floatToInt for the type whose values are [-limit,
+// limit), limit being a power of two.
+func truncSaturating(x, limit float64) int64 {
 	switch {
+	case x != x:
+		return 0
 	case x >= limit:
-		return int64(uint64(1)<<(w-1) - 1)
+		return int64(uint64(limit) - 1)
 	case x < -limit:
-		return -int64(uint64(1) << (w - 1))
+		return -int64(uint64(limit))
 	}
-	return int64(math.Trunc(x))
+	return int64(x)
 }
 
 func floatToUint(x float64, e ElemType) uint64 {
@@ -103,7 +116,7 @@ func floatToUint(x float64, e ElemType) uint64 {
 		return 0
 	}
 	w := e.bits()
-	if x >= math.Ldexp(1, w) {
+	if x >= 2*float64(uint64(1)<<(w-1)) { // 2^w, exact in float64
 		return widthMask(w)
 	}
 	return uint64(math.Trunc(x))
@@ -218,4 +231,31 @@ func bitcastBool(a *array, rt TensorType) ([]*array, error) {
 		}
 	}
 	return []*array{decodeTensor(&Tensor{Type: rt, Data: raw})}, nil
+}
+
+// convertFloats converts src into out with one loop per destination class.
+func convertFloats[F float32 | float64](out *array, src []F) {
+	switch e := out.t.Elem; e.class() {
+	case classF32:
+		for k, v := range src {
+			out.f32[k] = float32(v)
+		}
+	case classF64:
+		for k, v := range src {
+			out.f64[k] = float64(v)
+		}
+	case classInt:
+		limit := float64(uint64(1) << (e.bits() - 1))
+		for k, v := range src {
+			out.i[k] = truncSaturating(float64(v), limit)
+		}
+	case classUint:
+		for k, v := range src {
+			out.u[k] = floatToUint(float64(v), e)
+		}
+	default:
+		for k, v := range src {
+			out.setFloat(k, float64(v))
+		}
+	}
 }
