@@ -118,7 +118,7 @@ func maskUint(e ElemType, v uint64) uint64 { return v & widthMask(e.bits()) }
 // op computed them in a wider type.
 func (a *array) normalize() {
 	switch e := a.t.Elem; {
-	case e == I64 || e == U64 || e == F32 || e == F64 || e == Bool || e == C128:
+	case e.storedExactly():
 	case e == C64:
 		roundC64(a.c)
 	case e.isSigned(): // one shift pair for the whole array, not a switch per element
@@ -134,6 +134,21 @@ func (a *array) normalize() {
 	default:
 		roundNarrow(e, a.f32)
 	}
+}
+
+// normalizeRange normalizes a's elements [lo, hi) without making a view
+// when there is nothing to do (a run of a scatter or a fold is often one
+// element).
+func normalizeRange(a *array, lo, hi int) {
+	if !a.t.Elem.storedExactly() {
+		flat(a, lo, hi).normalize()
+	}
+}
+
+// storedExactly says whether every value of the storage is one of e's, so
+// that normalize leaves it as it is.
+func (e ElemType) storedExactly() bool {
+	return e == I64 || e == U64 || e == F32 || e == F64 || e == Bool || e == C128
 }
 
 func decodeTensor(t *Tensor) *array {

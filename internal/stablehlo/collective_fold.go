@@ -119,7 +119,7 @@ func (f *folder) pair(dst *array, at int, a, b *array) error {
 	default:
 		combineInts(f.kind, dst.u[at:at+n], a.u, b.u)
 	}
-	flat(dst, at, at+n).normalize()
+	normalizeRange(dst, at, at+n)
 	return nil
 }
 
@@ -141,7 +141,7 @@ func (f *folder) fold(acc *array, at int, run *array) error {
 	for k := 0; k < n; k++ {
 		combine(f.kind, acc, at+k, run, k)
 	}
-	flat(acc, at, at+n).normalize()
+	normalizeRange(acc, at, at+n)
 	return nil
 }
 
@@ -161,7 +161,7 @@ func combineRun(kind binaryKind, acc *array, at int, x *array, xi, n int) bool {
 	default:
 		return false
 	}
-	flat(acc, at, at+n).normalize()
+	normalizeRange(acc, at, at+n)
 	return true
 }
 

@@ -1,5 +1,7 @@
 package stablehlo
 
+import "unsafe"
+
 // vectorChunk is the most elements one elementwise kernel call takes: the
 // garbage collector must wait for a goroutine inside assembly, which cannot
 // be preempted, so a long run returns to Go every few microseconds.
@@ -16,42 +18,49 @@ func vectorBinary[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 	if !haveAVX || (kind != binAdd && kind != binSub && kind != binMul) {
 		return false
 	}
-	switch d := any(dst).(type) {
-	case []float32:
-		x, y := any(a).([]float32)[:len(d)], any(b).([]float32)[:len(d)]
-		kernel := addVecF32
-		if kind == binSub {
-			kernel = subVecF32
-		} else if kind == binMul {
-			kernel = mulVecF32
-		}
-		vectorRuns(d, x, y, 8, kernel)
-	case []float64:
-		x, y := any(a).([]float64)[:len(d)], any(b).([]float64)[:len(d)]
-		kernel := addVecF64
-		if kind == binSub {
-			kernel = subVecF64
-		} else if kind == binMul {
-			kernel = mulVecF64
-		}
-		vectorRuns(d, x, y, 4, kernel)
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	var zero T
+	lanes := 32 / int(unsafe.Sizeof(zero))
+	whole := n / lanes * lanes
+	for lo := 0; lo < whole; lo += vectorChunk {
+		vectorKernel(kind, &dst[lo], &a[lo], &b[lo], (min(lo+vectorChunk, whole)-lo)/lanes)
+	}
+	if whole < n {
+		var pd, px, py [8]T
+		copy(px[:], a[whole:])
+		copy(py[:], b[whole:])
+		vectorKernel(kind, &pd[0], &px[0], &py[0], 1)
+		copy(dst[whole:], pd[:])
 	}
 	return true
 }
 
-// vectorRuns calls kernel over d, x and y (of one length) in whole blocks
-// of lanes elements, at most vectorChunk at a time, and over the rest
-// padded to a block.
-func vectorRuns[T float32 | float64](d, x, y []T, lanes int, kernel func(dst, a, b *T, blocks int)) {
-	whole := len(d) / lanes * lanes
-	for lo := 0; lo < whole; lo += vectorChunk {
-		kernel(&d[lo], &x[lo], &y[lo], (min(lo+vectorChunk, whole)-lo)/lanes)
-	}
-	if whole < len(d) {
-		var pd, px, py [8]T
-		copy(px[:], x[whole:])
-		copy(py[:], y[whole:])
-		kernel(&pd[0], &px[0], &py[0], 1)
-		copy(d[whole:], pd[:])
+// vectorKernel calls kind's kernel for T. The calls are direct, so that
+// the padded block above stays on the stack (through a function value its
+// arrays escaped: three allocations per call, most of a one-element
+// scatter's time).
+func vectorKernel[T float32 | float64](kind binaryKind, dst, a, b *T, blocks int) {
+	switch d := any(dst).(type) {
+	case *float32:
+		x, y := any(a).(*float32), any(b).(*float32)
+		switch kind {
+		case binAdd:
+			addVecF32(d, x, y, blocks)
+		case binSub:
+			subVecF32(d, x, y, blocks)
+		default:
+			mulVecF32(d, x, y, blocks)
+		}
+	case *float64:
+		x, y := any(a).(*float64), any(b).(*float64)
+		switch kind {
+		case binAdd:
+			addVecF64(d, x, y, blocks)
+		case binSub:
+			subVecF64(d, x, y, blocks)
+		default:
+			mulVecF64(d, x, y, blocks)
+		}
 	}
 }
