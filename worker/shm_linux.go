@@ -3,7 +3,9 @@ package worker
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // sharedMemorySupported tells whether workers of this platform pass peer
@@ -32,15 +34,24 @@ func holdSegment(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.L
 
 // removeAbandoned removes the segments in dir whose owner died: nobody
 // holds their lock. Locks are per open file, so this works across
-// processes and containers that share the directory.
+// processes and containers that share the directory. A segment still being
+// made (named ".new" until it is ready) is unlocked for a moment before its
+// maker locks it, so one of those is abandoned only once it is old too: its
+// maker died making it.
 func removeAbandoned(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !segmentName.MatchString(e.Name()) {
+		name, pending := strings.CutSuffix(e.Name(), ".new")
+		if !segmentName.MatchString(name) {
 			continue
+		}
+		if pending {
+			if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < pendingAge {
+				continue
+			}
 		}
 		path := filepath.Join(dir, e.Name())
 		f, err := os.Open(path)
@@ -53,3 +64,7 @@ func removeAbandoned(dir string) {
 		f.Close()
 	}
 }
+
+// pendingAge is how old an unlocked segment still being made must be to
+// count as abandoned; making one takes milliseconds.
+const pendingAge = time.Minute
