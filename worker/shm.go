@@ -48,6 +48,10 @@ const (
 	maxMapped = 256
 )
 
+// pendingSuffix ends a segment's name while it is being made: it gets its
+// own name once allocated, mapped and locked.
+const pendingSuffix = ".new"
+
 // maxSegments bounds this worker's segments (128 MiB); a variable for tests
 // of a full pool.
 var maxSegments = 32
@@ -115,16 +119,17 @@ func (sm *sharedMemory) create() (*segment, error) {
 	_, _ = rand.Read(id[:])
 	name := "openpathways-peer-" + hex.EncodeToString(id[:])
 	path := filepath.Join(sm.dir, name)
-	// Made under a name no sweeper touches, locked, then renamed: another
-	// worker's removeAbandoned never sees it unlocked.
-	f, err := os.OpenFile(path+".new", os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	// Made under a pending name, locked, then renamed: another worker's
+	// removeAbandoned takes a pending name only once it is old, so it never
+	// removes one whose maker has yet to lock it.
+	f, err := os.OpenFile(path+pendingSuffix, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	s, err := sm.prepare(f, path)
 	if err != nil {
 		f.Close()
-		os.Remove(path + ".new")
+		os.Remove(path + pendingSuffix)
 		return nil, err
 	}
 	s.name = name

@@ -29,8 +29,8 @@ func TestAbandonedSegmentsAreRemoved(t *testing.T) {
 	}
 	dead.own = nil
 
-	diedMaking := filepath.Join(dir, "openpathways-peer-"+strings.Repeat("a", 32)+".new")
-	beingMade := filepath.Join(dir, "openpathways-peer-"+strings.Repeat("b", 32)+".new")
+	diedMaking := filepath.Join(dir, "openpathways-peer-"+strings.Repeat("a", 32)+pendingSuffix)
+	beingMade := filepath.Join(dir, "openpathways-peer-"+strings.Repeat("b", 32)+pendingSuffix)
 	for _, p := range []string{diedMaking, beingMade} {
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
 			t.Fatal(err)

@@ -35,16 +35,16 @@ func holdSegment(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.L
 // removeAbandoned removes the segments in dir whose owner died: nobody
 // holds their lock. Locks are per open file, so this works across
 // processes and containers that share the directory. A segment still being
-// made (named ".new" until it is ready) is unlocked for a moment before its
-// maker locks it, so one of those is abandoned only once it is old too: its
-// maker died making it.
+// made (its name ends in pendingSuffix until it is ready) is unlocked for a
+// moment before its maker locks it, so one of those is abandoned only once
+// it is old too: its maker died making it.
 func removeAbandoned(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		name, pending := strings.CutSuffix(e.Name(), ".new")
+		name, pending := strings.CutSuffix(e.Name(), pendingSuffix)
 		if !segmentName.MatchString(name) {
 			continue
 		}
