@@ -103,9 +103,9 @@ func evalAllReduce(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 	messages := 0
 	for i, a := range in {
 		bounds[i] = chunkBounds(a.size(), n)
-		// Its chunk, then its reduced chunk's pieces (no more than the
-		// whole operand's).
-		messages += 1 + len(gatherPieces(a, 0, a.size())) - 1
+		// Its chunk, then its reduced chunk's pieces: no more than the
+		// whole operand's, which are one fewer than their bounds.
+		messages += len(gatherPieces(a, 0, a.size()))
 	}
 	x := newExchange(ev.ctx, ps.Comm, ps.seq, messages)
 	for i, a := range in {
