@@ -53,6 +53,9 @@ func (e ElemType) class() elemClass {
 
 func newArray(t TensorType) *array {
 	n := int(t.NumElements())
+	if n == 1 {
+		return newScalarArray(t)
+	}
 	a := &array{t: t}
 	switch t.Elem.class() {
 	case classF32:
@@ -69,6 +72,33 @@ func newArray(t TensorType) *array {
 		a.b = make([]bool, n)
 	}
 	return a
+}
+
+// newScalarArray is newArray for one element, in one allocation that holds
+// the header and the element: loops of scalar arithmetic make many.
+func newScalarArray(t TensorType) *array {
+	switch t.Elem.class() {
+	case classF32:
+		return scalarWith(t, func(a *array) *[]float32 { return &a.f32 })
+	case classF64:
+		return scalarWith(t, func(a *array) *[]float64 { return &a.f64 })
+	case classInt:
+		return scalarWith(t, func(a *array) *[]int64 { return &a.i })
+	case classUint:
+		return scalarWith(t, func(a *array) *[]uint64 { return &a.u })
+	case classComplex:
+		return scalarWith(t, func(a *array) *[]complex128 { return &a.c })
+	}
+	return scalarWith(t, func(a *array) *[]bool { return &a.b })
+}
+
+func scalarWith[T any](t TensorType, storage func(*array) *[]T) *array {
+	s := &struct {
+		a array
+		v [1]T
+	}{a: array{t: t}}
+	*storage(&s.a) = s.v[:]
+	return &s.a
 }
 
 func (a *array) size() int {

@@ -26,6 +26,20 @@ type evaluator struct {
 	frame []*array // frame of the function being evaluated
 	ticks uint     // loop iterations, to poll ctx now and then
 	proc  *procState
+
+	// operands is a stack of the operand lists of the ops being run, one
+	// list per region level, so that running an op allocates none.
+	operands []*array
+	// single carries one op's single result to runOp (see one).
+	single [1]*array
+}
+
+// one returns a as an op's only result without allocating a slice: the
+// slice is the evaluator's and valid until its next op, which suits runOp,
+// the eval functions' one caller that runs ops one after another.
+func (ev *evaluator) one(a *array) []*array {
+	ev.single[0] = a
+	return ev.single[:]
 }
 
 // forEach is forEachIndex for evaluators: it polls ctx every few thousand
@@ -155,6 +169,12 @@ func (ev *evaluator) call(f *Func, args []*array) ([]*array, error) {
 // runRegion binds args to the region's block arguments, runs its ops in the
 // current frame and returns the terminator's operands.
 func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
+	return ev.runRegionInto(r, args, make([]*array, len(r.rets)))
+}
+
+// runRegionInto is runRegion writing the terminator's operands into res,
+// which has their number, for loops that run a region many times.
+func (ev *evaluator) runRegionInto(r *region, args, res []*array) ([]*array, error) {
 	if len(args) != len(r.args) {
 		return nil, invalidf("region takes %d arguments, got %d", len(r.args), len(args))
 	}
@@ -162,17 +182,21 @@ func (ev *evaluator) runRegion(r *region, args []*array) ([]*array, error) {
 	for i, s := range r.args {
 		frame[s] = args[i]
 	}
-	var in []*array
+	// Each op's operands go on the evaluator's stack above those of the op
+	// running this region; a nested region that grows the stack leaves the
+	// lists below it where they were.
+	base := len(ev.operands)
+	defer func() { ev.operands = ev.operands[:base] }()
 	for _, op := range r.ops {
-		in = in[:0]
+		ev.operands = ev.operands[:base]
 		for _, s := range op.operands {
-			in = append(in, frame[s])
+			ev.operands = append(ev.operands, frame[s])
 		}
+		in := ev.operands[base:len(ev.operands):len(ev.operands)]
 		if err := ev.runOp(op, in); err != nil {
 			return nil, err
 		}
 	}
-	res := make([]*array, len(r.rets))
 	for i, s := range r.rets {
 		res[i] = frame[s]
 	}
@@ -200,7 +224,7 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 		return opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
 	}
 	for _, o := range out {
-		if o != nil && ((len(op.regions) > 0 && !op.freshResults()) || op.callee != "" || containsArray(in, o)) {
+		if o != nil && ((len(op.regions) > 0 && !op.freshResults()) || op.callee != "" || heldElsewhere(op, in, o)) {
 			o.markShared() // may also live in another slot or frame
 		}
 	}
@@ -213,6 +237,19 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 		ev.frame[s] = out[i]
 	}
 	return nil
+}
+
+// heldElsewhere says whether result o is also one of op's operands that
+// something may still read: one read after op, or one op hands to several
+// results. The single result of an op that takes over its operand at the
+// operand's last use (reusableOperand) is its only holder.
+func heldElsewhere(op *operation, in []*array, o *array) bool {
+	for j, a := range in {
+		if a == o && (j >= len(op.lastUse) || !op.lastUse[j] || len(op.results) > 1) {
+			return true
+		}
+	}
+	return false
 }
 
 // freshResults reports ops with regions whose results never are values of

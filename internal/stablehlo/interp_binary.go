@@ -49,7 +49,7 @@ func evalBinary(kind binaryKind) evalFunc {
 		if err := applyBinaryInto(kind, out, a, b); err != nil {
 			return nil, err
 		}
-		return []*array{out}, nil
+		return ev.one(out), nil
 	}
 }
 
@@ -75,6 +75,11 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 			}
 			return nil
 		}
+		if len(out.f32) < parallelMin { // no closure to allocate
+			binaryFloat(kind, out.f32, a.f32, b.f32)
+			roundNarrow(e, out.f32)
+			return nil
+		}
 		parallelFor(len(out.f32), func(lo, hi int) {
 			binaryFloat(kind, out.f32[lo:hi], a.f32[lo:hi], b.f32[lo:hi])
 			roundNarrow(e, out.f32[lo:hi])
@@ -82,6 +87,10 @@ func applyBinaryInto(kind binaryKind, out, a, b *array) error {
 	case classF64:
 		if !binaryDefinedForFloat(kind) {
 			return invalidf("op is not defined for %s", e)
+		}
+		if len(out.f64) < parallelMin {
+			binaryFloat(kind, out.f64, a.f64, b.f64)
+			return nil
 		}
 		parallelFor(len(out.f64), func(lo, hi int) {
 			binaryFloat(kind, out.f64[lo:hi], a.f64[lo:hi], b.f64[lo:hi])

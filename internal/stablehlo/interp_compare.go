@@ -74,7 +74,7 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			out.b[i] = test(compareAt(a, i, b, i, total))
 		}
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 // comparisonTest turns a comparison direction into a test of cmpFloat's or
@@ -164,9 +164,9 @@ func evalSelect(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	if scalarPred {
 		if pred.b[0] {
-			return []*array{x}, nil
+			return ev.one(x), nil
 		}
-		return []*array{y}, nil
+		return ev.one(y), nil
 	}
 	out := &array{t: x.t}
 	switch x.t.Elem.class() {
@@ -183,7 +183,7 @@ func evalSelect(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	default:
 		out.b = selectSlice(pred.b, x.b, y.b)
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 func selectSlice[T any](pred []bool, x, y []T) []T {
@@ -217,7 +217,7 @@ func evalClamp(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 // expandScalar broadcasts a rank-0 array of t's element type to t.

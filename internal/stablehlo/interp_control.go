@@ -20,29 +20,34 @@ func evalWhile(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 			viewed = append(viewed, a)
 		}
 	}
+	if len(cond.rets) != 1 {
+		return nil, invalidf("while condition must return an i1 scalar")
+	}
+	if len(body.rets) != len(vals) {
+		return nil, invalidf("while body returned %d values, want %d", len(body.rets), len(vals))
+	}
+	// The regions' results go into two lists used in turn: the body binds
+	// its arguments before it writes its results.
+	test, next := make([]*array, 1), make([]*array, len(vals))
 	for {
 		if err := ev.ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := ev.runRegion(cond, vals)
+		c, err := ev.runRegionInto(cond, vals, test)
 		if err != nil {
 			return nil, err
 		}
-		if len(c) != 1 || c[0].b == nil || c[0].size() != 1 {
+		if c[0].b == nil || c[0].size() != 1 {
 			return nil, invalidf("while condition must return an i1 scalar")
 		}
 		if !c[0].b[0] {
 			markAliasedInputs(op, viewed, vals)
 			return vals, nil
 		}
-		next, err := ev.runRegion(body, vals)
-		if err != nil {
+		if _, err := ev.runRegionInto(body, vals, next); err != nil {
 			return nil, err
 		}
-		if len(next) != len(vals) {
-			return nil, invalidf("while body returned %d values, want %d", len(next), len(vals))
-		}
-		vals = next
+		vals, next = next, vals
 	}
 }
 

@@ -12,7 +12,7 @@ func evalConvert(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if in[0].t.NumElements() != rt.NumElements() {
 		return nil, invalidf("convert from %s to %s changes the shape", in[0].t, rt)
 	}
-	return []*array{convertArray(in[0], rt)}, nil
+	return ev.one(convertArray(in[0], rt)), nil
 }
 
 // convertArray converts element by element: float to int truncates toward
@@ -134,13 +134,13 @@ func evalBitcastConvert(ev *evaluator, op *operation, in []*array) ([]*array, er
 		return nil, unimplementedf("bitcast_convert from %s to %s: bitcasts of 2- and 4-bit integers are not supported", in[0].t, rt)
 	}
 	if out, ok := bitcastWords(in[0], rt); ok {
-		return []*array{out}, nil
+		return ev.one(out), nil
 	}
 	raw := encodeArray(in[0]).Data
 	if int64(len(raw)) != rt.NumElements()*int64(rt.Elem.ByteSize()) {
 		return nil, invalidf("bitcast_convert from %s to %s changes the byte size", in[0].t, rt)
 	}
-	return []*array{decodeTensor(&Tensor{Type: rt, Data: raw})}, nil
+	return ev.one(decodeTensor(&Tensor{Type: rt, Data: raw})), nil
 }
 
 // bitcastWords is bitcast_convert between f32, f64 and integers of one

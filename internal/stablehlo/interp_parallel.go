@@ -43,14 +43,13 @@ func parallelFor(n int, f func(lo, hi int)) {
 	}
 }
 
-// reusableOperand returns an operand whose storage the op's single result
-// may take over: the op is its last reader, nothing else shares it, and it
+// reusableOperand returns an operand the op's single result may take over,
+// storage and all: the op is its last reader, nothing else shares it, and it
 // has the result's type. It returns nil otherwise.
 func reusableOperand(op *operation, in []*array) *array {
 	for j, a := range in {
 		if j < len(op.lastUse) && op.lastUse[j] && !a.shared && a.t.Equal(op.resultTypes[0]) {
-			c := *a // a new header: the dead operand's slot is never read again
-			return &c
+			return a
 		}
 	}
 	return nil

@@ -5,7 +5,7 @@ package stablehlo
 
 func evalConstant(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if op.constant != nil {
-		return []*array{op.constant}, nil
+		return ev.one(op.constant), nil
 	}
 	a := op.attrs["value"]
 	if a == nil || a.Kind != AttrDense {
@@ -15,7 +15,7 @@ func evalConstant(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 func evalIota(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -44,7 +44,7 @@ func evalIota(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 	}
 	out.normalize()
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 // iotaFill sets dst, row-major, to the index along a dimension of length
@@ -79,11 +79,11 @@ func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, er
 		return nil, invalidf("broadcast changes the element type")
 	}
 	if a.size() == 1 {
-		return []*array{broadcastScalar(a, t)}, nil
+		return ev.one(broadcastScalar(a, t)), nil
 	}
 	if a.size() > 0 && trailingInOrder(dims, a.t.Shape, t.Shape) {
 		// The operand is the result's innermost block: repeat it whole.
-		return []*array{repeatArray(a, t, int(t.NumElements())/a.size())}, nil
+		return ev.one(repeatArray(a, t, int(t.NumElements())/a.size())), nil
 	}
 	src := strides(a.t.Shape)
 	// step[d] is how far the source index moves when result dim d moves.
@@ -93,7 +93,7 @@ func evalBroadcastInDim(ev *evaluator, op *operation, in []*array) ([]*array, er
 			step[d] = src[i]
 		}
 	}
-	return []*array{takeStrided(a, t, t.Shape, step, 0)}, nil
+	return ev.one(takeStrided(a, t, t.Shape, step, 0)), nil
 }
 
 // trailingInOrder reports whether the operand's dimensions are the result's
@@ -131,7 +131,7 @@ func evalReshape(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if in[0].t.NumElements() != t.NumElements() || in[0].t.Elem != t.Elem {
 		return nil, invalidf("cannot reshape %s to %s", in[0].t, t)
 	}
-	return []*array{in[0].withType(t)}, nil
+	return ev.one(in[0].withType(t)), nil
 }
 
 func evalTranspose(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -143,7 +143,7 @@ func evalTranspose(ev *evaluator, op *operation, in []*array) ([]*array, error) 
 	if err := checkAxes(perm, len(a.t.Shape), "permutation"); err != nil || len(perm) != len(a.t.Shape) {
 		return nil, invalidf("bad permutation %v", perm)
 	}
-	return []*array{transposeArray(a, perm, t)}, nil
+	return ev.one(transposeArray(a, perm, t)), nil
 }
 
 func transposeArray(a *array, perm []int64, t TensorType) *array {
@@ -195,7 +195,7 @@ func evalSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	if !shapesEqual(shape, t.Shape) {
 		return nil, invalidf("slice result shape %v does not match %s", shape, t)
 	}
-	return []*array{takeStrided(a, t, shape, step, base)}, nil
+	return ev.one(takeStrided(a, t, shape, step, base)), nil
 }
 
 func shapesEqual(a, b []int64) bool {
@@ -244,7 +244,7 @@ func evalDynamicSlice(ev *evaluator, op *operation, in []*array) ([]*array, erro
 	if err != nil {
 		return nil, err
 	}
-	return []*array{takeStrided(a, t, sizes, src, base)}, nil
+	return ev.one(takeStrided(a, t, sizes, src, base)), nil
 }
 
 func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -274,7 +274,7 @@ func evalDynamicUpdateSlice(ev *evaluator, op *operation, in []*array) ([]*array
 			copyElem(out, pos+j*step, upd, k+j)
 		}
 	})
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 func evalConcatenate(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -286,7 +286,7 @@ func evalConcatenate(ev *evaluator, op *operation, in []*array) ([]*array, error
 	if err != nil {
 		return nil, err
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 // concatArrays joins parts along dim into a new array of type t.
@@ -460,7 +460,7 @@ func evalPad(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	}
 	if block {
 		placeBlock(out, low, a)
-		return []*array{out}, nil
+		return ev.one(out), nil
 	}
 	dst := strides(t.Shape)
 	k := 0
@@ -480,7 +480,7 @@ func evalPad(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 		k++
 	})
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
 
 func evalReverse(ev *evaluator, op *operation, in []*array) ([]*array, error) {
@@ -499,7 +499,7 @@ func evalReverse(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		step[d] = -src[d]
 		base += int(a.t.Shape[d]-1) * src[d]
 	}
-	return []*array{takeStrided(a, a.t, a.t.Shape, step, base)}, nil
+	return ev.one(takeStrided(a, a.t, a.t.Shape, step, base)), nil
 }
 
 func evalIdentity(ev *evaluator, op *operation, in []*array) ([]*array, error) {

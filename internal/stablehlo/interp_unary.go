@@ -211,7 +211,7 @@ func evalUnary(kind unaryKind) evalFunc {
 				return nil, invalidf("op is not defined for %s", e)
 			}
 		}
-		return []*array{out}, nil
+		return ev.one(out), nil
 	}
 }
 
@@ -269,5 +269,5 @@ func evalIsFinite(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	default:
 		return nil, invalidf("is_finite needs a float operand")
 	}
-	return []*array{out}, nil
+	return ev.one(out), nil
 }
