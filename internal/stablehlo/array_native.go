@@ -62,6 +62,12 @@ func bytesView(a *array) []byte {
 		return wordBytes(a.u)
 	case C128:
 		return wordBytes(a.c)
+	case Bool:
+		if len(a.b) == 0 {
+			return nil
+		}
+		// A Go bool is one byte holding 0 or 1: the encoding of i1.
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a.b))), len(a.b))
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func evalBinary(kind binaryKind) evalFunc {
 		}
 		out := reusableOperand(op, in)
 		if out == nil {
-			out = newArray(a.t)
+			out = newUninitializedArray(a.t) // applyBinaryInto writes every element
 		}
 		if err := applyBinaryInto(kind, out, a, b); err != nil {
 			return nil, err
@@ -148,13 +148,27 @@ func binaryFloat[T float32 | float64](kind binaryKind, dst, a, b []T) bool {
 		for i := range a {
 			dst[i] = T(math.Pow(float64(a[i]), float64(b[i])))
 		}
-	case binMax:
-		for i := range a {
-			dst[i] = floatMax(a[i], b[i])
+	case binMax: // floatMax decides only NaNs and equal values (+0, -0)
+		for i, x := range a {
+			switch y := b[i]; {
+			case x > y:
+				dst[i] = x
+			case x < y:
+				dst[i] = y
+			default:
+				dst[i] = floatMax(x, y)
+			}
 		}
 	case binMin:
-		for i := range a {
-			dst[i] = floatMin(a[i], b[i])
+		for i, x := range a {
+			switch y := b[i]; {
+			case x < y:
+				dst[i] = x
+			case x > y:
+				dst[i] = y
+			default:
+				dst[i] = floatMin(x, y)
+			}
 		}
 	case binAtan2:
 		for i := range a {

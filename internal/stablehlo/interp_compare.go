@@ -53,6 +53,9 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 	a, b := in[0], in[1]
 	out := newArray(TensorType{Elem: Bool, Shape: a.t.Shape})
 	total := typ == "TOTALORDER"
+	if !total && compareTyped(dir, out.b, a, b) {
+		return ev.one(out), nil
+	}
 	switch a.t.Elem.class() {
 	case classF32:
 		for i := range a.f32 {
@@ -75,6 +78,57 @@ func evalCompare(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 	}
 	return ev.one(out), nil
+}
+
+// compareTyped compares real or integer a and b element by element into
+// out with the language's operators, which order them as cmpFloat and
+// cmp.Compare do (a NaN is unordered: only NE holds), and reports whether
+// it could: a test through a function value per element cost 14 ns.
+func compareTyped(dir string, out []bool, a, b *array) bool {
+	switch a.t.Elem.class() {
+	case classF32:
+		return compareSlices(dir, out, a.f32, b.f32)
+	case classF64:
+		return compareSlices(dir, out, a.f64, b.f64)
+	case classInt:
+		return compareSlices(dir, out, a.i, b.i)
+	case classUint:
+		return compareSlices(dir, out, a.u, b.u)
+	}
+	return false
+}
+
+func compareSlices[T float32 | float64 | int64 | uint64](dir string, out []bool, a, b []T) bool {
+	a, b = a[:len(out)], b[:len(out)]
+	switch dir {
+	case "EQ":
+		for i := range out {
+			out[i] = a[i] == b[i]
+		}
+	case "NE":
+		for i := range out {
+			out[i] = a[i] != b[i]
+		}
+	case "LT":
+		for i := range out {
+			out[i] = a[i] < b[i]
+		}
+	case "LE":
+		for i := range out {
+			out[i] = a[i] <= b[i]
+		}
+	case "GT":
+		for i := range out {
+			out[i] = a[i] > b[i]
+		}
+	case "GE":
+		for i := range out {
+			out[i] = a[i] >= b[i]
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // comparisonTest turns a comparison direction into a test of cmpFloat's or
@@ -168,36 +222,38 @@ func evalSelect(ev *evaluator, op *operation, in []*array) ([]*array, error) {
 		}
 		return ev.one(y), nil
 	}
-	out := &array{t: x.t}
+	// Each element is read before it is written: the result may take over
+	// a dead operand's storage, else every element of new storage is written.
+	out := reusableOperand(op, in)
+	if out == nil {
+		out = newUninitializedArray(x.t)
+	}
 	switch x.t.Elem.class() {
 	case classF32:
-		out.f32 = selectSlice(pred.b, x.f32, y.f32)
+		selectInto(out.f32, pred.b, x.f32, y.f32)
 	case classF64:
-		out.f64 = selectSlice(pred.b, x.f64, y.f64)
+		selectInto(out.f64, pred.b, x.f64, y.f64)
 	case classInt:
-		out.i = selectSlice(pred.b, x.i, y.i)
+		selectInto(out.i, pred.b, x.i, y.i)
 	case classUint:
-		out.u = selectSlice(pred.b, x.u, y.u)
+		selectInto(out.u, pred.b, x.u, y.u)
 	case classComplex:
-		out.c = selectSlice(pred.b, x.c, y.c)
+		selectInto(out.c, pred.b, x.c, y.c)
 	default:
-		out.b = selectSlice(pred.b, x.b, y.b)
+		selectInto(out.b, pred.b, x.b, y.b)
 	}
 	return ev.one(out), nil
 }
 
-func selectSlice[T any](pred []bool, x, y []T) []T {
-	out := make([]T, len(x))
-	y = y[:len(x)]
-	pred = pred[:len(x)]
-	for i := range out {
-		if pred[i] {
+func selectInto[T any](out []T, pred []bool, x, y []T) {
+	x, y, pred = x[:len(out)], y[:len(out)], pred[:len(out)]
+	for i, p := range pred {
+		if p {
 			out[i] = x[i]
 		} else {
 			out[i] = y[i]
 		}
 	}
-	return out
 }
 
 func evalClamp(ev *evaluator, op *operation, in []*array) ([]*array, error) {

@@ -68,3 +68,28 @@ func TestPassedThroughOperandKeepsItsValue(t *testing.T) {
 			"  %r = stablehlo.subtract %q, %y : tensor<3xf32>", f32x3, "[11.0, 22.0, 33.0]"},
 	})
 }
+
+// TestSelectWritesOnlyDeadOperands covers select writing its result into an
+// operand's storage: into one that dies there, the predicate's included
+// (a select of booleans), never into one read later.
+func TestSelectWritesOnlyDeadOperands(t *testing.T) {
+	f32x3 := "tensor<3xf32>"
+	inputs := cst("x", f32x3, "[1.0, -2.0, 3.0]") + cst("y", f32x3, "[10.0, 20.0, 30.0]") +
+		"  %a = stablehlo.add %x, %y : tensor<3xf32>\n" +
+		"  %z = stablehlo.subtract %x, %x : tensor<3xf32>\n" +
+		"  %p = stablehlo.compare GT, %x, %z, FLOAT : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>\n"
+	runOpCases(t, []opCase{
+		{"on_true_dies", inputs +
+			"  %r = stablehlo.select %p, %a, %y : tensor<3xi1>, tensor<3xf32>", f32x3, "[11.0, 20.0, 33.0]"},
+		{"on_true_read_later", inputs +
+			"  %s = stablehlo.select %p, %a, %y : tensor<3xi1>, tensor<3xf32>\n" +
+			"  %r = stablehlo.subtract %s, %a : tensor<3xf32>", f32x3, "[0.0, 2.0, 0.0]"},
+		{"booleans_into_the_predicate", cst("x", "tensor<4xf32>", "[1.0, -2.0, 3.0, -4.0]") +
+			"  %z = stablehlo.subtract %x, %x : tensor<4xf32>\n" +
+			"  %p = stablehlo.compare GT, %x, %z, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n" +
+			"  %c = stablehlo.constant dense<2.0> : tensor<4xf32>\n" +
+			"  %q = stablehlo.compare LT, %x, %c, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n" +
+			"  %t = stablehlo.not %p : tensor<4xi1>\n" +
+			"  %r = stablehlo.select %p, %q, %t : tensor<4xi1>, tensor<4xi1>", "tensor<4xi1>", "[true, true, false, true]"},
+	})
+}
