@@ -5,14 +5,9 @@ import (
 	"testing"
 )
 
-// TestScalarLoopAllocations counts what one iteration of a while loop of
-// scalar arithmetic allocates: its operand lists, single-result slices,
-// region results and the headers of results written in place come from the
-// evaluator, a fresh scalar is one allocation, and the loop's only fresh
-// value is its comparison. Loops over small state (a counter, an
-// accumulator, a convergence test) spend their time on these.
-func TestScalarLoopAllocations(t *testing.T) {
-	m := mustParse(t, `func.func @main(%n: tensor<i32>) -> tensor<f32> {
+// scalarLoop runs %n iterations of a while loop of seven scalar ops (the
+// condition's compare, two constants, a convert and three arithmetic ops).
+const scalarLoop = `func.func @main(%n: tensor<i32>) -> tensor<f32> {
   %z = stablehlo.constant dense<0> : tensor<i32>
   %f = stablehlo.constant dense<1.0> : tensor<f32>
   %r:2 = stablehlo.while(%i = %z, %acc = %f) : tensor<i32>, tensor<f32>
@@ -29,7 +24,16 @@ func TestScalarLoopAllocations(t *testing.T) {
     stablehlo.return %i2, %b : tensor<i32>, tensor<f32>
   }
   return %r#1 : tensor<f32>
-}`)
+}`
+
+// TestScalarLoopAllocations counts what one iteration of a while loop of
+// scalar arithmetic allocates: its operand lists, single-result slices,
+// region results and the headers of results written in place come from the
+// evaluator, a fresh scalar is one allocation, and the loop's only fresh
+// value is its comparison. Loops over small state (a counter, an
+// accumulator, a convergence test) spend their time on these.
+func TestScalarLoopAllocations(t *testing.T) {
+	m := mustParse(t, scalarLoop)
 	allocs := func(n string) float64 {
 		arg := literal(t, "tensor<i32>", n)
 		return testing.AllocsPerRun(3, func() {
