@@ -2,6 +2,7 @@
 worker speaks to it. Run: python -m unittest test_sidecar (from this folder)."""
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -61,6 +62,7 @@ class SidecarTest(unittest.TestCase):
     cls.conn._file.close()
     cls.sock.close()
     cls.proc.wait(timeout=30)
+    shutil.rmtree(cls.dir, ignore_errors=True)  # /dev/shm is memory
 
   def request(self, header, payload=b""):
     self.next_id += 1
