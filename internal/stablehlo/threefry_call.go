@@ -32,10 +32,16 @@ type nativeThreefry struct {
 // results of one shape.
 func (m *Module) markNativeThreefry() {
 	for name, f := range m.funcs {
-		if (name == "threefry2x32" || strings.HasPrefix(name, "threefry2x32_")) && threefrySignature(f) {
+		if isThreefryName(name) && threefrySignature(f) {
 			f.threefry = &nativeThreefry{}
 		}
 	}
+}
+
+// isThreefryName tells whether name is one JAX gives its threefry2x32
+// function.
+func isThreefryName(name string) bool {
+	return name == "threefry2x32" || strings.HasPrefix(name, "threefry2x32_")
 }
 
 func threefrySignature(f *Func) bool {
