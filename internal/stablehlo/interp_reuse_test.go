@@ -43,8 +43,11 @@ func TestScalarLoopAllocations(t *testing.T) {
 		})
 	}
 	perIteration := (allocs("1100") - allocs("100")) / 1000
-	// The comparison's result and the converted counter: two scalars.
-	if perIteration > 2 {
+	// The comparison's result and the converted counter: two scalars. The
+	// count is the whole process's, so the runtime's own allocations during
+	// a run add a few in all (2.002 was seen): a tenth more is allowed, one
+	// more an iteration is not.
+	if perIteration > 2.1 {
 		t.Errorf("an iteration allocates %.2f times, want at most 2", perIteration)
 	}
 }
