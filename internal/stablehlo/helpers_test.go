@@ -2,7 +2,10 @@ package stablehlo
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -36,6 +39,34 @@ func runMain(t testing.TB, m *Module, args ...*Tensor) ([]*Tensor, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), defaultTestTimeout)
 	defer cancel()
 	return m.Run(ctx, args)
+}
+
+// runCountingBytes runs m on args, failing the test on an error, and
+// returns the results and how many bytes the process allocated meanwhile.
+func runCountingBytes(t testing.TB, m *Module, args ...*Tensor) ([]*Tensor, uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := runMain(t, m, args...)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, after.TotalAlloc - before.TotalAlloc
+}
+
+// f32Rows returns an f32[rows, cols] tensor whose row k holds value(k).
+func f32Rows(rows, cols int, value func(k int) float32) *Tensor {
+	x := &Tensor{Type: TensorType{Elem: F32, Shape: []int64{int64(rows), int64(cols)}}, Data: make([]byte, rows*cols*4)}
+	for e := range rows * cols {
+		binary.LittleEndian.PutUint32(x.Data[4*e:], math.Float32bits(value(e/cols)))
+	}
+	return x
+}
+
+// f32At returns element e of an f32 tensor.
+func f32At(x *Tensor, e int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(x.Data[4*e:]))
 }
 
 func errorCode(err error) int {

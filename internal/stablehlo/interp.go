@@ -223,8 +223,8 @@ func (ev *evaluator) runOp(op *operation, in []*array) error {
 	if len(out) != len(op.results) {
 		return opError(op, internalf("produced %d results, want %d", len(out), len(op.results)))
 	}
-	for _, o := range out {
-		if o != nil && ((len(op.regions) > 0 && !op.freshResults()) || op.callee != "" || heldElsewhere(op, in, o)) {
+	for k, o := range out {
+		if o != nil && ((len(op.regions) > 0 && !op.freshResult(k)) || op.callee != "" || heldElsewhere(op, in, o)) {
 			o.markShared() // may also live in another slot or frame
 		}
 	}
@@ -252,14 +252,16 @@ func heldElsewhere(op *operation, in []*array, o *array) bool {
 	return false
 }
 
-// freshResults reports ops with regions whose results never are values of
-// their regions: the regions are reduction computations applied per element.
-func (op *operation) freshResults() bool {
+// freshResult reports whether result k of an op with regions is never a
+// value something else holds: the regions of all_reduce, reduce_scatter and
+// scatter are reduction computations applied per element, and a case or if
+// result may be one a branch made (branchMade).
+func (op *operation) freshResult(k int) bool {
 	switch op.Name {
 	case "stablehlo.all_reduce", "stablehlo.reduce_scatter", "stablehlo.scatter":
 		return true
 	}
-	return false
+	return k < len(op.branchMade) && op.branchMade[k]
 }
 
 // ownsOperand says whether op may write into operand j's storage: op is its

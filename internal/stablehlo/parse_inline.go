@@ -108,18 +108,10 @@ func inlinable(call *operation, callee *Func, sites int) bool {
 	if !plain || ops > maxInlinedOps && sites > 1 {
 		return false
 	}
-	made := map[int]bool{}
-	for _, op := range body.ops {
-		for _, s := range op.results {
-			made[s] = true
-		}
-	}
-	returned := map[int]bool{}
-	for _, s := range body.rets {
-		if !made[s] || returned[s] {
+	for _, fresh := range freshReturns(body) {
+		if !fresh {
 			return false
 		}
-		returned[s] = true
 	}
 	return true
 }

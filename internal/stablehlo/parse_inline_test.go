@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -56,17 +55,8 @@ const scanProgram = `module @jit__lambda {
 // were inlined).
 func TestScanWritesItsOutputInPlace(t *testing.T) {
 	m := mustParse(t, scanProgram)
-	xs := &Tensor{Type: TensorType{Elem: F32, Shape: []int64{512, 64}}, Data: make([]byte, 512*64*4)}
-	for k := range 512 * 64 {
-		binary.LittleEndian.PutUint32(xs.Data[4*k:], math.Float32bits(1))
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, err := runMain(t, m, xs)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	xs := f32Rows(512, 64, func(int) float32 { return 1 })
+	out, allocated := runCountingBytes(t, m, xs)
 	for j := range 64 {
 		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data[4*j:])); got != 512 {
 			t.Fatalf("carry element %d = %v, want 512", j, got)
@@ -79,8 +69,8 @@ func TestScanWritesItsOutputInPlace(t *testing.T) {
 			}
 		}
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
-		t.Errorf("the scan allocated %d MiB for a 128 KiB output: it is copied every step", n>>20)
+	if allocated > 16<<20 {
+		t.Errorf("the scan allocated %d MiB for a 128 KiB output: it is copied every step", allocated>>20)
 	}
 }
 
@@ -340,19 +330,9 @@ func callsIn(r *region) []string {
 // place, 512 times: a call's parameters belong to the caller, so before such
 // calls were inlined each step copied the carry (64 MiB in all).
 func TestScanBodyCallWritesItsCarryInPlace(t *testing.T) {
-	m := mustParse(t, `func.func @main(%buf: tensor<512x64xf32>) -> tensor<512x64xf32> {
-  %k0 = stablehlo.constant dense<0> : tensor<i32>
-  %w:2 = stablehlo.while(%b = %buf, %k = %k0) : tensor<512x64xf32>, tensor<i32>
-  cond {
-    %n = stablehlo.constant dense<512> : tensor<i32>
-    %p = stablehlo.compare LT, %k, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %r:2 = func.call @closed_call(%b, %k) : (tensor<512x64xf32>, tensor<i32>) -> (tensor<512x64xf32>, tensor<i32>)
+	m := mustParse(t, rowLoop(`    %r:2 = func.call @closed_call(%b, %k) : (tensor<512x64xf32>, tensor<i32>) -> (tensor<512x64xf32>, tensor<i32>)
     stablehlo.return %r#0, %r#1 : tensor<512x64xf32>, tensor<i32>
-  }
-  return %w#0 : tensor<512x64xf32>
-}
+`)+`
 func.func private @closed_call(%b: tensor<512x64xf32>, %k: tensor<i32>) -> (tensor<512x64xf32>, tensor<i32>) {
   %z = stablehlo.constant dense<0> : tensor<i32>
   %row = stablehlo.dynamic_slice %b, %k, %z, sizes = [1, 64] : (tensor<512x64xf32>, tensor<i32>, tensor<i32>) -> tensor<1x64xf32>
@@ -364,24 +344,32 @@ func.func private @closed_call(%b: tensor<512x64xf32>, %k: tensor<i32>) -> (tens
   %k2 = stablehlo.add %k, %one : tensor<i32>
   return %b2, %k2 : tensor<512x64xf32>, tensor<i32>
 }`)
-	buf := &Tensor{Type: TensorType{Elem: F32, Shape: []int64{512, 64}}, Data: make([]byte, 512*64*4)}
-	for k := range 512 * 64 {
-		binary.LittleEndian.PutUint32(buf.Data[4*k:], math.Float32bits(float32(k/64)))
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, err := runMain(t, m, buf)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := f32Rows(512, 64, func(k int) float32 { return float32(k) })
+	out, allocated := runCountingBytes(t, m, buf)
 	// Row k holds 64 k's before its step and 64 * 64k after.
 	for k := range 512 {
-		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[0].Data[4*64*k:])); got != float32(64*k) {
+		if got := f32At(out[0], 64*k); got != float32(64*k) {
 			t.Fatalf("row %d = %v, want %d", k, got, 64*k)
 		}
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
-		t.Errorf("the loop allocated %d MiB for a 128 KiB carry: it is copied every step", n>>20)
+	if allocated > 16<<20 {
+		t.Errorf("the loop allocated %d MiB for a 128 KiB carry: it is copied every step", allocated>>20)
 	}
+}
+
+// rowLoop is a @main that runs body 512 times over a loop of %k from 0 with
+// the carry %b, an f32[512, 64] that starts as the argument; body ends with
+// the stablehlo.return of the next %b and %k.
+func rowLoop(body string) string {
+	return `func.func @main(%buf: tensor<512x64xf32>) -> tensor<512x64xf32> {
+  %k0 = stablehlo.constant dense<0> : tensor<i32>
+  %w:2 = stablehlo.while(%b = %buf, %k = %k0) : tensor<512x64xf32>, tensor<i32>
+  cond {
+    %n = stablehlo.constant dense<512> : tensor<i32>
+    %p = stablehlo.compare LT, %k, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+` + body + `  }
+  return %w#0 : tensor<512x64xf32>
+}`
 }

@@ -6,7 +6,9 @@ package stablehlo
 // operand's storage instead of allocating.
 // Values from enclosing regions never qualify, nor do block arguments (a
 // region can run many times, and its arguments belong to callers), except a
-// while body's carries that the loop owns (see ownedCarries).
+// while body's carries that the loop owns (see ownedCarries) and the values
+// a case or if branch reads that nothing reads after the op (see
+// branchOwned).
 func markLastUses(r *region) { markLastUsesOwning(r, nil) }
 
 func markLastUsesOwning(r *region, owned map[int]bool) {
@@ -37,6 +39,15 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 		for j, s := range op.operands {
 			op.lastUse[j] = defined[s] && !usedLater[s] && !inner[s]
 		}
+		branchOwned := map[int]bool{}
+		if isBranching(op) {
+			for s := range inner {
+				if defined[s] && !usedLater[s] && !containsIndex(op.operands, s) {
+					branchOwned[s] = true
+				}
+			}
+			op.branchMade = branchesMake(op)
+		}
 		for _, s := range op.operands {
 			usedLater[s] = true
 		}
@@ -48,9 +59,34 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 				markLastUsesOwning(sub, ownedCarries(op))
 				continue
 			}
-			markLastUses(sub)
+			markLastUsesOwning(sub, branchOwned)
 		}
 	}
+}
+
+// isBranching says whether op runs at most one of its regions, once: its
+// branches may then take over the values they read that nothing reads
+// after op (a cond in a loop updating the loop's buffer).
+func isBranching(op *operation) bool {
+	return op.Name == "stablehlo.case" || op.Name == "stablehlo.if"
+}
+
+// branchesMake reports, per result of a case or if, whether every branch
+// returns there a value its own ops made, and returns it once: such a
+// result is held by nothing else (a value a branch passes through from
+// outside may be).
+func branchesMake(op *operation) []bool {
+	made := make([]bool, len(op.results))
+	for k := range made {
+		made[k] = true
+	}
+	for _, r := range op.regions {
+		fresh := freshReturns(r)
+		for k := range made {
+			made[k] = made[k] && k < len(fresh) && fresh[k]
+		}
+	}
+	return made
 }
 
 // ownedCarries returns the body arguments of while op that hold storage
@@ -62,23 +98,33 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 // carry in place (a loop filling a buffer row by row).
 func ownedCarries(op *operation) map[int]bool {
 	body := op.regions[1]
-	made := map[int]bool{}
-	for _, inner := range body.ops {
-		for _, s := range inner.results {
-			made[s] = true
-		}
-	}
-	returned := map[int]int{}
-	for _, s := range body.rets {
-		returned[s]++
-	}
 	owned := map[int]bool{}
-	for j, s := range body.rets {
-		if j < len(body.args) && made[s] && returned[s] == 1 {
+	for j, fresh := range freshReturns(body) {
+		if j < len(body.args) && fresh {
 			owned[body.args[j]] = true
 		}
 	}
 	return owned
+}
+
+// freshReturns reports, per value r returns, whether one of r's own ops
+// made it and r returns it once.
+func freshReturns(r *region) []bool {
+	made := map[int]bool{}
+	for _, op := range r.ops {
+		for _, s := range op.results {
+			made[s] = true
+		}
+	}
+	returned := map[int]int{}
+	for _, s := range r.rets {
+		returned[s]++
+	}
+	fresh := make([]bool, len(r.rets))
+	for k, s := range r.rets {
+		fresh[k] = made[s] && returned[s] == 1
+	}
+	return fresh
 }
 
 func collectUses(r *region, into map[int]bool) {
