@@ -108,7 +108,7 @@ func inlinable(call *operation, callee *Func, sites int) bool {
 	if !plain || ops > maxInlinedOps && sites > 1 {
 		return false
 	}
-	for _, fresh := range freshReturns(body) {
+	for _, fresh := range freshReturns(body, nil) {
 		if !fresh {
 			return false
 		}

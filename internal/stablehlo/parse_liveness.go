@@ -46,7 +46,7 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 					branchOwned[s] = true
 				}
 			}
-			op.branchMade = branchesMake(op)
+			op.branchMade = branchesMake(op, branchOwned)
 		}
 		for _, s := range op.operands {
 			usedLater[s] = true
@@ -72,16 +72,16 @@ func isBranching(op *operation) bool {
 }
 
 // branchesMake reports, per result of a case or if, whether every branch
-// returns there a value its own ops made, and returns it once: such a
-// result is held by nothing else (a value a branch passes through from
-// outside may be).
-func branchesMake(op *operation) []bool {
+// returns there a value its own ops made, or one it owns (nothing reads it
+// after op), and returns it once: such a result is held by nothing else (a
+// value a branch passes through from outside may be).
+func branchesMake(op *operation, owned map[int]bool) []bool {
 	made := make([]bool, len(op.results))
 	for k := range made {
 		made[k] = true
 	}
 	for _, r := range op.regions {
-		fresh := freshReturns(r)
+		fresh := freshReturns(r, owned)
 		for k := range made {
 			made[k] = made[k] && k < len(fresh) && fresh[k]
 		}
@@ -99,7 +99,7 @@ func branchesMake(op *operation) []bool {
 func ownedCarries(op *operation) map[int]bool {
 	body := op.regions[1]
 	owned := map[int]bool{}
-	for j, fresh := range freshReturns(body) {
+	for j, fresh := range freshReturns(body, nil) {
 		if j < len(body.args) && fresh {
 			owned[body.args[j]] = true
 		}
@@ -108,9 +108,12 @@ func ownedCarries(op *operation) map[int]bool {
 }
 
 // freshReturns reports, per value r returns, whether one of r's own ops
-// made it and r returns it once.
-func freshReturns(r *region) []bool {
+// made it, or it is one of owned, and r returns it once.
+func freshReturns(r *region, owned map[int]bool) []bool {
 	made := map[int]bool{}
+	for s := range owned {
+		made[s] = true
+	}
 	for _, op := range r.ops {
 		for _, s := range op.results {
 			made[s] = true
