@@ -72,7 +72,7 @@ type operation struct {
 	eval        evalFunc
 	lastUse     []bool          // per operand: no later op reads it (see markLastUses)
 	resultLive  []bool          // per result: a later op or the region's return reads it
-	branchMade  []bool          // case, if: per result, every branch's own ops made it (see branchesMake)
+	branchMade  []bool          // case, if: per result, every branch made or owns it (see branchesMake)
 	fused       *fusedProgram   // set on ops made by fuseRegion
 	constant    *array          // small constants, decoded once by Parse (shared)
 	collective  *collectiveInfo // process groups of a collective op

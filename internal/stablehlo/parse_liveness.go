@@ -8,7 +8,7 @@ package stablehlo
 // region can run many times, and its arguments belong to callers), except a
 // while body's carries that the loop owns (see ownedCarries) and the values
 // a case or if branch reads that nothing reads after the op (see
-// branchOwned).
+// isBranching).
 func markLastUses(r *region) { markLastUsesOwning(r, nil) }
 
 func markLastUsesOwning(r *region, owned map[int]bool) {
