@@ -80,23 +80,16 @@ func expandedCHLO(text, bytecode *Module) []string {
 
 func opNames(m *Module) map[string]bool {
 	names := map[string]bool{}
-	var walk func(r *region)
-	walk = func(r *region) {
-		for _, op := range r.ops {
-			names[op.Name] = true
-			if op.fused != nil {
-				for _, f := range op.fused.ops {
-					names[f.Name] = true
-				}
-			}
-			for _, sub := range op.regions {
-				walk(sub)
-			}
-		}
-	}
 	for _, f := range m.funcs {
 		if f.body != nil {
-			walk(f.body)
+			eachOp(f.body, func(op *operation) {
+				names[op.Name] = true
+				if op.fused != nil {
+					for _, f := range op.fused.ops {
+						names[f.Name] = true
+					}
+				}
+			})
 		}
 	}
 	return names

@@ -56,6 +56,16 @@ type region struct {
 	rets     []int
 }
 
+// eachOp calls f on every op of r and of its ops' regions, in order.
+func eachOp(r *region, f func(*operation)) {
+	for _, op := range r.ops {
+		f(op)
+		for _, sub := range op.regions {
+			eachOp(sub, f)
+		}
+	}
+}
+
 // operation is one op. Operands and results are slots in the frame of the
 // enclosing function.
 type operation struct {

@@ -61,20 +61,13 @@ func (m *Module) inlineCalls() {
 // callSites counts the calls of each function, in regions too.
 func (m *Module) callSites() map[*Func]int {
 	sites := map[*Func]int{}
-	var count func(r *region)
-	count = func(r *region) {
-		for _, op := range r.ops {
-			if f := m.funcs[op.callee]; f != nil {
-				sites[f]++
-			}
-			for _, sub := range op.regions {
-				count(sub)
-			}
-		}
-	}
 	for _, f := range m.funcs {
 		if f.body != nil {
-			count(f.body)
+			eachOp(f.body, func(op *operation) {
+				if callee := m.funcs[op.callee]; callee != nil {
+					sites[callee]++
+				}
+			})
 		}
 	}
 	return sites

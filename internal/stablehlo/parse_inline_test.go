@@ -314,14 +314,11 @@ func.func private @threefry2x32(%%k1: tensor<ui32>, %%k2: tensor<ui32>, %%x1: te
 // callsIn lists the callees of the calls in r and its regions, in order.
 func callsIn(r *region) []string {
 	var calls []string
-	for _, op := range r.ops {
+	eachOp(r, func(op *operation) {
 		if op.Name == "func.call" {
 			calls = append(calls, op.callee)
 		}
-		for _, sub := range op.regions {
-			calls = append(calls, callsIn(sub)...)
-		}
-	}
+	})
 	return calls
 }
 

@@ -39,8 +39,9 @@ func markLastUsesOwning(r *region, owned map[int]bool) {
 		for j, s := range op.operands {
 			op.lastUse[j] = defined[s] && !usedLater[s] && !inner[s]
 		}
-		branchOwned := map[int]bool{}
+		var branchOwned map[int]bool // nil: the regions own nothing from here
 		if isBranching(op) {
+			branchOwned = map[int]bool{}
 			for s := range inner {
 				if defined[s] && !usedLater[s] && !containsIndex(op.operands, s) {
 					branchOwned[s] = true
