@@ -21,9 +21,9 @@ setup:
 	else echo "setup: not root, so no Slurm: its test will skip"; fi
 
 # The timeout is per package and only guards against a hang:
-# proxy/proxyserver/interop runs the real JAX client, five jaxlibs over four
-# backends, 33 minutes under -race on 2 cores, 54 to 73 on slower machines of
-# the same kind.
+# proxy/proxyserver/interop runs the real JAX client (the newest jaxlib on four
+# backends, four older ones on one), about 31 minutes under -race on an idle
+# 2-core machine.
 test: setup lint testnocgo
 	$(GO) test -race -timeout 120m ./...
 

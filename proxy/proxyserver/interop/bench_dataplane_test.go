@@ -63,16 +63,6 @@ func memoryBackedTempDir(t *testing.T) string {
 	return dir
 }
 
-func interopBackendNamed(t *testing.T, name string) interopBackend {
-	for _, b := range interopBackends {
-		if b.name == name {
-			return b
-		}
-	}
-	t.Fatalf("no interop backend %q", name)
-	return interopBackend{}
-}
-
 // startBenchServer is startInteropServer without the recording and the debug
 // log, which would weigh on every request; mod may change the Config.
 func startBenchServer(t *testing.T, b interopBackend, python string, mod func(*proxyserver.Config)) *interopServer {

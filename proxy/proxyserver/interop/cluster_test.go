@@ -26,18 +26,16 @@ import (
 func init() {
 	interopBackends = append(interopBackends,
 		interopBackend{
-			name:             "cluster_gocpu",
-			compilesBytecode: true,
-			workerDevices:    4,
+			name:          "cluster_gocpu",
+			workerDevices: 4,
 			newClient: func(t *testing.T) ifrt.Client {
 				return startCluster(t, 2, func(int) (ifrt.Client, error) { return gocpu.New(gocpu.Config{Devices: 4}) })
 			},
 			live: clusterLive,
 		},
 		interopBackend{
-			name:             "cluster_pjrt_cpu",
-			compilesBytecode: true,
-			compiledHLO:      true,
+			name:        "cluster_pjrt_cpu",
+			compiledHLO: true,
 			newClient: func(t *testing.T) ifrt.Client {
 				return startCluster(t, 1, lammpsBackend(t, 8))
 			},

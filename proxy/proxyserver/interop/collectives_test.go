@@ -14,10 +14,7 @@ import (
 // the meshes span both workers: the programs run as gangs and their
 // collectives cross workers.
 func TestInteropShardMap(t *testing.T) {
-	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
-		if !b.compilesBytecode {
-			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
-		}
+	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out := checkShardMapPrograms(t, s)
 		t.Logf("result shardings: %s", out["shardings"])

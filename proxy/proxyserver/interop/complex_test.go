@@ -23,10 +23,8 @@ var complexDTypes = map[string]string{
 // complex matmuls) on the PJRT CPU plugin and on gocpu's interpreter against
 // local CPU JAX.
 func TestInteropComplex(t *testing.T) {
-	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
-		if b.name != "pjrt_cpu" && b.name != "gocpu" {
-			t.Skipf("complex values run on each kind of backend once: pjrt_cpu and gocpu")
-		}
+	// Each kind of backend once.
+	forEachInterop(t, []string{"gocpu", "pjrt_cpu"}, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "complex_ops.py", jitEnv...)
 		if err != nil {

@@ -14,10 +14,9 @@ import (
 // "cluster_gocpu"), which would double the suite's time in CI.
 func pjrtGangBackend() interopBackend {
 	return interopBackend{
-		name:             "cluster_pjrt_2workers",
-		compilesBytecode: true,
-		compiledHLO:      true,
-		workerDevices:    4,
+		name:          "cluster_pjrt_2workers",
+		compiledHLO:   true,
+		workerDevices: 4,
 		newClient: func(t *testing.T) ifrt.Client {
 			return startCluster(t, 2, lammpsBackend(t, 4))
 		},

@@ -10,12 +10,13 @@ import (
 // TestInteropLinalg runs jnp.linalg (QR, eigh, SVD, Cholesky, LU solve,
 // pinv, det, lstsq, the orthogonal initializer) through the proxy and checks each
 // factorization by its defining properties and against local CPU JAX. On the
-// PJRT plugin backends the LAPACK calls run in the handlers pjrtifrt
-// registers with the plugin.
+// PJRT plugin the LAPACK calls run in the handlers pjrtifrt registers with
+// it, the interpreter's. It runs with the newest jaxlib: how each jaxlib
+// lowers jnp.linalg is TestCorpusUpToDate's (package internal/stablehlo).
 func TestInteropLinalg(t *testing.T) {
-	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
-		if !b.compilesBytecode {
-			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
+	forEachInterop(t, []string{"cluster_gocpu", "pjrt_cpu"}, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		if !newestJAX(jax) {
+			t.Skip("runs with the newest jaxlib; TestCorpusUpToDate runs each jaxlib's linalg programs")
 		}
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "linalg.py", jitEnv...)

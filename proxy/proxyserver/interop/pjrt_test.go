@@ -17,9 +17,8 @@ import (
 // server does not.
 func init() {
 	interopBackends = append(interopBackends, interopBackend{
-		name:             "pjrt_cpu",
-		compilesBytecode: true,
-		compiledHLO:      true,
+		name:        "pjrt_cpu",
+		compiledHLO: true,
 		newClient: func(t *testing.T) ifrt.Client {
 			path := testenv.LammpsPlugin.Path(t)
 			ctx := testenv.Context(t, testTimeout)

@@ -17,10 +17,7 @@ import (
 // deleted, as many as on local JAX, and the backend holds no second copy of
 // them.
 func TestInteropUserPatterns(t *testing.T) {
-	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
-		if !b.compilesBytecode {
-			t.Skipf("backend %s does not compile the MLIR bytecode JAX sends", b.name)
-		}
+	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		live := map[string]int{}
 		out, err := s.runSteps(t, "user_patterns.py", func(step string) {
@@ -88,17 +85,13 @@ func TestInteropUserPatterns(t *testing.T) {
 // and its Pathways array calls (split and concatenate by mesh axis,
 // transfer_to_shardings, reshard) give the values and devices they promise.
 func TestInteropIntrospection(t *testing.T) {
-	forEachInterop(t, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
-		env := jitEnv
-		if b.compilesBytecode {
-			env = append(env, "COMPILES=1")
-		}
-		out, err := s.runScript(t, "introspection.py", env...)
+		out, err := s.runScript(t, "introspection.py", jitEnv...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.compilesBytecode && !b.compiledHLO {
+		if !b.compiledHLO {
 			// gocpu interprets the StableHLO it was given: it has no compiled
 			// program to print (UNIMPLEMENTED, which JAX reports as None), and
 			// estimates costs from the program.
@@ -120,12 +113,10 @@ func TestInteropIntrospection(t *testing.T) {
 				t.Errorf("cost_analysis() has keys %q, want flops among them", cost)
 			}
 		}
-		if b.compilesBytecode {
-			// One f64[4,4] in (the scripts enable x64), one out: the
-			// backend's memory analysis, where JAX had None.
-			if mem := decode[[]int64](t, out, "memory"); !slices.Equal(mem, []int64{128, 128}) {
-				t.Errorf("memory_analysis() argument and output bytes = %v, want [128 128]", mem)
-			}
+		// One f64[4,4] in (the scripts enable x64), one out: the backend's
+		// memory analysis, where JAX had None.
+		if mem := decode[[]int64](t, out, "memory"); !slices.Equal(mem, []int64{128, 128}) {
+			t.Errorf("memory_analysis() argument and output bytes = %v, want [128 128]", mem)
 		}
 		for _, key := range []string{"reshard_copy", "reshard_donated", "reshard_kept", "concatenated", "resharded"} {
 			if !decode[bool](t, out, key) {

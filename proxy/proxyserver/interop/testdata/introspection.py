@@ -1,13 +1,11 @@
 """What a JAX user asks of a compiled program and of pathwaysutils through
-the proxy: compiled.as_text(), cost_analysis() and memory_analysis() (with
-COMPILES=1, on a backend that compiles JAX's programs), and pathwaysutils.experimental.reshard
+the proxy: compiled.as_text(), cost_analysis() and memory_analysis(), and
+pathwaysutils.experimental.reshard
 (the "reshardRequest" plugin program) between device sets, with and without
 donation; and the Pathways array calls pathwaysutils wraps from jaxlib's
 _pathways module (split_by_mesh_axis, concatenate_by_mesh_axis,
 transfer_to_shardings and reshard, which uses it), which the client builds from
 the proxy's disassemble, assemble and copy requests."""
-
-import os
 
 import numpy as np
 
@@ -22,14 +20,13 @@ from pathwaysutils.experimental import concatenate_by_mesh_axis
 from pathwaysutils.experimental import reshard as experimental_reshard
 from pathwaysutils.experimental import split_by_mesh_axis
 
-if os.environ.get("COMPILES") == "1":
-  compiled = jax.jit(lambda a: jnp.sin(a) @ a.T).lower(jnp.ones((4, 4))).compile()
-  text = compiled.as_text()
-  cost = compiled.cost_analysis()
-  mem = compiled.memory_analysis()
-  _common.emit(text=text if isinstance(text, str) else repr(text),
-               cost=None if cost is None else sorted(cost) if isinstance(cost, dict) else repr(cost),
-               memory=None if mem is None else [mem.argument_size_in_bytes, mem.output_size_in_bytes])
+compiled = jax.jit(lambda a: jnp.sin(a) @ a.T).lower(jnp.ones((4, 4))).compile()
+text = compiled.as_text()
+cost = compiled.cost_analysis()
+mem = compiled.memory_analysis()
+_common.emit(text=text if isinstance(text, str) else repr(text),
+             cost=None if cost is None else sorted(cost) if isinstance(cost, dict) else repr(cost),
+             memory=None if mem is None else [mem.argument_size_in_bytes, mem.output_size_in_bytes])
 
 devs = jax.devices()
 half = len(devs) // 2

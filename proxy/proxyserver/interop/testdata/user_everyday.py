@@ -397,7 +397,7 @@ def host_patterns(devs, mesh):
   out["views_as_args"] = jax.jit(lambda a, b, c: a.sum(0) + b.sum(1)[:1] * 2 + c.sum() * 3)(
       base.reshape(5, 8).T, np.asfortranarray(base.reshape(8, 5)), base[::3])
   out["transposed_put_sharded"] = jax.device_put(np.arange(n * 4, dtype=np.float32).reshape(4, n).T, rows) + 0
-  smalls = [jax.device_put(np.array([i], np.int32), devs[i % n]) for i in range(10000)]
+  smalls = [jax.device_put(np.array([i], np.int32), devs[i % n]) for i in range(3000)]
   out["many_small"] = np.array(sum(int(v[0]) for v in jax.device_get(smalls)))
   return out
 
