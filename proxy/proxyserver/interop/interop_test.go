@@ -43,8 +43,8 @@ type interopBackend struct {
 	compiledHLO bool
 }
 
-// interopBackends lists the backends under test. A backend that compiles
-// bytecode (pjrt/pjrtifrt) joins by adding an entry.
+// interopBackends lists the backends under test. A backend joins by adding an
+// entry here and its name to everyBackend.
 var interopBackends = []interopBackend{{
 	name: "gocpu",
 	newClient: func(t *testing.T) ifrt.Client {
