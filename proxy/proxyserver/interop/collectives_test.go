@@ -14,7 +14,7 @@ import (
 // the meshes span both workers: the programs run as gangs and their
 // collectives cross workers.
 func TestInteropShardMap(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out := checkShardMapPrograms(t, s)
 		t.Logf("result shardings: %s", out["shardings"])

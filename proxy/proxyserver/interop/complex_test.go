@@ -24,7 +24,7 @@ var complexDTypes = map[string]string{
 // local CPU JAX.
 func TestInteropComplex(t *testing.T) {
 	// Each kind of backend once.
-	forEachInterop(t, []string{"gocpu", "pjrt_cpu"}, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, backendsNamed(t, "gocpu", "pjrt_cpu"), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "complex_ops.py", jitEnv...)
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 // jaxlib on the cluster it runs twice: with 64-bit types, and with JAX's
 // default 32-bit ones.
 func TestInteropEverydayPatterns(t *testing.T) {
-	forEachInterop(t, []string{"cluster_gocpu", "pjrt_cpu"}, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, backendsNamed(t, "cluster_gocpu", "pjrt_cpu"), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		// JAX's default 32-bit types too, as most users run it: a matter of
 		// the backend's types, so once.

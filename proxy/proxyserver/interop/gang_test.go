@@ -45,26 +45,16 @@ func gangBackend(slices, hosts int, sharedMemory bool) interopBackend {
 // and the results match numpy and local CPU JAX. Older jaxlibs run on the
 // 2 slices of 2 hosts only (see forEachInterop).
 func TestInteropGang(t *testing.T) {
-	if testing.Short() {
-		t.Skip("interop tests run real JAX processes; skipped with -short")
-	}
-	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		backends := []interopBackend{gangBackend(2, 2, false), gangBackend(1, 2, true), pjrtGangBackend()}
-		if !newestJAX(jax) {
-			backends = backends[:1]
+	backends := []interopBackend{gangBackend(2, 2, false), gangBackend(1, 2, true), pjrtGangBackend()}
+	forEachInterop(t, backends, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+		s := startInteropServer(t, jax, b, nil)
+		checkShardMapPrograms(t, s)
+		out, err := s.runScript(t, "jax_programs.py", jitEnv...)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, b := range backends {
-			t.Run(b.name, func(t *testing.T) {
-				s := startInteropServer(t, jax, b, nil)
-				checkShardMapPrograms(t, s)
-				out, err := s.runScript(t, "jax_programs.py", jitEnv...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r := checkDataParallel(t, out, 0); r.Devices != 8 {
-					t.Errorf("the data-parallel MLP ran over %d devices, want 8", r.Devices)
-				}
-			})
+		if r := checkDataParallel(t, out, 0); r.Devices != 8 {
+			t.Errorf("the data-parallel MLP ran over %d devices, want 8", r.Devices)
 		}
 	})
 }

@@ -44,7 +44,7 @@ type interopBackend struct {
 }
 
 // interopBackends lists the backends under test. A backend joins by adding an
-// entry here and its name to everyBackend.
+// entry.
 var interopBackends = []interopBackend{{
 	name: "gocpu",
 	newClient: func(t *testing.T) ifrt.Client {
@@ -74,10 +74,27 @@ type interopServer struct {
 	recorder *compileRecorder
 }
 
-// everyBackend names every backend of interopBackends, the one that covers
-// the most of the server first: the proxy, the cluster client, two workers and
-// gocpu's interpreter of the bytecode.
-var everyBackend = []string{"cluster_gocpu", "gocpu", "cluster_pjrt_cpu", "pjrt_cpu"}
+// everyBackend returns interopBackends with cluster_gocpu first: of them it
+// reaches the most of the server (the proxy, the cluster client, two workers
+// and gocpu's interpreter of the bytecode).
+func everyBackend(t *testing.T) []interopBackend {
+	all := []interopBackend{interopBackendNamed(t, "cluster_gocpu")}
+	for _, b := range interopBackends {
+		if b.name != all[0].name {
+			all = append(all, b)
+		}
+	}
+	return all
+}
+
+// backendsNamed returns the interop backends of names, in that order.
+func backendsNamed(t *testing.T, names ...string) []interopBackend {
+	var bs []interopBackend
+	for _, name := range names {
+		bs = append(bs, interopBackendNamed(t, name))
+	}
+	return bs
+}
 
 // forEachInterop runs f in subtests named jaxlib-VERSION/BACKEND: with the
 // newest JAX environment found on each of backends, with every other one on
@@ -86,18 +103,17 @@ var everyBackend = []string{"cluster_gocpu", "gocpu", "cluster_pjrt_cpu", "pjrt_
 // cross product would mostly repeat itself, at five times the cost: 73 of the
 // 90 minutes CI allows on 2 cores. How each jaxlib's programs run in the
 // interpreter is TestCorpusUpToDate's (package internal/stablehlo).
-func forEachInterop(t *testing.T, backends []string, f func(t *testing.T, jax testenv.JAX, b interopBackend)) {
+func forEachInterop(t *testing.T, backends []interopBackend, f func(t *testing.T, jax testenv.JAX, b interopBackend)) {
 	if testing.Short() {
 		t.Skip("interop tests run real JAX processes; skipped with -short")
 	}
 	testenv.ForEachJAX(t, func(t *testing.T, jax testenv.JAX) {
-		names := backends
+		run := backends
 		if !newestJAX(jax) {
-			names = backends[:1]
+			run = backends[:1]
 		}
-		for _, name := range names {
-			b := interopBackendNamed(t, name)
-			t.Run(name, func(t *testing.T) { f(t, jax, b) })
+		for _, b := range run {
+			t.Run(b.name, func(t *testing.T) { f(t, jax, b) })
 		}
 	})
 }
@@ -249,7 +265,7 @@ func decode[T any](t *testing.T, out map[string]json.RawMessage, key string) T {
 }
 
 func TestInteropDevicesAndTransfers(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "devices_transfer.py")
 		if err != nil {
@@ -306,7 +322,7 @@ type pyError struct {
 }
 
 func TestInteropErrors(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, map[string]proxyserver.PluginHandler{"testRequest": proxyservertest.EchoPlugin})
 		out, err := s.runScript(t, "errors.py")
 		if err != nil {
@@ -338,7 +354,7 @@ func TestInteropErrors(t *testing.T) {
 var jitEnv = []string{"JAX_PLATFORMS=proxy,cpu"}
 
 func TestInteropJit(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "jit_ops.py", jitEnv...)
 		if err != nil {
@@ -371,7 +387,7 @@ func TestInteropJit(t *testing.T) {
 }
 
 func TestInteropTrainMLP(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "train_mlp.py", jitEnv...)
 		if err != nil {

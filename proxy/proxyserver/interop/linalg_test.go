@@ -14,7 +14,7 @@ import (
 // it, the interpreter's. It runs with the newest jaxlib: how each jaxlib
 // lowers jnp.linalg is TestCorpusUpToDate's (package internal/stablehlo).
 func TestInteropLinalg(t *testing.T) {
-	forEachInterop(t, []string{"cluster_gocpu", "pjrt_cpu"}, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, backendsNamed(t, "cluster_gocpu", "pjrt_cpu"), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !newestJAX(jax) {
 			t.Skip("runs with the newest jaxlib; TestCorpusUpToDate runs each jaxlib's linalg programs")
 		}

@@ -13,7 +13,7 @@ import (
 // data-parallel MLP. On a cluster the MLP runs on one worker's devices and
 // over all devices, a program across workers (a gang).
 func TestInteropPrograms(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		runs := []int{0} // all devices
 		if b.workerDevices > 0 {

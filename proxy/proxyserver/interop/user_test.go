@@ -17,7 +17,7 @@ import (
 // deleted, as many as on local JAX, and the backend holds no second copy of
 // them.
 func TestInteropUserPatterns(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		live := map[string]int{}
 		out, err := s.runSteps(t, "user_patterns.py", func(step string) {
@@ -85,7 +85,7 @@ func TestInteropUserPatterns(t *testing.T) {
 // and its Pathways array calls (split and concatenate by mesh axis,
 // transfer_to_shardings, reshard) give the values and devices they promise.
 func TestInteropIntrospection(t *testing.T) {
-	forEachInterop(t, everyBackend, func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, everyBackend(t), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		s := startInteropServer(t, jax, b, nil)
 		out, err := s.runScript(t, "introspection.py", jitEnv...)
 		if err != nil {
