@@ -19,7 +19,7 @@ ENVS=(
   "0.11.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
   "0.11.2|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
   "0.12.0.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
-  "0.12.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1"
+  "0.12.1|3.12 3.13|pathwaysutils==0.1.13 orbax-checkpoint==0.12.8 cloudpickle==3.1.3 gcsfs==2026.10.1 flax==0.12.12 optax==0.2.8"
 )
 
 python_for() { # minor version -> interpreter

@@ -10,7 +10,8 @@
 #   .venv-jax0.12.1/     jax/jaxlib 0.12.1, the newest
 #
 # each with pathwaysutils 0.1.13, orbax-checkpoint 0.12.8 and gcsfs 2026.10.1
-# (Orbax's gs:// files go through etils.epath to gcsfs). Every package,
+# (Orbax's gs:// files go through etils.epath to gcsfs), and the newest with
+# flax 0.12.12 and optax 0.2.8. Every package,
 # transitive ones included, is installed from scripts/requirements/jaxV-pyX.txt
 # with `pip install --require-hashes` (scripts/lock_python.sh writes those files).
 #
