@@ -4,12 +4,15 @@ value, shape, dtype and sharding: typed PRNG keys through jit and vmap, static
 and weakly typed arguments, explicit in/out shardings on a 2D mesh, an MLP
 trained with a hand-written Adam and donated sharded state, common jnp/lax/nn
 ops, a jax.export round trip, pmap with collectives, host reads, transfers
-between devices, and the errors a user makes.
+between devices, JAX from several threads at once, and the errors a user
+makes.
 
 Prints {"cases": {name: error relative to the values' size, or a message}} and
 {"errors": {name: what the user sees}}.
 """
 
+import queue
+import threading
 import warnings
 
 import numpy as np
@@ -383,8 +386,71 @@ def host_patterns(devs, mesh):
   return out
 
 
+def thread_patterns(devs, mesh):
+  """JAX from several Python threads at once, as input pipelines and
+  asynchronous checkpointing use it: threads running jit on devices of their
+  own, and a thread putting sharded batches into a queue while the main thread
+  trains on them and another reads results back."""
+  failures = []
+
+  def guarded(f, *args):
+    def run():
+      try:
+        f(*args)
+      except Exception as e:  # pylint: disable=broad-except
+        failures.append(e)
+    return threading.Thread(target=run)
+
+  def join(threads):
+    for t in threads:
+      t.start()
+    for t in threads:
+      t.join()
+    if failures:
+      raise failures[0]
+
+  out = {}
+  own = [None] * 4
+  def own_device(i):
+    g = jax.jit(lambda a: a @ a.T / 32 + i)
+    a = jax.device_put(np.full((32, 32), i + 1, np.float32) / 32, devs[(2 * i + 1) % n])
+    rows = []
+    for _ in range(10):
+      a = g(a)
+      rows.append(a[0])
+    own[i] = jnp.stack(rows)
+  join([guarded(own_device, i) for i in range(4)])
+  out["threads_own_devices"] = own
+
+  batches, read = queue.Queue(maxsize=2), queue.Queue()
+  def produce():
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+      batches.put(jax.device_put(rng.standard_normal((2 * n, 8)).astype(np.float32), NamedSharding(mesh, P(("a", "b")))))
+    batches.put(None)
+  losses = []
+  def consume():
+    while (v := read.get()) is not None:
+      losses.append(float(v))
+  step = jax.jit(lambda w, x: (w - 0.01 * x.T @ (x @ w - x), jnp.mean((x @ w - x) ** 2)), donate_argnums=0)
+  w = jax.device_put(np.zeros((8, 8), np.float32), NamedSharding(mesh, P()))
+  reader = guarded(consume)
+  reader.start()
+  def train():
+    nonlocal w
+    while (x := batches.get()) is not None:
+      w, loss = step(w, x)
+      read.put(loss)
+    read.put(None)
+  join([guarded(produce), guarded(train)])
+  reader.join()
+  out["threads_prefetch_params"] = w
+  out["threads_prefetch_losses"] = np.array(losses)
+  return out
+
+
 _common.emit(cases=_paired.run((key_patterns, scalar_patterns, sharding_patterns, ops_patterns, more_ops_patterns,
-                                pmap_patterns, mlp_patterns, host_patterns), _paired.device_sets()))
+                                pmap_patterns, mlp_patterns, host_patterns, thread_patterns), _paired.device_sets()))
 
 
 def error_of(f):
