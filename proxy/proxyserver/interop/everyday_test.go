@@ -10,7 +10,9 @@ import (
 // TestInteropEverydayPatterns runs testdata/user_everyday.py, everyday JAX
 // code beyond TestInteropUserPatterns, on the cluster of two gocpu slices and
 // on the PJRT CPU plugin, and compares each pattern with local CPU JAX by
-// value, shape, dtype, weak type and sharding: an eager op on a sharded array
+// value, shape, dtype, weak type and sharding (on the cluster, over a mesh made
+// as multislice users make theirs, by mesh_utils.create_hybrid_device_mesh
+// with the slices along its first axis): an eager op on a sharded array
 // keeps its sharding, and an array too large for the backend fails with
 // RESOURCE_EXHAUSTED, after which the session keeps working. With the newest
 // jaxlib on the cluster it runs twice: with 64-bit types, and with JAX's

@@ -10,6 +10,7 @@ case, not the group. Import it after _common.init().
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import mesh_utils
 from jax.sharding import Mesh
 
 import _common
@@ -61,10 +62,20 @@ def compare(g, w):
 
 
 def device_sets(axes=("a", "b")):
-  """The proxy's devices and as many local CPU devices, each with a 2 × n/2 mesh."""
+  """The proxy's devices and as many local CPU devices, each with a 2 × n/2
+  mesh. Where the devices span two slices the mesh is made as multislice
+  users make theirs, by mesh_utils.create_hybrid_device_mesh with the slices
+  along the first axis; elsewhere (local CPU devices are one granule) the
+  devices are reshaped, which gives the same order."""
   proxy, cpu = _common.paired_devices(jax)
   n = len(proxy)
-  return {name: (devs, Mesh(np.array(devs).reshape(2, n // 2), axes)) for name, devs in (("proxy", proxy), ("cpu", cpu))}
+
+  def grid(devs):
+    if len({getattr(d, "slice_index", 0) for d in devs}) == 2:
+      return mesh_utils.create_hybrid_device_mesh((1, n // 2), (2, 1), devices=devs)
+    return np.array(devs).reshape(2, n // 2)
+
+  return {name: (devs, Mesh(grid(devs), axes)) for name, devs in (("proxy", proxy), ("cpu", cpu))}
 
 
 def run(workloads, sets):
