@@ -14,9 +14,11 @@ import (
 // with BatchNorm and dropout trained data-parallel, then evaluated with
 // shard_map. The proxy's results must match local CPU JAX's by value, dtype
 // and sharding. It runs on the two-worker gocpu cluster, where the mesh spans
-// both workers, with the newest jaxlib, whose environment has Flax and Optax.
+// both workers, and on a one-worker cluster on the PJRT CPU plugin (XLA
+// compiles every program), with the newest jaxlib, whose environment has Flax
+// and Optax.
 func TestInteropFlaxOptax(t *testing.T) {
-	forEachInterop(t, backendsNamed(t, "cluster_gocpu"), func(t *testing.T, jax testenv.JAX, b interopBackend) {
+	forEachInterop(t, backendsNamed(t, "cluster_gocpu", "cluster_pjrt_cpu"), func(t *testing.T, jax testenv.JAX, b interopBackend) {
 		if !newestJAX(jax) {
 			t.Skip("Flax and Optax are installed in the newest JAX environment only")
 		}
