@@ -26,7 +26,7 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 import _paired
 from _paired import attempt
 
-proxy_devs, cpu_devs = _common.paired_devices(jax)
+proxy_devs, _ = _common.paired_devices(jax)
 n = len(proxy_devs)
 
 
@@ -389,8 +389,8 @@ def host_patterns(devs, mesh):
 def thread_patterns(devs, mesh):
   """JAX from several Python threads at once, as input pipelines and
   asynchronous checkpointing use it: threads running jit on devices of their
-  own, and a thread putting sharded batches into a queue while the main thread
-  trains on them and another reads results back."""
+  own, and a thread putting sharded batches into a queue while another trains
+  on them (donating the parameters) and a third reads the losses back."""
   failures = []
 
   def guarded(f, *args):
@@ -422,28 +422,31 @@ def thread_patterns(devs, mesh):
   join([guarded(own_device, i) for i in range(4)])
   out["threads_own_devices"] = own
 
-  batches, read = queue.Queue(maxsize=2), queue.Queue()
+  # Unbounded queues, and each stage ends the next with None even when it
+  # fails, so that a failure is reported instead of leaving a thread waiting.
+  batches, read = queue.Queue(), queue.Queue()
   def produce():
-    rng = np.random.default_rng(7)
-    for _ in range(6):
-      batches.put(jax.device_put(rng.standard_normal((2 * n, 8)).astype(np.float32), NamedSharding(mesh, P(("a", "b")))))
-    batches.put(None)
+    try:
+      rng = np.random.default_rng(7)
+      for _ in range(6):
+        batches.put(jax.device_put(rng.standard_normal((2 * n, 8)).astype(np.float32), NamedSharding(mesh, P(("a", "b")))))
+    finally:
+      batches.put(None)
+  step = jax.jit(lambda w, x: (w - 0.01 * x.T @ (x @ w - x), jnp.mean((x @ w - x) ** 2)), donate_argnums=0)
+  w = jax.device_put(np.zeros((8, 8), np.float32), NamedSharding(mesh, P()))
+  def train():
+    nonlocal w
+    try:
+      while (x := batches.get()) is not None:
+        w, loss = step(w, x)
+        read.put(loss)
+    finally:
+      read.put(None)
   losses = []
   def consume():
     while (v := read.get()) is not None:
       losses.append(float(v))
-  step = jax.jit(lambda w, x: (w - 0.01 * x.T @ (x @ w - x), jnp.mean((x @ w - x) ** 2)), donate_argnums=0)
-  w = jax.device_put(np.zeros((8, 8), np.float32), NamedSharding(mesh, P()))
-  reader = guarded(consume)
-  reader.start()
-  def train():
-    nonlocal w
-    while (x := batches.get()) is not None:
-      w, loss = step(w, x)
-      read.put(loss)
-    read.put(None)
-  join([guarded(produce), guarded(train)])
-  reader.join()
+  join([guarded(produce), guarded(train), guarded(consume)])
   out["threads_prefetch_params"] = w
   out["threads_prefetch_losses"] = np.array(losses)
   return out
