@@ -22,7 +22,7 @@ setup:
 
 # The timeout is per package and only guards against a hang:
 # proxy/proxyserver/interop runs the real JAX client (the newest jaxlib on four
-# backends, four older ones on one), about 40 minutes under -race on an idle
+# backends, four older ones on one), 40–45 minutes under -race on an idle
 # 2-core machine. It is named first so that it starts first: in package order
 # it started 11 minutes into the run, and everything waited on it.
 test: setup lint testnocgo
