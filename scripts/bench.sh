@@ -30,7 +30,8 @@ for pkg in ./internal/stablehlo ./pjrt ./pjrt/pjrtifrt ./proxy; do
   go test -run '^$' -bench . -benchtime "$benchtime" "$pkg"
 done
 go test -run '^$' -bench 'BenchmarkDispatch|BenchmarkGangLaunch|BenchmarkGangOnPJRT|BenchmarkGangAllReduce64KiB' -benchtime 100x ./cluster
-go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 5x ./cluster
+# Best of 20: the first copies run on fresh memory (0.13 of memcpy at 5, 0.44 at 20).
+go test -run '^$' -bench 'BenchmarkGangAllReduce64MiB|BenchmarkCopyAcrossSlices64MiB' -benchtime 20x ./cluster
 go test -run '^$' -bench 'BenchmarkAutoShardedSpanning' -benchtime 10x ./cluster
 go test -run '^$' -bench BenchmarkPersist256MiB -benchtime 3x ./cluster
 go test -count=1 -run TestGangAllReduceAcrossProcesses -v ./examples/e2e | grep -E 'all-reduce|^(ok|FAIL|---)'

@@ -201,6 +201,15 @@ def ops_patterns(devs, mesh):
     return {k: attempt(v) for k, v in out.items()}
 
 
+@jax.custom_vjp
+def clipped_grad(v):
+  """The identity, whose gradient is clipped to [-0.01, 0.01]."""
+  return v
+
+
+clipped_grad.defvjp(lambda v: (v, None), lambda _, g: (jnp.clip(g, -0.01, 0.01),))
+
+
 def more_ops_patterns(devs, mesh):
   rng = np.random.default_rng(2)
   img = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
@@ -242,6 +251,12 @@ def more_ops_patterns(devs, mesh):
     out["vmap_in_axes"] = lambda: j(jax.vmap(lambda a, b: a @ b, in_axes=(0, None)))(np.stack([x, x]), x.T)
     out["jacrev"] = lambda: j(jax.jacrev(lambda a: jnp.tanh(a) * a.sum()))(x[0])
     out["custom_jvp"] = lambda: j(jax.grad(lambda a: jax.nn.softplus(a).sum() + jax.nn.relu(a).sum()))(x)
+    out["custom_vjp"] = lambda: j(jax.grad(lambda a: (clipped_grad(a) ** 3).sum()))(x)
+    out["gather_modes"] = lambda: j(lambda a: (jnp.take(a, jnp.array([0, 20, -3]), axis=1, mode="clip"),
+                                               a.at[jnp.array([1, 9])].get(mode="fill", fill_value=-1.0)))(x)
+    out["reduce_precision"] = lambda: j(lambda a: jax.lax.reduce_precision(a * 100, exponent_bits=5, mantissa_bits=2))(x)
+    out["donate_argnames"] = lambda: j(lambda p, g: jax.tree.map(lambda a, b: a - 0.1 * b, p, g), donate_argnames="p")(
+        {"w": jnp.ones((4, 6))}, {"w": jnp.asarray(x)})
     out["argwhere_size"] = lambda: j(lambda a: jnp.argwhere(a > 0.5, size=5, fill_value=-1))(x)
     out["nonzero_size"] = lambda: j(lambda a: jnp.nonzero(a[0] > 0, size=6))(x)
     out["tile_repeat"] = lambda: j(lambda a: (jnp.tile(a, (2, 1)), jnp.repeat(a, 2, axis=1)))(x)
