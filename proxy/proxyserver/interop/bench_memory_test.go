@@ -46,8 +46,9 @@ func TestDataplaneMemory(t *testing.T) {
 			var base int64
 			var report bytes.Buffer
 			_, err := s.runSteps(t, "bench_memory.py", func(step string) {
-				// What the server gives back, it gives back within a second.
-				time.Sleep(time.Second)
+				// What the server gives back, it gives back a second after
+				// the last release.
+				time.Sleep(2 * time.Second)
 				peak, now := m.phase()
 				if step == "before" {
 					base = now
