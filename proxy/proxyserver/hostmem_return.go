@@ -11,11 +11,10 @@ import (
 // hands freed pages back to the system slowly, so after a 1 GiB transfer the
 // process would keep gigabytes it no longer uses. memoryReturn frees them and
 // hands them back once large buffers have gone and none has gone for a
-// second: a burst of transfers pays for it once, after the burst. Within a
-// burst the next transfer reuses the pages of the last one; pages handed back
-// cost a page fault each when used again, which took a fifth to almost half
-// of the server's CPU per 64 MiB transfer when they were handed back after
-// 200 ms, between the transfers of a loop (docs/dataplane.md).
+// second: a burst of transfers pays for it once, after the burst, and reuses
+// warm pages within it (handed back after 200 ms, between the transfers of a
+// loop, their page faults took a fifth to half of the server's CPU a 64 MiB
+// transfer; docs/dataplane.md).
 var memoryReturn = &osReturn{threshold: 64 << 20, quiet: time.Second, free: debug.FreeOSMemory}
 
 // osReturn runs free once quiet has passed since the last release, if at
