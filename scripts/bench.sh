@@ -8,7 +8,8 @@
 # launch over W workers against one worker, a 64 KiB all-reduce across 2
 # workers of 4 devices against one worker of 8, one on PJRT CPU workers (host
 # round trips) against gocpu workers, a 64 MiB all-reduce across two
-# worker processes and a 64 MiB copy from slice 0 to slice 1
+# worker processes (one a launch, and eight in one launch) and a 64 MiB copy
+# from slice 0 to slice 1
 # (BenchmarkCopyAcrossSlices64MiB) against memcpy, auto-sharded programs spanning
 # two slices against one slice, on gocpu and on PJRT CPU workers
 # (BenchmarkAutoShardedSpanning*), and checkpoint writes and reads by the
