@@ -27,11 +27,11 @@ const (
 // workers' peer connection on loopback) and copies 64 MiB with copy() in the
 // same run; it logs both rates (the best of 20 of each, so that a moment of
 // contention on a shared machine does not decide the figure) and their ratio
-// and checks the sum. A second figure runs chainedAllReduces of them in one
-// launch, each summing the last one's result: the collective's own rate,
-// without the launch's cost (the gang scheduler's sequence numbers, the
-// launch messages and answers) that each launch of one pays. It does not
-// assert on time.
+// and checks the sum. A second figure, the best of 10 launches, runs
+// chainedAllReduces of them in each launch, each summing the last one's
+// result: the collective's own rate, without the cost (the gang scheduler's
+// sequence numbers, the launch messages and answers) that each launch of
+// one pays. It does not assert on time.
 func TestGangAllReduceAcrossProcesses(t *testing.T) {
 	skipShort(t)
 	ctx := testenv.Context(t, testTimeout)
