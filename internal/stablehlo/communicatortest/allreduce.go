@@ -33,7 +33,9 @@ func ReplicatedAllReduce(ctx context.Context, t testing.TB, c ifrt.Client, n, mo
 }
 
 // CheckAllReduce fails t unless a holds the sum over parts devices of
-// ReplicatedAllReduce's argument with mod: element i is parts*(i%mod).
+// ReplicatedAllReduce's argument with mod: element i is parts*(i%mod). After
+// k all_reduces in a row (AllReduceSums), parts is the devices to the k-th
+// power.
 func CheckAllReduce(ctx context.Context, t testing.TB, a ifrt.Array, parts, mod int) {
 	t.Helper()
 	got, err := ifrt.ArrayToSlice[float32](ctx, a)
